@@ -1,0 +1,1 @@
+"""ICML 2025 reproducibility book."""

@@ -1,0 +1,5 @@
+import sys
+
+from repbook.runner.cli import main
+
+sys.exit(main())

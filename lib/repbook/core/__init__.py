@@ -1,0 +1,33 @@
+"""What every chapter shares: run set-up, claims ledger, plotting style and data access.
+
+The names are imported lazily so that light users (the runner's parameter check) do not pay for
+torch or matplotlib.
+"""
+from importlib import import_module
+
+_EXPORTS = {
+    "SCALES": "params",
+    "validate_parameters": "params",
+    "ParameterError": "params",
+    "setup": "run",
+    "RunConfig": "run",
+    "Ledger": "ledger",
+    "Claim": "ledger",
+    "VERDICTS": "ledger",
+    "fmt": "ledger",
+    "use_style": "plotting",
+    "color_for": "plotting",
+    "reference_line": "plotting",
+    "repo_root": "data",
+    "data_file": "data",
+    "load_sklearn": "data",
+    "load_mnist5k": "data",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name):
+    if name in _EXPORTS:
+        return getattr(import_module(f"{__name__}.{_EXPORTS[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

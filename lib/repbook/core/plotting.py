@@ -1,0 +1,79 @@
+"""One house style for every figure of the book, applied by one call.
+
+The same method keeps the same colour in every chapter: colours are looked up by role (`ours`,
+`baseline`, `peer`, `reference`, ...) or by name, never picked ad hoc.
+"""
+from __future__ import annotations
+
+import hashlib
+
+PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442",
+           "#7F7F7F"]
+"""Okabe–Ito, colour-blind safe."""
+
+ROLES = {
+    "ours": PALETTE[0],        # the paper's method as we implemented it
+    "baseline": PALETTE[1],    # the method the paper improves on
+    "peer": PALETTE[2],        # a peer package run side by side
+    "alt": PALETTE[3],
+    "alt2": PALETTE[4],
+    "alt3": PALETTE[5],
+    "reference": "#000000",    # closed forms and the paper's values, drawn as lines
+    "muted": PALETTE[7],
+}
+
+STYLE_RC = {
+    "figure.figsize": (6.4, 3.9),
+    "figure.dpi": 100,
+    "savefig.dpi": 150,
+    "axes.titlesize": 12,
+    "axes.titleweight": "bold",
+    "axes.labelsize": 11,
+    "legend.fontsize": 9,
+    "legend.frameon": False,
+    "lines.linewidth": 1.8,
+    "figure.constrained_layout.use": True,
+}
+
+_named: dict[str, str] = {}
+
+
+def use_style() -> None:
+    """Apply the book's style: seaborn whitegrid, Okabe–Ito palette, fixed sizes and fonts."""
+    import matplotlib
+    import seaborn as sns
+
+    sns.set_theme(context="notebook", style="whitegrid", palette=PALETTE, font="DejaVu Sans",
+                  rc=STYLE_RC)
+    matplotlib.rcParams["svg.hashsalt"] = "repbook"
+    try:  # PNG only: nbval skips PNG outputs, but would compare SVG text
+        from matplotlib_inline.backend_inline import set_matplotlib_formats
+
+        set_matplotlib_formats("png")
+    except ImportError:  # pragma: no cover - outside IPython
+        pass
+
+
+def color_for(name: str) -> str:
+    """The colour of a role (see ROLES) or of a named method, the same in every chapter.
+
+    Names not registered with `register_colors` get a colour from a stable hash of the name.
+    """
+    if name in ROLES:
+        return ROLES[name]
+    if name in _named:
+        return _named[name]
+    digest = int(hashlib.sha256(name.encode()).hexdigest(), 16)
+    return PALETTE[digest % (len(PALETTE) - 1)]
+
+
+def register_colors(mapping: dict[str, str]) -> None:
+    """Give named methods a role's colour, e.g. {"MC plug-in": "ours", "SELE": "baseline"}."""
+    for name, role in mapping.items():
+        _named[name] = ROLES.get(role, role)
+
+
+def reference_line(ax, y: float, label: str, *, horizontal: bool = True) -> None:
+    """Draw a closed form or a paper's value as a dashed black reference line."""
+    draw = ax.axhline if horizontal else ax.axvline
+    draw(y, color=ROLES["reference"], linestyle="--", linewidth=1.2, label=label, zorder=1)

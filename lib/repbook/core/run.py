@@ -1,0 +1,109 @@
+"""Run set-up for a chapter: validate parameters, seed every generator, pick the device, report."""
+from __future__ import annotations
+
+import os
+import platform
+import random
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+
+from .params import SCALES, ParameterError, validate_parameters
+
+QUICK_THREADS = 2
+"""Thread count at quick scale: the reference machine has 2 cores, and float reductions can depend
+on the thread count, so quick runs always use 2."""
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """The effective configuration of one chapter run.
+
+    `sizes` holds this scale's entry of the chapter's per-scale table; `rng` is the chapter's numpy
+    generator, seeded from `seed`. Use `child_rng(k)` for independent streams and `torch_generator(k)`
+    for torch.
+    """
+
+    chapter: str
+    scale: str
+    seed: int
+    device: str
+    sizes: Mapping[str, Any]
+    rng: np.random.Generator = field(repr=False, compare=False)
+    started: float = field(repr=False, compare=False, default_factory=time.perf_counter)
+
+    def __getitem__(self, key: str) -> Any:
+        try:
+            return self.sizes[key]
+        except KeyError:
+            raise KeyError(f"size {key!r} is not in this chapter's table for scale "
+                           f"{self.scale!r}; it has: {', '.join(self.sizes)}") from None
+
+    def child_rng(self, k: int) -> np.random.Generator:
+        """An independent numpy generator for stream `k` (same seed and k → same stream)."""
+        return np.random.default_rng([self.seed, int(k)])
+
+    def torch_generator(self, k: int = 0):
+        import torch
+
+        return torch.Generator().manual_seed(self.seed * 1_000_003 + int(k))
+
+    def elapsed(self) -> float:
+        """Seconds since set-up."""
+        return time.perf_counter() - self.started
+
+
+def _seed_everything(seed: int) -> None:
+    random.seed(seed)
+    np.random.seed(seed % 2**32)
+    import torch
+
+    torch.manual_seed(seed)
+    if torch.cuda.is_available():
+        torch.cuda.manual_seed_all(seed)
+
+
+def _make_torch_deterministic(scale: str) -> tuple[str, int]:
+    os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+    import torch
+
+    torch.use_deterministic_algorithms(True, warn_only=True)
+    torch.backends.cudnn.benchmark = False
+    if scale == "quick":
+        torch.set_num_threads(QUICK_THREADS)
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(limits=QUICK_THREADS)
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    return device, torch.get_num_threads()
+
+
+def setup(chapter: str, *, scale: str, seed: int, sizes: Mapping[str, Mapping[str, Any]],
+          quiet: bool = False) -> RunConfig:
+    """Validate the chapter's parameters, seed numpy/random/torch, make torch deterministic.
+
+    `sizes` maps every scale in SCALES to that scale's sizes. Fails at once, naming the parameter,
+    when `scale` or `seed` is wrong. Prints the effective configuration unless `quiet`.
+    """
+    validate_parameters({"scale": scale, "seed": seed}, {"scale": "quick", "seed": 0})
+    missing = [s for s in SCALES if s not in sizes]
+    if missing:
+        raise ParameterError(f"the size table of chapter {chapter!r} lacks scale(s) {missing}; "
+                             f"it must have an entry for each of {SCALES}")
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    _seed_everything(seed)
+    device, threads = _make_torch_deterministic(scale)
+    import torch
+
+    cfg = RunConfig(chapter=chapter, scale=scale, seed=seed, device=device,
+                    sizes=MappingProxyType(dict(sizes[scale])), rng=np.random.default_rng(seed))
+    if not quiet:
+        table = ", ".join(f"{k}={v}" for k, v in cfg.sizes.items())
+        print(f"chapter {chapter} · scale={scale} · seed={seed} · device={device} "
+              f"(torch {torch.__version__}, {threads} threads, Python {platform.python_version()})")
+        print(f"sizes: {table}")
+    return cfg

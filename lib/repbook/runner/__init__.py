@@ -1,0 +1,1 @@
+"""Executing the book: chapters → papermill runs (cached, in parallel) → ledgers, scoreboard, HTML."""

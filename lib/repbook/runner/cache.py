@@ -1,0 +1,53 @@
+"""When must a chapter run again? A content key over everything that can change its outputs.
+
+The key covers the chapter source, the shared core, the paper modules the chapter imports, its data
+folder, requirements.txt, the Python version, every installed distribution's version, and the
+parameters. Content hashes, not modification times: a fresh clone re-uses nothing it should not,
+and a `touch` without a change re-runs nothing.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata as md
+import json
+import platform
+from functools import lru_cache
+from pathlib import Path
+
+from .chapters import Chapter, paper_modules
+
+
+@lru_cache(maxsize=1)
+def environment_fingerprint() -> str:
+    """Python version plus name==version of every installed distribution."""
+    dists = sorted({f"{d.metadata['Name']}=={d.version}".lower() for d in md.distributions()
+                    if d.metadata["Name"] and d.metadata["Name"].lower() != "repbook"})
+    return platform.python_version() + "\n" + "\n".join(dists)
+
+
+def _files(path: Path) -> list[Path]:
+    if path.is_file():
+        return [path]
+    if path.is_dir():
+        return sorted(p for p in path.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+    return []
+
+
+def inputs_of(root: Path, chapter: Chapter) -> list[Path]:
+    """Every file whose content enters the chapter's key."""
+    lib = root / "lib" / "repbook"
+    files = [chapter.path, lib / "__init__.py", root / "requirements.txt"]
+    files += [p for p in _files(lib / "core") if p.suffix == ".py"]
+    for mod in paper_modules(chapter.path):
+        files += _files(lib / "papers" / f"{mod}.py") + _files(lib / "papers" / mod)
+    files += _files(root / "data" / chapter.stem)
+    return [f for f in files if f.is_file()]
+
+
+def chapter_key(root: Path, chapter: Chapter, params: dict) -> str:
+    h = hashlib.sha256()
+    for f in inputs_of(root, chapter):
+        h.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes() + b"\0")
+    h.update(environment_fingerprint().encode())
+    h.update(json.dumps(params, sort_keys=True).encode())
+    return h.hexdigest()

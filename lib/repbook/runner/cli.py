@@ -1,0 +1,188 @@
+"""`python -m repbook ...`: run chapters, build the book, regenerate nbval references."""
+from __future__ import annotations
+
+import argparse
+import difflib
+import sys
+import time
+from pathlib import Path
+
+from ..core.params import SCALES, ParameterError, validate_parameters
+from .chapters import Chapter, ChapterError, parameters_of, resolve
+
+
+def _root() -> Path:
+    from ..core.data import repo_root
+
+    return repo_root()
+
+
+def parse_value(text: str):
+    """Parse a `-p NAME VALUE` value as papermill's CLI does: bool, None, int, float, else str."""
+    if text in ("True", "true"):
+        return True
+    if text in ("False", "false"):
+        return False
+    if text in ("None", "none"):
+        return None
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    return text
+
+
+def build_jobs(chapters: list[Chapter], overrides: dict) -> list[tuple[Chapter, dict, str]]:
+    """Validate the parameters against each chapter's parameters cell (no kernel needed)."""
+    from .execute import run_tag
+
+    jobs = []
+    for ch in chapters:
+        defaults = parameters_of(ch.path)
+        try:
+            params = validate_parameters(overrides, defaults)
+        except ParameterError as exc:
+            raise ParameterError(f"{ch.stem}: {exc}") from None
+        jobs.append((ch, params, run_tag(params, defaults)))
+    return jobs
+
+
+def run_jobs(root: Path, jobs, *, workers: int | None, force: bool, executor: str = "local"):
+    """Run what is out of date; print progress; return (records, stems executed now)."""
+    from .execute import cached_record, describe_failure
+    from .executors import executor_for
+
+    records, todo = [], []
+    for job in jobs:
+        rec = None if force else cached_record(root, *job)
+        if rec:
+            records.append(rec)
+            print(f"  cached    {rec.chapter:<28} {rec.summary} (ran {rec.seconds:.1f} s)")
+        else:
+            todo.append(job)
+    ex = executor_for(executor, workers)
+    if todo:
+        print(f"executing {len(todo)} chapter(s) on {min(ex.workers, len(todo))} worker(s)", flush=True)
+    done = 0
+    for rec in ex.map(root, todo, on_start=lambda j: print(f"  started   {j[0].stem} "
+                                                           f"[{j[2]}]", flush=True)):
+        done += 1
+        state = "ok" if rec.status == "ok" else "FAILED"
+        detail = rec.summary if rec.status == "ok" else describe_failure(rec)
+        print(f"  [{done}/{len(todo)}] {state:<6} {rec.chapter:<24} {rec.seconds:6.1f} s  {detail}",
+              flush=True)
+        records.append(rec)
+    return records, {j[0].stem for j in todo}
+
+
+def cmd_run(args) -> int:
+    root = _root()
+    chapters = resolve(root, args.chapters)
+    overrides = dict(args.param)
+    if args.scale is not None:
+        overrides["scale"] = args.scale
+    if args.seed is not None:
+        overrides["seed"] = args.seed
+    jobs = build_jobs(chapters, overrides)
+    records, _ = run_jobs(root, jobs, workers=args.workers, force=args.force)
+    failed = [r for r in records if r.status != "ok"]
+    for r in records:
+        print(f"{r.chapter}: {r.status} — outputs in _build/runs/{r.chapter}/{r.tag}/")
+    return 1 if failed else 0
+
+
+def cmd_book(args) -> int:
+    from .book import render, stage_chapters, write_pages
+
+    t0 = time.perf_counter()
+    root = _root()
+    chapters = resolve(root, [])
+    records, executed = run_jobs(root, build_jobs(chapters, {}), workers=args.workers,
+                                 force=args.force)
+    stage_chapters(root, chapters)
+    write_pages(root, chapters, executed)
+    rc = 0 if args.no_render else render(root)
+    print("\nverdicts (quick scale):")
+    for r in sorted(records, key=lambda r: r.chapter):
+        print(f"  {r.chapter:<24} {'ok' if r.status == 'ok' else 'FAILED':<7} {r.summary}")
+    failed = [r.chapter for r in records if r.status != "ok"]
+    if rc:
+        print(f"\nJupyter Book failed (exit {rc}); see the messages above.")
+    else:
+        print(f"\nbook: {root / '_build' / 'html' / 'index.html'}")
+    print(f"done in {time.perf_counter() - t0:.1f} s"
+          + (f"; failed chapters: {', '.join(failed)}" if failed else ""))
+    return 1 if (failed or rc) else 0
+
+
+def cmd_references(args) -> int:
+    from .references import write_reference
+
+    root = _root()
+    chapters = resolve(root, args.chapters)
+    records, _ = run_jobs(root, build_jobs(chapters, {}), workers=args.workers, force=args.force)
+    bad = [r.chapter for r in records if r.status != "ok"]
+    if bad:
+        print(f"not writing references: {', '.join(bad)} failed", file=sys.stderr)
+        return 1
+    for ch in chapters:
+        path, old, new = write_reference(root, ch)
+        print(f"wrote {path.relative_to(root)}")
+        diff = list(difflib.unified_diff("\n".join(old).splitlines(), "\n".join(new).splitlines(),
+                                         "before", "after", lineterm="", n=0))
+        print("  checked outputs unchanged" if not diff else "  checked outputs changed:\n    "
+              + "\n    ".join(diff))
+    return 0
+
+
+def cmd_list(args) -> int:
+    root = _root()
+    for ch in resolve(root, []):
+        params = ", ".join(f"{k}={v!r}" for k, v in parameters_of(ch.path).items())
+        print(f"{ch.stem:<28} {params}")
+    return 0
+
+
+def make_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m repbook", description=__doc__)
+    sub = p.add_subparsers(dest="command", required=True)
+
+    def common(sp, chapters=True):
+        if chapters:
+            sp.add_argument("chapters", nargs="*", help="chapter numbers, stems or slugs (default: all)")
+        sp.add_argument("--workers", type=int, default=None, help="parallel chapters (default: cores)")
+        sp.add_argument("--force", action="store_true", help="re-execute even when cached")
+
+    r = sub.add_parser("run", help="execute chapters with papermill")
+    common(r)
+    r.add_argument("--scale", help=f"one of {', '.join(SCALES)} (default quick)")
+    r.add_argument("--seed", type=int, help="seed for every generator (default 0)")
+    r.add_argument("-p", "--param", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
+                   type=str, help="any parameter of the chapter's parameters cell")
+    r.set_defaults(func=cmd_run)
+    b = sub.add_parser("book", help="run every chapter at quick scale and render the HTML book")
+    common(b, chapters=False)
+    b.add_argument("--no-render", action="store_true", help="skip Jupyter Book")
+    b.set_defaults(func=cmd_book)
+    ref = sub.add_parser("references", help="regenerate the nbval references under tests/reference")
+    common(ref)
+    ref.set_defaults(func=cmd_references)
+    ls = sub.add_parser("list", help="list chapters and their parameters")
+    ls.set_defaults(func=cmd_list)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = make_parser().parse_args(argv)
+    if getattr(args, "param", None):
+        args.param = [(name, parse_value(value)) for name, value in args.param]
+    try:
+        return args.func(args)
+    except (ParameterError, ChapterError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,127 @@
+"""Executing one chapter: jupytext → papermill, with its parameters, into its own run folder."""
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+from .cache import chapter_key
+from .chapters import Chapter
+
+DEFAULT_TAG = "quick"
+
+
+def run_tag(params: dict, defaults: dict) -> str:
+    """Folder name of a run: `quick` for the defaults, else the scale, seed and changed parameters."""
+    if params == {**defaults, "scale": "quick"} and params.get("seed") == defaults.get("seed"):
+        return DEFAULT_TAG
+    extra = sorted(k for k in params if k not in ("scale", "seed") and params[k] != defaults.get(k))
+    tag = f"{params.get('scale', 'quick')}-seed{params.get('seed', 0)}"
+    if extra:
+        import hashlib
+
+        tag += "-" + hashlib.sha256(json.dumps({k: params[k] for k in extra}, sort_keys=True)
+                                    .encode()).hexdigest()[:8]
+    return tag
+
+
+def run_dir(root: Path, chapter: Chapter, tag: str = DEFAULT_TAG) -> Path:
+    return root / "_build" / "runs" / chapter.stem / tag
+
+
+@dataclass
+class RunRecord:
+    chapter: str
+    tag: str
+    params: dict
+    key: str
+    status: str = "pending"          # ok | failed | cached
+    seconds: float = 0.0
+    finished: str = ""
+    error: dict = field(default_factory=dict)
+    summary: str = ""
+    device: str = ""
+    cached: bool = False
+
+    def save(self, folder: Path) -> None:
+        (folder / "run.json").write_text(json.dumps(asdict(self), indent=1) + "\n")
+
+    @classmethod
+    def load(cls, folder: Path) -> "RunRecord | None":
+        f = folder / "run.json"
+        if not f.is_file():
+            return None
+        try:
+            return cls(**json.loads(f.read_text()))
+        except (TypeError, ValueError):
+            return None
+
+
+def cached_record(root: Path, chapter: Chapter, params: dict, tag: str) -> RunRecord | None:
+    """The previous run's record if it succeeded with exactly this key and its outputs exist."""
+    folder = run_dir(root, chapter, tag)
+    rec = RunRecord.load(folder)
+    if (rec and rec.status == "ok" and rec.key == chapter_key(root, chapter, params)
+            and (folder / "notebook.ipynb").is_file()):
+        rec.cached = True
+        return rec
+    return None
+
+
+def _ledger_summary(folder: Path, stem: str) -> tuple[str, str]:
+    f = folder / f"{stem}.json"
+    if not f.is_file():
+        return "no claims ledger written", ""
+    led = json.loads(f.read_text())
+    n = led["counts"]
+    checked = n["reproduced"] + n["not reproduced"]
+    text = f"{n['reproduced']}/{checked} reproduced"
+    if n["not checked at this scale"]:
+        text += f", {n['not checked at this scale']} not checked"
+    return text, led.get("device") or ""
+
+
+def execute(root: Path, chapter: Chapter, params: dict, tag: str) -> RunRecord:
+    """Run one chapter with papermill; never raises for a failing cell (the record says it)."""
+    import jupytext
+    import papermill as pm
+
+    folder = run_dir(root, chapter, tag)
+    folder.mkdir(parents=True, exist_ok=True)
+    for stale in folder.glob("*"):
+        if stale.is_file():
+            stale.unlink()
+    rec = RunRecord(chapter.stem, tag, params, chapter_key(root, chapter, params))
+    os.environ["REPBOOK_LEDGER_DIR"] = str(folder)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
+    t0 = time.perf_counter()
+    try:
+        nb = jupytext.read(chapter.path)
+        pm.execute_notebook(nb, str(folder / "notebook.ipynb"), parameters=params,
+                            kernel_name="python3", cwd=str(chapter.path.parent),
+                            progress_bar=False, log_output=False)
+        rec.status = "ok"
+    except pm.PapermillExecutionError as exc:
+        first = (exc.source or "").strip().splitlines()[:1]
+        rec.status = "failed"
+        rec.error = {"cell": exc.cell_index, "exec_count": exc.exec_count, "ename": exc.ename,
+                     "evalue": str(exc.evalue)[:500], "source": first[0] if first else ""}
+    except Exception as exc:  # kernel died, bad notebook, ...: reported, never raised
+        rec.status = "failed"
+        rec.error = {"cell": None, "ename": type(exc).__name__, "evalue": str(exc)[:500]}
+    rec.seconds = round(time.perf_counter() - t0, 2)
+    rec.finished = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    rec.summary, rec.device = _ledger_summary(folder, chapter.stem)
+    rec.save(folder)
+    return rec
+
+
+def describe_failure(rec: RunRecord) -> str:
+    e = rec.error
+    where = f"cell {e['cell']}" if e.get("cell") is not None else "before any cell"
+    src = f" [{e['source']}]" if e.get("source") else ""
+    return f"failed at {where}{src}: {e.get('ename')}: {e.get('evalue', '').splitlines()[0] if e.get('evalue') else ''}"
