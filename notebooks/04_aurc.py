@@ -349,6 +349,8 @@ for name in ["MC plug-in", "ln plug-in"]:
 scale_ref = res[(res.estimator == "MC plug-in")].rmse.iloc[-1] / ref_rate[-1]
 ax.plot(ns, scale_ref * ref_rate, color=color_for("reference"), ls="--", lw=1.2,
         label=r"$\propto\sqrt{\ln n/n}$")
+ax.plot(ns, res[(res.estimator == "MC plug-in")].rmse.iloc[-1] * np.sqrt(ns[-1] / ns),
+        color=color_for("muted"), ls=":", lw=1.2, label=r"$\propto 1/\sqrt{n}$")
 ax.set(xscale="log", yscale="log", xlabel="sample size n", ylabel="RMSE vs the true AURC",
        title=r"RMSE falls at the $\sqrt{\ln n / n}$ rate")
 ax.legend()
@@ -358,6 +360,12 @@ ledger.check(4, "RMSE = O(√(ln n / n))", paper="O(√(ln n / n))",
              measured=f"slopes MC {fmt(slopes_rmse['MC plug-in'])}, ln {fmt(slopes_rmse['ln plug-in'])}",
              criterion="log-log slope of RMSE in [−0.6, −0.4] for both",
              passed=all(-0.6 <= v <= -0.4 for v in slopes_rmse.values()))
+
+# %% [markdown]
+# Over this range the RMSE follows $1/\sqrt n$ closely; $\sqrt{\ln n/n}$, the rate the paper
+# proves, decays a little more slowly (its own slope is printed above), so the criterion's window
+# holds both. The measured error is consistent with the proven rate as an upper bound; whether the
+# $\ln n$ factor is needed is not something a simulation at these sizes can tell.
 
 # %% [markdown]
 # ## Claim 5 · Real classifiers and several confidence scores
@@ -459,9 +467,10 @@ ax.legend(fontsize=8)
 ax = axes[1]
 piv = pop_df.pivot(index="model", columns="csf", values="population")
 piv.plot.bar(ax=ax, rot=0, width=0.8)
-ax.set(ylabel="population AURC (pool)", xlabel="", title="AURC by model and confidence score")
+ax.set(ylabel="population AURC (pool)", xlabel="", title="AURC by model and confidence score",
+       ylim=(0, piv.max().max() * 1.35))
 ax.tick_params(axis="x", labelsize=8)
-ax.legend(fontsize=8, ncols=2)
+ax.legend(fontsize=8, ncols=4, loc="upper center")
 plt.show()
 
 # %%
@@ -565,6 +574,10 @@ print(f"mean test AURC: cross-entropy {loss_df[('test_aurc', 'cross-entropy')].m
       f"AURC loss {loss_df[('test_aurc', 'AURC loss')].mean():.4f}; mean paired difference "
       f"{diff.mean():+.4f}; AURC loss lower on {int((diff < 0).sum())}/{len(diff)} seeds; "
       f"Wilcoxon p = {wilcoxon_p:.3f}")
+acc_drop = (loss_df[("accuracy", "cross-entropy")] - loss_df[("accuracy", "AURC loss")]).mean()
+print(f"mean test accuracy: cross-entropy {loss_df[('accuracy', 'cross-entropy')].mean():.4f}, "
+      f"AURC loss {loss_df[('accuracy', 'AURC loss')].mean():.4f} (difference {acc_drop:+.4f}); "
+      f"test errors per split: about {len(yd) * 0.4 * (1 - loss_df[('accuracy', 'cross-entropy')].mean()):.0f}")
 
 # %%
 fig, ax = plt.subplots(figsize=(5.5, 3.8))
@@ -586,6 +599,14 @@ ledger.check(6, "AURC loss lowers test AURC vs cross-entropy", paper="improves A
              passed=bool(diff.mean() < 0 and wilcoxon_p < 0.05))
 
 # %% [markdown]
+# Read the paired plot with the numbers printed above: a line going up is a seed where the AURC loss
+# made the test AURC worse. At this size the fine-tuning claim is judged by its sign only, and two
+# things limit what a miniature can say. The test AURC rests on a few dozen errors per split, so its
+# seed-to-seed spread is as large as any effect. And the AURC loss moves weight onto the most
+# confident samples, whose cross-entropy is already small, and away from the uncertain ones that
+# decide accuracy; the accuracy of both fine-tunings is printed above. The paper's setting — large pretrained networks fine-tuned with big batches — is what the full scale
+# approaches but cannot reach on digits; we report the verdict as measured.
+#
 # ## Verdicts
 
 # %% tags=["nbval-check-output"]

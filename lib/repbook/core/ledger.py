@@ -9,6 +9,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 VERDICTS = ("reproduced", "not reproduced", "not checked at this scale", "quoted")
 MARKS = {"reproduced": "✅", "not reproduced": "❌", "not checked at this scale": "⏸️", "quoted": "📄"}
 
@@ -89,7 +91,7 @@ class Ledger:
     def check(self, claim_id, statement: str, *, paper: str, measured: Any, criterion: str,
               passed: bool, note: str = "") -> None:
         """Record a checked claim. `passed` is the outcome of `criterion`, fixed before the run."""
-        if not isinstance(passed, bool) and type(passed).__name__ != "bool_":
+        if not isinstance(passed, (bool, np.bool_)):
             raise TypeError(f"claim {claim_id!r}: passed must be a bool, got {passed!r}")
         verdict = "reproduced" if bool(passed) else "not reproduced"
         self._add(claim_id, statement, paper, measured, criterion, verdict, note)

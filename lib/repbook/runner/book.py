@@ -37,8 +37,12 @@ def stage_chapters(root: Path, chapters: list[Chapter]) -> None:
         if src.is_file():
             nb = json.loads(src.read_text())
             for cell in nb.get("cells", []):  # papermill's per-cell timings are noise in the book
-                cell.get("metadata", {}).pop("papermill", None)
-                cell.get("metadata", {}).pop("execution", None)
+                meta = cell.setdefault("metadata", {})
+                meta.pop("papermill", None)
+                meta.pop("execution", None)
+                tags = meta.get("tags", [])
+                if "injected-parameters" in tags and "remove-cell" not in tags:
+                    meta["tags"] = tags + ["remove-cell"]  # the book runs the defaults, shown above
             _write_if_changed(dst, json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
 
 
@@ -128,6 +132,24 @@ def write_pages(root: Path, chapters: list[Chapter], executed_now: set[str]) -> 
                       environment_markdown(root, chapters, executed_now))
 
 
+def install_mathjax(html: Path) -> None:
+    """Copy MathJax (from the django-static-mathjax wheel) into the site's _static folder.
+
+    Sphinx points pages at a CDN by default; _config.yml points them at _static/mathjax instead,
+    so formulas render with no network.
+    """
+    import mathjax
+
+    src = Path(mathjax.__file__).parent / "static" / "mathjax" / "es5"
+    dst = html / "_static" / "mathjax"
+    stamp = dst / ".source"
+    if stamp.is_file() and stamp.read_text() == str(src):
+        return
+    shutil.rmtree(dst, ignore_errors=True)
+    shutil.copytree(src, dst)
+    stamp.write_text(str(src))
+
+
 def render(root: Path, quiet: bool = True) -> int:
     """`jupyter-book build` of the staged notebooks; returns its exit code."""
     exe = Path(sys.executable).with_name("jupyter-book")
@@ -136,4 +158,6 @@ def render(root: Path, quiet: bool = True) -> int:
     proc = subprocess.run(cmd, cwd=root, capture_output=quiet, text=True)
     if proc.returncode != 0 and quiet:
         sys.stderr.write(proc.stdout[-6000:] + proc.stderr[-4000:])
+    if proc.returncode == 0:
+        install_mathjax(root / "_build" / "html")
     return proc.returncode

@@ -95,7 +95,8 @@ def execute(root: Path, chapter: Chapter, params: dict, tag: str) -> RunRecord:
         if stale.is_file():
             stale.unlink()
     rec = RunRecord(chapter.stem, tag, params, chapter_key(root, chapter, params))
-    os.environ["REPBOOK_LEDGER_DIR"] = str(folder)
+    saved_env = dict(os.environ)
+    os.environ["REPBOOK_LEDGER_DIR"] = str(folder)  # the kernel inherits this environment
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
     t0 = time.perf_counter()
@@ -113,6 +114,9 @@ def execute(root: Path, chapter: Chapter, params: dict, tag: str) -> RunRecord:
     except Exception as exc:  # kernel died, bad notebook, ...: reported, never raised
         rec.status = "failed"
         rec.error = {"cell": None, "ename": type(exc).__name__, "evalue": str(exc)[:500]}
+    finally:
+        os.environ.clear()
+        os.environ.update(saved_env)
     rec.seconds = round(time.perf_counter() - t0, 2)
     rec.finished = datetime.now(timezone.utc).isoformat(timespec="seconds")
     rec.summary, rec.device = _ledger_summary(folder, chapter.stem)

@@ -1,0 +1,50 @@
+import numpy as np
+import pytest
+
+from repbook.core import data
+
+
+def test_repo_root_is_the_checkout():
+    assert (data.repo_root() / "_toc.yml").is_file()
+
+
+@pytest.fixture
+def fake_root(tmp_path, monkeypatch):
+    (tmp_path / "data" / "99_demo").mkdir(parents=True)
+    monkeypatch.setattr(data, "repo_root", lambda: tmp_path)
+    return tmp_path / "data" / "99_demo"
+
+
+def test_data_file_checks_the_checksum(fake_root):
+    f = fake_root / "table.csv"
+    f.write_text("a,b\n1,2\n")
+    (fake_root / "SHA256SUMS").write_text(f"{data.sha256(f)}  table.csv\n")
+    assert data.data_file("99_demo", "table.csv") == f
+    f.write_text("a,b\n1,3\n")
+    with pytest.raises(data.DataError, match="checksum"):
+        data.data_file("99_demo", "table.csv")
+    with pytest.raises(data.DataError, match="not listed"):
+        data.data_file("99_demo", "other.csv")
+
+
+def test_data_file_without_sums_or_file(fake_root):
+    with pytest.raises(data.DataError, match="no SHA256SUMS"):
+        data.data_file("99_demo", "x")
+    (fake_root / "SHA256SUMS").write_text("00  gone.csv\n")
+    with pytest.raises(data.DataError, match="missing"):
+        data.data_file("99_demo", "gone.csv")
+
+
+def test_sklearn_sets_load_offline():
+    X, y = data.load_sklearn("digits")
+    assert X.shape == (1797, 64) and set(np.unique(y)) == set(range(10))
+    with pytest.raises(ValueError, match="unknown scikit-learn set"):
+        data.load_sklearn("imagenet")
+
+
+def test_mnist5k_is_shuffled_by_seed():
+    X0, y0 = data.load_mnist5k(0)
+    X1, y1 = data.load_mnist5k(1)
+    assert X0.shape == (5000, 784) and X0.dtype == np.float32 and 0 <= X0.min() and X0.max() <= 1
+    assert not np.array_equal(y0, y1) and np.array_equal(np.sort(y0), np.sort(y1))
+    assert np.array_equal(data.load_mnist5k(0)[1], y0)

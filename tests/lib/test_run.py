@@ -1,0 +1,41 @@
+import numpy as np
+import pytest
+import torch
+
+from repbook.core.params import ParameterError
+from repbook.core.run import setup
+
+SIZES = {"quick": {"n": 10}, "full": {"n": 1000}}
+
+
+def test_setup_seeds_and_reports(capsys):
+    a = setup("99_demo", scale="quick", seed=3, sizes=SIZES)
+    x1, t1 = np.random.rand(), torch.rand(1).item()
+    b = setup("99_demo", scale="quick", seed=3, sizes=SIZES)
+    assert (np.random.rand(), torch.rand(1).item()) == (x1, t1)
+    assert a["n"] == 10 and a.device in ("cpu", "cuda")
+    assert a.rng.random() == b.rng.random()
+    assert a.child_rng(1).random() == b.child_rng(1).random() != a.child_rng(2).random()
+    assert torch.rand(1, generator=a.torch_generator(1)) == torch.rand(1, generator=b.torch_generator(1))
+    assert torch.are_deterministic_algorithms_enabled()
+    out = capsys.readouterr().out
+    assert "scale=quick" in out and "seed=3" in out and "sizes: n=10" in out
+
+
+def test_setup_full_scale_uses_its_sizes():
+    assert setup("99_demo", scale="full", seed=0, sizes=SIZES, quiet=True)["n"] == 1000
+
+
+def test_bad_parameters_fail_at_once():
+    with pytest.raises(ParameterError, match="'scale'"):
+        setup("99_demo", scale="huge", seed=0, sizes=SIZES)
+    with pytest.raises(ParameterError, match="'seed'"):
+        setup("99_demo", scale="quick", seed=-2, sizes=SIZES)
+    with pytest.raises(ParameterError, match="lacks scale"):
+        setup("99_demo", scale="quick", seed=0, sizes={"quick": {}})
+
+
+def test_unknown_size_names_what_exists():
+    run = setup("99_demo", scale="quick", seed=0, sizes=SIZES, quiet=True)
+    with pytest.raises(KeyError, match="it has: n"):
+        run["m"]

@@ -1,0 +1,67 @@
+import textwrap
+from pathlib import Path
+
+import pytest
+
+HEADER = textwrap.dedent('''\
+    # ---
+    # jupyter:
+    #   kernelspec:
+    #     display_name: Python 3
+    #     language: python
+    #     name: python3
+    # ---
+    ''')
+
+TINY = HEADER + textwrap.dedent('''\
+    # %% [markdown]
+    # # 01 · tiny
+
+    # %% tags=["parameters"]
+    scale = "quick"
+    seed = 0
+    width: int = 3
+
+    # %%
+    from repbook.core import Ledger, setup
+    from repbook.papers import aurc  # the fake root has its own papers/aurc.py
+    run = setup("01_tiny", scale=scale, seed=seed, sizes={"quick": {"n": 2}, "full": {"n": 4}})
+    ledger = Ledger.for_run(run)
+    ledger.check(1, "tiny works", paper="yes", measured=width, criterion="width > 0", passed=width > 0)
+
+    # %% tags=["nbval-check-output"]
+    ledger.show()
+    ''')
+
+BROKEN = HEADER + textwrap.dedent('''\
+    # %% tags=["parameters"]
+    scale = "quick"
+    seed = 0
+
+    # %%
+    x = 1
+
+    # %%
+    raise RuntimeError("boom in cell")
+    ''')
+
+
+@pytest.fixture
+def book_root(tmp_path: Path) -> Path:
+    """A miniature book: two chapters (one fails), a core file, a paper module, a data folder."""
+    (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: intro\n")
+    (tmp_path / "requirements.txt").write_text("numpy\n")
+    nb = tmp_path / "notebooks"
+    nb.mkdir()
+    (nb / "01_tiny.py").write_text(TINY)
+    (nb / "02_broken.py").write_text(BROKEN)
+    lib = tmp_path / "lib" / "repbook"
+    (lib / "core").mkdir(parents=True)
+    (lib / "papers").mkdir()
+    (lib / "__init__.py").write_text("")
+    (lib / "core" / "thing.py").write_text("A = 1\n")
+    (lib / "papers" / "aurc.py").write_text("B = 2\n")
+    (lib / "papers" / "other.py").write_text("C = 3\n")
+    (tmp_path / "data" / "01_tiny").mkdir(parents=True)
+    (tmp_path / "data" / "01_tiny" / "t.csv").write_text("1\n")
+    return tmp_path

@@ -1,0 +1,38 @@
+from repbook.runner.cache import chapter_key, environment_fingerprint, inputs_of
+from repbook.runner.chapters import resolve
+
+
+def test_key_follows_content_not_mtime(book_root):
+    ch, other = resolve(book_root, ["01", "02"])
+    params = {"scale": "quick", "seed": 0, "width": 3}
+    k0 = chapter_key(book_root, ch, params)
+    assert k0 == chapter_key(book_root, ch, dict(params))
+    names = {p.relative_to(book_root).as_posix() for p in inputs_of(book_root, ch)}
+    assert "lib/repbook/papers/aurc.py" in names and "data/01_tiny/t.csv" in names
+    assert "lib/repbook/papers/other.py" not in names
+
+    paper = book_root / "lib" / "repbook" / "papers" / "aurc.py"
+    paper.touch()
+    assert chapter_key(book_root, ch, params) == k0            # a touch is not a change
+    k_other = chapter_key(book_root, other, {"scale": "quick", "seed": 0})
+    paper.write_text("B = 3\n")
+    assert chapter_key(book_root, ch, params) != k0            # its paper module changed
+    assert chapter_key(book_root, other, {"scale": "quick", "seed": 0}) == k_other  # not its module
+    (book_root / "lib" / "repbook" / "papers" / "other.py").write_text("C = 4\n")
+    assert chapter_key(book_root, ch, params) == chapter_key(book_root, ch, params)
+    k1 = chapter_key(book_root, ch, params)
+    assert chapter_key(book_root, ch, {**params, "seed": 1}) != k1          # parameters
+    (book_root / "lib" / "repbook" / "core" / "thing.py").write_text("A = 2\n")
+    assert chapter_key(book_root, ch, params) != k1                         # the shared core
+    k2 = chapter_key(book_root, ch, params)
+    (book_root / "data" / "01_tiny" / "t.csv").write_text("2\n")
+    assert chapter_key(book_root, ch, params) != k2                         # its data
+    k3 = chapter_key(book_root, ch, params)
+    (book_root / "requirements.txt").write_text("numpy>=2\n")
+    assert chapter_key(book_root, ch, params) != k3                         # requirements
+
+
+def test_environment_fingerprint_has_python_and_packages():
+    fp = environment_fingerprint()
+    assert fp.splitlines()[0].count(".") == 2
+    assert any(line.startswith("numpy==") for line in fp.splitlines())

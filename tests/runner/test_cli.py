@@ -1,0 +1,39 @@
+import subprocess
+import sys
+import time
+
+import pytest
+
+from repbook.runner.cli import main, parse_value
+
+
+@pytest.mark.parametrize("text, value", [("True", True), ("false", False), ("None", None), ("3", 3),
+                                         ("0.5", 0.5), ("full", "full"), ("1e-3", 1e-3)])
+def test_parse_value_like_papermill(text, value):
+    assert parse_value(text) == value
+
+
+def test_bogus_scale_fails_fast_naming_the_parameter():
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "repbook", "run", "04", "-p", "scale", "bogus"],
+                          capture_output=True, text=True, timeout=60)
+    elapsed = time.perf_counter() - t0
+    assert proc.returncode == 2
+    assert "parameter 'scale' must be one of 'quick', 'full'; got 'bogus'" in proc.stderr
+    assert elapsed < 1.0, f"took {elapsed:.2f} s"
+
+
+@pytest.mark.parametrize("argv, msg", [
+    (["run", "04", "--seed", "-1"], "'seed' must be a non-negative int"),
+    (["run", "04", "-p", "nope", "1"], "unknown parameter(s) 'nope'"),
+    (["run", "04", "--scale", "medium"], "'scale' must be one of"),
+    (["run", "99"], "no chapter matches '99'"),
+])
+def test_bad_arguments_exit_2_with_a_message(argv, msg, capsys):
+    assert main(argv) == 2
+    assert msg in capsys.readouterr().err
+
+
+def test_list(capsys):
+    assert main(["list"]) == 0
+    assert "04_aurc" in capsys.readouterr().out

@@ -1,0 +1,117 @@
+"""The book's conventions: every chapter is in the toc, has one parameters cell, a verdict table and
+an nbval reference whose code matches the chapter source; paper modules stay independent."""
+import ast
+import json
+from pathlib import Path
+
+import jupytext
+import pytest
+import yaml
+
+from repbook.core.data import repo_root
+from repbook.runner.chapters import discover, paper_modules, parameters_of
+
+ROOT = repo_root()
+CHAPTERS = discover(ROOT)
+IDS = [c.stem for c in CHAPTERS]
+
+
+def toc_files():
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    files = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            if "file" in node:
+                files.append(node["file"])
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(toc)
+    return files
+
+
+def code_cells(nb):
+    return [c.source.strip() for c in nb.cells if c.cell_type == "code"
+            and "injected-parameters" not in c.metadata.get("tags", [])]
+
+
+def test_there_are_chapters():
+    assert CHAPTERS, "no notebooks/NN_slug.py chapters found"
+
+
+def test_toc_lists_exactly_the_chapters():
+    chapters_in_toc = sorted(f.split("/")[-1] for f in toc_files() if f.startswith("book/chapters/"))
+    assert chapters_in_toc == sorted(IDS)
+    for f in toc_files():
+        if not f.startswith("book/chapters/") and f not in ("book/scoreboard", "book/environment"):
+            assert (ROOT / f"{f}.md").is_file(), f"_toc.yml names {f}, which does not exist"
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=IDS)
+def test_chapter_conventions(chapter):
+    nb = jupytext.read(chapter.path)
+    assert nb.metadata["kernelspec"]["name"] == "python3"
+    params = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+    assert len(params) == 1
+    defaults = parameters_of(chapter.path)
+    assert defaults.get("scale") == "quick" and defaults.get("seed") == 0
+    checked = [c for c in nb.cells if "nbval-check-output" in c.metadata.get("tags", [])]
+    assert any("ledger.show()" in c.source for c in checked), "no verdict table cell checked by nbval"
+    text = chapter.path.read_text()
+    for heading in ("Claims we test", "## Deviations from the paper", "## Run it at full scale"):
+        assert heading in text, f"missing {heading!r}"
+    assert f'setup("{chapter.stem}"' in text
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=IDS)
+def test_reference_matches_chapter_source(chapter):
+    ref = ROOT / "tests" / "reference" / f"{chapter.stem}.ipynb"
+    assert ref.is_file(), f"no nbval reference; run `python -m repbook references {chapter.number}`"
+    ref_nb = jupytext.read(ref)
+    assert code_cells(ref_nb) == code_cells(jupytext.read(chapter.path)), (
+        f"{ref.name} is out of date with {chapter.path.name}: "
+        f"run `python -m repbook references {chapter.number}`")
+    assert ref_nb.metadata["papermill"]["parameters"]["scale"] == "quick"
+    raw = json.loads(ref.read_text())
+    for cell in raw["cells"]:
+        for out in cell.get("outputs", []):
+            assert "image/png" not in out.get("data", {}), "reference keeps images; strip them"
+    checked = [c for c in raw["cells"] if "nbval-check-output" in c["metadata"].get("tags", [])]
+    assert checked and all(c.get("outputs") for c in checked), "checked cells need stored outputs"
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=IDS)
+def test_paper_modules_have_tests(chapter):
+    for mod in paper_modules(chapter.path):
+        assert (ROOT / "tests" / "lib" / f"test_{mod}.py").is_file(), f"{mod} has no unit tests"
+
+
+def test_paper_modules_do_not_import_each_other():
+    papers = ROOT / "lib" / "repbook" / "papers"
+    for path in papers.rglob("*.py"):
+        own = path.relative_to(papers).parts[0].removesuffix(".py")
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = []
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            for name in names:
+                parts = name.split(".")
+                if parts[:2] == ["repbook", "papers"] and len(parts) > 2:
+                    assert parts[2] == own, f"{path.name} imports another paper's module {name}"
+
+
+def test_nothing_generated_is_tracked():
+    import subprocess
+
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True).stdout.split()
+    if not tracked:
+        pytest.skip("not a git checkout")
+    for f in tracked:
+        assert not f.startswith(("_build/", ".venv/", "book/chapters/")), f
+        assert not (f.endswith(".ipynb") and not f.startswith("tests/reference/")), f
