@@ -16,7 +16,7 @@ DEFAULT_TAG = "quick"
 
 def run_tag(params: dict, defaults: dict) -> str:
     """Folder name of a run: `quick` for the defaults, else the scale, seed and changed parameters."""
-    if params == {**defaults, "scale": "quick"} and params.get("seed") == defaults.get("seed"):
+    if params == defaults:
         return DEFAULT_TAG
     extra = sorted(k for k in params if k not in ("scale", "seed") and params[k] != defaults.get(k))
     tag = f"{params.get('scale', 'quick')}-seed{params.get('seed', 0)}"
