@@ -168,8 +168,9 @@ lhs = A.empirical_aurc(errA, sA)                            # ∫ R(c) dc on poo
 G_hat = np.searchsorted(np.sort(sB), sA, side="right") / (n_pool + 1)   # G from pool B
 rhs = A.reweighted_risk(errA, G_hat)                       # E[ℓ · (−ln(1 − G(s)))]
 rel_gap = abs(lhs - rhs) / lhs
-print(f"logistic regression: accuracy {1 - errA.mean():.3f}; area under risk–coverage {lhs:.4f}; "
-      f"reweighted risk {rhs:.4f}; relative gap {rel_gap:.2%}")
+print(f"logistic regression: accuracy {1 - errA.mean():.3f}\n"
+      f"area under the risk–coverage curve {lhs:.4f}, reweighted risk {rhs:.4f}, "
+      f"relative gap {rel_gap:.2%}")
 
 # %%
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
@@ -293,9 +294,9 @@ sele_end = res[(res.estimator == "SELE") & (res.n == ns[-1])].iloc[0]
 max_z = float(res[res.estimator != "2·SELE"].z.abs().max())
 print(res[res.estimator != "2·SELE"].pivot(index="n", columns="estimator", values="bias")
       .map(lambda v: f"{v:+.2e}").to_string())
-print(f"log-log slope of |bias|: " + ", ".join(f"{k} {v:.3f}" for k, v in slopes_bias.items()))
+print("log-log slope of |bias|: " + ", ".join(f"{k} {v:.3f}" for k, v in slopes_bias.items()))
 print(f"SELE at n = {ns[-1]}: mean {sele_end.exact_mean:.4f} (limit {beta_model.sele_limit():.4f}), "
-      f"bias {sele_end.bias:+.4f}; largest |z| simulated vs exact: {max_z:.2f}")
+      f"bias {sele_end.bias:+.4f}\nlargest |z|, simulated mean vs exact expectation: {max_z:.2f}")
 
 # %%
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
@@ -339,8 +340,8 @@ ledger.check(3, "plug-in bias ~ 1/n; SELE inconsistent", paper="consistent, low 
 # %%
 slopes_rmse = {e: loglog_slope(ns, res[res.estimator == e].rmse) for e in ["MC plug-in", "ln plug-in"]}
 ref_rate = np.sqrt(np.log(ns) / ns)
-print(f"log-log slope of RMSE: " + ", ".join(f"{k} {v:.3f}" for k, v in slopes_rmse.items())
-      + f"; slope of sqrt(ln n / n) itself: {loglog_slope(ns, ref_rate):.3f}")
+print("log-log slope of RMSE: " + ", ".join(f"{k} {v:.3f}" for k, v in slopes_rmse.items())
+      + f"\nslope of sqrt(ln n / n) itself over the same n: {loglog_slope(ns, ref_rate):.3f}")
 
 fig, ax = plt.subplots()
 for name in ["MC plug-in", "ln plug-in"]:
@@ -500,9 +501,9 @@ print(f"mean over the same {run['peer_reps']} batches per n, logistic regression
 print(side.loc["logistic regression"].round(4).to_string())
 gaps = peer_df.assign(tu=(peer_df["torch-uncertainty"] - peer_df["classic (Geifman)"]).abs(),
                       mc=(peer_df["MC plug-in"] - peer_df["classic (Geifman)"]).abs())
-print("largest |torch-uncertainty − classic| by n: "
+print("largest |torch-uncertainty − classic| by n:\n  "
       + ", ".join(f"{n}: {v:.4f}" for n, v in gaps.groupby("n").tu.max().items()))
-print("largest |MC plug-in − classic| by model: "
+print("largest |MC plug-in − classic| by model:\n  "
       + ", ".join(f"{m}: {v:.1e}" for m, v in gaps.groupby("model", sort=False).mc.max().items()))
 
 # %% [markdown]
@@ -571,12 +572,12 @@ diff = loss_df[("test_aurc", "AURC loss")] - loss_df[("test_aurc", "cross-entrop
 wilcoxon_p = float(stats.wilcoxon(diff, alternative="less").pvalue)
 print(loss_df.round(4).to_string())
 print(f"mean test AURC: cross-entropy {loss_df[('test_aurc', 'cross-entropy')].mean():.4f}, "
-      f"AURC loss {loss_df[('test_aurc', 'AURC loss')].mean():.4f}; mean paired difference "
-      f"{diff.mean():+.4f}; AURC loss lower on {int((diff < 0).sum())}/{len(diff)} seeds; "
-      f"Wilcoxon p = {wilcoxon_p:.3f}")
+      f"AURC loss {loss_df[('test_aurc', 'AURC loss')].mean():.4f}\n"
+      f"mean paired difference {diff.mean():+.4f}; AURC loss lower on {int((diff < 0).sum())}/"
+      f"{len(diff)} seeds; Wilcoxon p = {wilcoxon_p:.3f}")
 acc_drop = (loss_df[("accuracy", "cross-entropy")] - loss_df[("accuracy", "AURC loss")]).mean()
 print(f"mean test accuracy: cross-entropy {loss_df[('accuracy', 'cross-entropy')].mean():.4f}, "
-      f"AURC loss {loss_df[('accuracy', 'AURC loss')].mean():.4f} (difference {acc_drop:+.4f}); "
+      f"AURC loss {loss_df[('accuracy', 'AURC loss')].mean():.4f} (difference {acc_drop:+.4f})\n"
       f"test errors per split: about {len(yd) * 0.4 * (1 - loss_df[('accuracy', 'cross-entropy')].mean()):.0f}")
 
 # %%

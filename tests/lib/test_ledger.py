@@ -36,13 +36,13 @@ def test_verdicts_counts_and_summary(capsys):
     assert led.counts() == {v: 1 for v in VERDICTS}
     assert led.summary() == ("99_demo: 1/2 checked claims reproduced, 1 not checked at this scale, "
                              "1 quoted (quick scale)")
-    assert "claim 1: ✅ reproduced (ours: 0.123)" in capsys.readouterr().out
+    assert "claim 1: ✓ reproduced (ours: 0.123)" in capsys.readouterr().out
 
 
 def test_markdown_escapes_pipes_and_is_stable():
     a, b = make_ledger().markdown(), make_ledger().markdown()
     assert a == b
-    assert "a \\| b" in a and "| 1 |" in a and "❌ not reproduced — why" in a
+    assert "a \\| b" in a and "| 1 |" in a and "✗ not reproduced — why" in a
 
 
 def test_duplicate_ids_and_non_bool_passed_are_rejected():

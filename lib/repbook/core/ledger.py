@@ -12,7 +12,8 @@ from typing import Any
 import numpy as np
 
 VERDICTS = ("reproduced", "not reproduced", "not checked at this scale", "quoted")
-MARKS = {"reproduced": "✅", "not reproduced": "❌", "not checked at this scale": "⏸️", "quoted": "📄"}
+MARKS = {"reproduced": "✓", "not reproduced": "✗", "not checked at this scale": "○", "quoted": "❝"}
+"""Plain symbols (in DejaVu Sans), not emoji: they render in every browser and terminal."""
 
 
 def fmt(value: Any, digits: int = 3) -> str:
