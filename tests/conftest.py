@@ -5,3 +5,8 @@ import tempfile
 os.environ.setdefault("MPLBACKEND", "Agg")
 os.environ["REPBOOK_LEDGER_DIR"] = tempfile.mkdtemp(prefix="repbook-test-ledgers-")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from repbook.runner.netguard import ipython_dir  # noqa: E402
+
+# every kernel the tests start (nbval, papermill) runs with the network guard
+os.environ["IPYTHONDIR"] = ipython_dir()

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from .cache import chapter_key
 from .chapters import Chapter
+from .netguard import ipython_dir
 
 DEFAULT_TAG = "quick"
 
@@ -99,6 +100,7 @@ def execute(root: Path, chapter: Chapter, params: dict, tag: str) -> RunRecord:
     os.environ["REPBOOK_LEDGER_DIR"] = str(folder)  # the kernel inherits this environment
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
+    os.environ["IPYTHONDIR"] = ipython_dir()        # installs the network guard in the kernel
     t0 = time.perf_counter()
     try:
         nb = jupytext.read(chapter.path)
