@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ..core.params import SCALES, ParameterError, validate_parameters
 from .chapters import Chapter, ChapterError, parameters_of, resolve
+from .executors import EXECUTORS
 
 
 def _root() -> Path:
@@ -48,7 +49,8 @@ def build_jobs(chapters: list[Chapter], overrides: dict) -> list[tuple[Chapter, 
     return jobs
 
 
-def run_jobs(root: Path, jobs, *, workers: int | None, force: bool, executor: str = "local"):
+def run_jobs(root: Path, jobs, *, workers: int | None, force: bool, executor: str = "local",
+             scheduler: str | None = None):
     """Run what is out of date; print progress; return (records, stems executed now)."""
     from .execute import cached_record, describe_failure
     from .executors import executor_for
@@ -61,9 +63,11 @@ def run_jobs(root: Path, jobs, *, workers: int | None, force: bool, executor: st
             print(f"  cached    {rec.chapter:<28} {rec.summary} (ran {rec.seconds:.1f} s)")
         else:
             todo.append(job)
-    ex = executor_for(executor, workers)
+    ex = executor_for(executor, workers, scheduler)
     if todo:
-        print(f"executing {len(todo)} chapter(s) on {min(ex.workers, len(todo))} worker(s)", flush=True)
+        where = (f"the Dask cluster at {scheduler}" if scheduler else
+                 f"{min(ex.workers, len(todo))} {executor} worker(s)")
+        print(f"executing {len(todo)} chapter(s) on {where}", flush=True)
     done = 0
     for rec in ex.map(root, todo, on_start=lambda j: print(f"  started   {j[0].stem} "
                                                            f"[{j[2]}]", flush=True)):
@@ -85,7 +89,8 @@ def cmd_run(args) -> int:
     if args.seed is not None:
         overrides["seed"] = args.seed
     jobs = build_jobs(chapters, overrides)
-    records, _ = run_jobs(root, jobs, workers=args.workers, force=args.force)
+    records, _ = run_jobs(root, jobs, workers=args.workers, force=args.force,
+                          executor=args.executor, scheduler=args.scheduler)
     failed = [r for r in records if r.status != "ok"]
     for r in records:
         print(f"{r.chapter}: {r.status} — outputs in _build/runs/{r.chapter}/{r.tag}/")
@@ -99,7 +104,8 @@ def cmd_book(args) -> int:
     root = _root()
     chapters = resolve(root, [])
     records, executed = run_jobs(root, build_jobs(chapters, {}), workers=args.workers,
-                                 force=args.force)
+                                 force=args.force, executor=args.executor,
+                                 scheduler=args.scheduler)
     stage_chapters(root, chapters)
     write_pages(root, chapters, executed)
     rc = 0 if args.no_render else render(root)
@@ -153,6 +159,10 @@ def make_parser() -> argparse.ArgumentParser:
             sp.add_argument("chapters", nargs="*", help="chapter numbers, stems or slugs (default: all)")
         sp.add_argument("--workers", type=int, default=None, help="parallel chapters (default: cores)")
         sp.add_argument("--force", action="store_true", help="re-execute even when cached")
+        sp.add_argument("--executor", choices=EXECUTORS, default="local",
+                        help="local process pool (default) or a Dask distributed cluster")
+        sp.add_argument("--scheduler", metavar="ADDRESS",
+                        help="Dask scheduler, e.g. tcp://host:8786 (default: a LocalCluster)")
 
     r = sub.add_parser("run", help="execute chapters with papermill")
     common(r)
@@ -179,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
         args.param = [(name, parse_value(value)) for name, value in args.param]
     try:
         return args.func(args)
-    except (ParameterError, ChapterError) as exc:
+    except (ParameterError, ChapterError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
 

@@ -85,12 +85,16 @@ def _ledger_summary(folder: Path, stem: str) -> tuple[str, str]:
     return text, led.get("device") or ""
 
 
-def execute(root: Path, chapter: Chapter, params: dict, tag: str) -> RunRecord:
-    """Run one chapter with papermill; never raises for a failing cell (the record says it)."""
+def execute(root: Path, chapter: Chapter, params: dict, tag: str,
+            folder: Path | None = None) -> RunRecord:
+    """Run one chapter with papermill into `folder` (default: its run folder under _build/runs).
+
+    Never raises for a failing cell or a dead kernel: the record says what failed and where.
+    """
     import jupytext
     import papermill as pm
 
-    folder = run_dir(root, chapter, tag)
+    folder = folder or run_dir(root, chapter, tag)
     folder.mkdir(parents=True, exist_ok=True)
     for stale in folder.glob("*"):
         if stale.is_file():

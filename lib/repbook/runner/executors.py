@@ -1,21 +1,40 @@
-"""Executors run chapter jobs. The local process pool is the default."""
+"""Executors run chapter jobs: a local process pool (the default) or a Dask distributed cluster."""
 from __future__ import annotations
 
 import multiprocessing
 import os
+import tempfile
+import uuid
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 from .chapters import Chapter
-from .execute import RunRecord, execute
+from .execute import RunRecord, execute, run_dir
 
 Job = tuple[Chapter, dict, str]  # chapter, parameters, run tag
+EXECUTORS = ("local", "dask")
 
 
 def _work(root: str, job: Job) -> RunRecord:
     chapter, params, tag = job
     return execute(Path(root), chapter, params, tag)
+
+
+def _work_remote(root: str, job: Job) -> tuple[RunRecord, dict[str, bytes]]:
+    """Run a chapter on a worker into a scratch folder and send its files back to the client."""
+    chapter, params, tag = job
+    with tempfile.TemporaryDirectory(prefix="repbook-run-") as tmp:
+        rec = execute(Path(root), chapter, params, tag, folder=Path(tmp))
+        files = {p.name: p.read_bytes() for p in Path(tmp).iterdir() if p.is_file()}
+    return rec, files
+
+
+def _lost(job: Job, exc: BaseException, where: str) -> RunRecord:
+    chapter, params, tag = job
+    return RunRecord(chapter.stem, tag, params, key="", status="failed",
+                     error={"cell": None, "ename": type(exc).__name__,
+                            "evalue": f"{where}: {exc}"[:500]})
 
 
 class LocalExecutor:
@@ -40,17 +59,81 @@ class LocalExecutor:
                 try:
                     rec = fut.result()
                 except Exception as exc:  # the worker process itself died
-                    chapter, params, tag = job
-                    rec = RunRecord(chapter.stem, tag, params, key="", status="failed",
-                                    error={"cell": None, "ename": type(exc).__name__,
-                                           "evalue": f"worker process failed: {exc}"})
+                    rec = _lost(job, exc, "worker process failed")
                 if on_start and started < len(jobs):
                     on_start(jobs[started])
                     started += 1
                 yield rec
 
 
-def executor_for(name: str, workers: int | None) -> LocalExecutor:
+class DaskExecutor:
+    """Runs each chapter as a task on a `dask.distributed` cluster.
+
+    `scheduler` is the address of a running scheduler (``tcp://host:port``); without one, a
+    LocalCluster of `workers` single-threaded worker processes is started for the run. Workers need
+    the book's environment and a checkout at the same path (a shared file system or the same image);
+    the executed notebook, ledger and run record come back to the client and land in
+    `_build/runs/` exactly where the local executor puts them. A task whose worker dies is
+    rescheduled by Dask; if it keeps killing workers (`distributed.scheduler.allowed-failures`), the
+    chapter is reported failed — never lost, never passed.
+    """
+
+    def __init__(self, scheduler: str | None = None, workers: int | None = None, client=None):
+        self.scheduler, self.client = scheduler, client
+        self.workers = max(1, workers or os.cpu_count() or 1)
+
+    def _connect(self):
+        from distributed import Client, LocalCluster
+
+        if self.client is not None:
+            return self.client, None
+        if self.scheduler:
+            return Client(self.scheduler, timeout="30s"), None
+        cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
+                               dashboard_address=None)
+        return Client(cluster), cluster
+
+    def map(self, root: Path, jobs: list[Job],
+            on_start: Callable[[Job], None] | None = None) -> Iterator[RunRecord]:
+        if not jobs:
+            return
+        from distributed import as_completed as dask_completed
+
+        client, cluster = self._connect()
+        try:
+            futures = {}
+            for job in jobs:
+                key = f"repbook-{job[0].stem}-{job[2]}-{uuid.uuid4().hex[:8]}"
+                futures[client.submit(_work_remote, str(root), job, key=key, pure=False)] = job
+                if on_start:
+                    on_start(job)
+            for fut in dask_completed(list(futures)):
+                job = futures[fut]
+                try:
+                    rec, files = fut.result()
+                except Exception as exc:  # KilledWorker, a lost connection, ...
+                    yield _lost(job, exc, "the Dask task failed")
+                    continue
+                folder = run_dir(root, job[0], job[2])
+                folder.mkdir(parents=True, exist_ok=True)
+                for stale in folder.glob("*"):
+                    if stale.is_file():
+                        stale.unlink()
+                for name, data in files.items():
+                    (folder / name).write_bytes(data)
+                yield rec
+        finally:
+            if self.client is None:
+                client.close()
+            if cluster is not None:
+                cluster.close()
+
+
+def executor_for(name: str, workers: int | None, scheduler: str | None = None):
     if name == "local":
+        if scheduler:
+            raise ValueError("--scheduler is only used with --executor dask")
         return LocalExecutor(workers)
-    raise ValueError(f"unknown executor {name!r}; available: local")
+    if name == "dask":
+        return DaskExecutor(scheduler, workers)
+    raise ValueError(f"unknown executor {name!r}; choose one of {', '.join(EXECUTORS)}")
