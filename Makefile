@@ -31,7 +31,7 @@ run: $(STAMP)
 	$(BIN)/python -m repbook run $(CH)
 
 full: $(STAMP)
-	$(BIN)/python -m repbook run $(CH) --scale full
+	$(BIN)/python -m repbook full $(CH)
 
 references: $(STAMP)
 	$(BIN)/python -m repbook references $(CH)

@@ -7,6 +7,10 @@ from minibook import BROKEN, TINY
 
 @pytest.fixture
 def book_root(tmp_path: Path) -> Path:
+    return make_book(tmp_path)
+
+
+def make_book(tmp_path: Path) -> Path:
     """A miniature book: two chapters (one fails), a core file, a paper module, a data folder."""
     (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: intro\n")
     (tmp_path / "requirements.txt").write_text("numpy\n")

@@ -75,7 +75,7 @@ class Ledger:
 
     @classmethod
     def for_run(cls, run) -> "Ledger":
-        return cls(run.chapter, run.scale, seed=run.seed, device=run.device)
+        return cls(run.chapter, run.scale, seed=run.seed, device=run.device_name or run.device)
 
     def _add(self, claim_id, statement, paper, measured, criterion, verdict, note) -> None:
         claim_id = str(claim_id)

@@ -31,10 +31,11 @@ class RunConfig:
     chapter: str
     scale: str
     seed: int
-    device: str
+    device: str                      # "cpu" or "cuda": what torch code should use
     sizes: Mapping[str, Any]
     rng: np.random.Generator = field(repr=False, compare=False)
     started: float = field(repr=False, compare=False, default_factory=time.perf_counter)
+    device_name: str = ""  # for the record, e.g. "cuda: NVIDIA H200" or "cpu: x86_64, 2 cores"
 
     def __getitem__(self, key: str) -> Any:
         try:
@@ -99,11 +100,14 @@ def setup(chapter: str, *, scale: str, seed: int, sizes: Mapping[str, Mapping[st
     device, threads = _make_torch_deterministic(scale)
     import torch
 
+    name = (f"cuda: {torch.cuda.get_device_name(0)}" if device == "cuda"
+            else f"cpu: {platform.machine()}, {os.cpu_count()} cores")
     cfg = RunConfig(chapter=chapter, scale=scale, seed=seed, device=device,
-                    sizes=MappingProxyType(dict(sizes[scale])), rng=np.random.default_rng(seed))
+                    sizes=MappingProxyType(dict(sizes[scale])), device_name=name,
+                    rng=np.random.default_rng(seed))
     if not quiet:
         table = ", ".join(f"{k}={v}" for k, v in cfg.sizes.items())
-        print(f"chapter {chapter} · scale={scale} · seed={seed} · device={device} "
+        print(f"chapter {chapter} · scale={scale} · seed={seed} · device={name} "
               f"(torch {torch.__version__}, {threads} threads, Python {platform.python_version()})")
         print(f"sizes: {table}")
     return cfg

@@ -97,6 +97,29 @@ def cmd_run(args) -> int:
     return 1 if failed else 0
 
 
+def cmd_full(args) -> int:
+    """Run chapters at full scale and record each success in data/full_runs/."""
+    from .book import record_full_run
+
+    args.scale = "full"
+    root = _root()
+    chapters = resolve(root, args.chapters)
+    overrides = {**dict(args.param), "scale": "full"}
+    if args.seed is not None:
+        overrides["seed"] = args.seed
+    records, _ = run_jobs(root, build_jobs(chapters, overrides), workers=args.workers,
+                          force=args.force, executor=args.executor, scheduler=args.scheduler)
+    by_stem = {c.stem: c for c in chapters}
+    for r in records:
+        if r.status == "ok":
+            path = record_full_run(root, by_stem[r.chapter], r.tag)
+            print(f"{r.chapter}: {r.summary} at full scale; recorded in {path.relative_to(root)} "
+                  "(commit it to show it in the book)")
+        else:
+            print(f"{r.chapter}: full-scale run failed — not recorded")
+    return 0 if all(r.status == "ok" for r in records) else 1
+
+
 def cmd_book(args) -> int:
     from .book import render, stage_chapters, write_pages
 
@@ -171,6 +194,12 @@ def make_parser() -> argparse.ArgumentParser:
     r.add_argument("-p", "--param", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
                    type=str, help="any parameter of the chapter's parameters cell")
     r.set_defaults(func=cmd_run)
+    f = sub.add_parser("full", help="run chapters at full scale and record them in data/full_runs")
+    common(f)
+    f.add_argument("--seed", type=int, help="seed for every generator (default 0)")
+    f.add_argument("-p", "--param", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
+                   type=str, help="any other parameter of the chapter's parameters cell")
+    f.set_defaults(func=cmd_full)
     b = sub.add_parser("book", help="run every chapter at quick scale and render the HTML book")
     common(b, chapters=False)
     b.add_argument("--no-render", action="store_true", help="skip Jupyter Book")

@@ -1,0 +1,75 @@
+"""Scoreboard, environment page and full-scale records, on the miniature book."""
+import json
+
+import pytest
+
+from repbook.runner.book import (environment_markdown, record_full_run, scoreboard_markdown,
+                                 stage_chapters)
+from repbook.runner.chapters import resolve
+from repbook.runner.execute import RunRecord, execute, run_dir
+
+QUICK = {"scale": "quick", "seed": 0, "width": 3}
+
+
+@pytest.fixture(scope="module")
+def ran(tmp_path_factory):
+    from conftest import make_book
+
+    book_root = make_book(tmp_path_factory.mktemp("book"))
+    tiny = resolve(book_root, ["01"])[0]
+    assert execute(book_root, tiny, QUICK, "quick").status == "ok"
+    assert execute(book_root, tiny, {**QUICK, "scale": "full"}, "full-seed0").status == "ok"
+    return book_root, tiny
+
+
+def test_full_run_is_recorded_with_provenance(ran):
+    root, tiny = ran
+    path = record_full_run(root, tiny, "full-seed0")
+    assert path == root / "data" / "full_runs" / "01_tiny.json"
+    rec = json.loads(path.read_text())
+    assert rec["params"]["scale"] == "full" and rec["counts"]["reproduced"] == 1
+    for key in ("finished", "device", "commit", "machine", "python", "torch", "seconds"):
+        assert rec[key], key
+    assert rec["device"].startswith(("cpu: ", "cuda: "))
+    with pytest.raises(ValueError, match="not a full-scale one"):
+        record_full_run(root, tiny, "quick")
+    with pytest.raises(FileNotFoundError, match="no successful run"):
+        record_full_run(root, tiny, "full-seed7")
+
+
+def test_scoreboard_shows_quick_and_full_side_by_side_and_flags_slow_chapters(ran):
+    root, tiny = ran
+    chapters = resolve(root, [])
+    text = scoreboard_markdown(root, chapters)
+    assert "| [01_tiny](chapters/01_tiny.ipynb) | 1 / 1 |" in text and "| — |" in text
+    assert "not run" in text  # 02_broken never ran
+    record_full_run(root, tiny, "full-seed0")
+    rec = RunRecord.load(run_dir(root, tiny))
+    rec.seconds = 120.0
+    rec.save(run_dir(root, tiny))
+    text = scoreboard_markdown(root, chapters)
+    assert "⚠ over the 90 s quick budget" in text
+    assert "1 / 1 (" in text.split("\n## 01_tiny")[0].split("| [01_tiny]")[1]  # full tally
+    assert "| 1 | tiny works | width > 0 | 3 | reproduced | 3 | reproduced |" in text
+
+
+def test_environment_page_lists_runs_and_full_provenance(ran):
+    root, tiny = ran
+    chapters = resolve(root, [])
+    (root / "data" / "full_runs" / "01_tiny.json").unlink(missing_ok=True)
+    text = environment_markdown(root, chapters, {"01_tiny"})
+    assert "no full-scale run recorded yet" in text and "| 01_tiny | ok |" in text
+    assert "executed |" in text
+    record_full_run(root, tiny, "full-seed0")
+    text = environment_markdown(root, chapters, set())
+    assert "reused from cache" in text and "| 01_tiny | 20" in text.split("## Full-scale runs")[1]
+
+
+def test_staging_hides_the_injected_parameters(ran):
+    root, tiny = ran
+    (root / "book").mkdir(exist_ok=True)
+    stage_chapters(root, [tiny])
+    nb = json.loads((root / "book" / "chapters" / "01_tiny.ipynb").read_text())
+    injected = [c for c in nb["cells"] if "injected-parameters" in c["metadata"].get("tags", [])]
+    assert injected and all("remove-cell" in c["metadata"]["tags"] for c in injected)
+    assert all("papermill" not in c["metadata"] for c in nb["cells"])
