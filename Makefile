@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 WORKERS ?=
 CH ?=
 
-.PHONY: book test env run full references clean
+.PHONY: book test env run full references lab clean
 
 # (Re)create the environment when requirements.txt or pyproject.toml change.
 $(STAMP): requirements.txt pyproject.toml
@@ -32,6 +32,10 @@ run: $(STAMP)
 
 full: $(STAMP)
 	$(BIN)/python -m repbook full $(CH)
+
+# JupyterLab on .venv; double-click a chapter (notebooks/NN_slug.py) to open it as a notebook.
+lab: $(STAMP)
+	$(BIN)/python -m repbook lab
 
 references: $(STAMP)
 	$(BIN)/python -m repbook references $(CH)

@@ -165,6 +165,43 @@ def cmd_references(args) -> int:
     return 0
 
 
+LAB_OVERRIDES = {"@jupyterlab/docmanager-extension:plugin":
+                 {"defaultViewers": {"python": "Jupytext Notebook"}}}
+
+
+def lab_settings() -> Path:
+    """Make JupyterLab in this environment open `.py` chapters as notebooks (jupytext) on a click."""
+    import json
+
+    path = Path(sys.prefix) / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
+    current = json.loads(path.read_text()) if path.is_file() else {}
+    current.update(LAB_OVERRIDES)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(current, indent=2) + "\n")
+    return path
+
+
+def cmd_lab(args) -> int:
+    import os
+    import shutil
+    import subprocess
+
+    root = _root()
+    lab_settings()
+    exe = Path(sys.executable).with_name("jupyter")
+    cmd = [str(exe) if exe.exists() else shutil.which("jupyter") or "jupyter", "lab",
+           f"--ServerApp.root_dir={root}", "--ServerApp.default_url=/lab/tree/notebooks",
+           f"--port={args.port}"]
+    if args.no_browser:
+        cmd.append("--no-browser")
+    if args.token is not None:
+        cmd.append(f"--IdentityProvider.token={args.token}")
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        cmd.append("--allow-root")
+    print("chapters open as notebooks: double-click notebooks/NN_slug.py", flush=True)
+    return subprocess.call(cmd, cwd=root)
+
+
 def cmd_list(args) -> int:
     root = _root()
     for ch in resolve(root, []):
@@ -207,6 +244,11 @@ def make_parser() -> argparse.ArgumentParser:
     ref = sub.add_parser("references", help="regenerate the nbval references under tests/reference")
     common(ref)
     ref.set_defaults(func=cmd_references)
+    lab = sub.add_parser("lab", help="JupyterLab on the book's environment; chapters open as notebooks")
+    lab.add_argument("--port", type=int, default=8888)
+    lab.add_argument("--no-browser", action="store_true")
+    lab.add_argument("--token", default=None, help="server token (default: Jupyter generates one)")
+    lab.set_defaults(func=cmd_lab)
     ls = sub.add_parser("list", help="list chapters and their parameters")
     ls.set_defaults(func=cmd_list)
     return p
