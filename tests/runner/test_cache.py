@@ -36,3 +36,13 @@ def test_environment_fingerprint_has_python_and_packages():
     fp = environment_fingerprint()
     assert fp.splitlines()[0].count(".") == 2
     assert any(line.startswith("numpy==") for line in fp.splitlines())
+
+
+def test_key_follows_python_and_installed_packages(book_root, monkeypatch):
+    from repbook.runner import cache
+
+    ch = resolve(book_root, ["01"])[0]
+    params = {"scale": "quick", "seed": 0, "width": 3}
+    k0 = chapter_key(book_root, ch, params)
+    monkeypatch.setattr(cache, "environment_fingerprint", lambda: "3.11.7\nnumpy==9.9.9")
+    assert chapter_key(book_root, ch, params) != k0

@@ -40,3 +40,16 @@ def test_failures_are_reported_with_the_cell_and_never_raised(book_root):
     assert bad.error["cell"] == 3 and "boom in cell" in describe_failure(bad)
     assert cached_record(book_root, resolve(book_root, ["02"])[0], {"scale": "quick", "seed": 0},
                          "quick") is None
+
+
+def test_force_re_executes_a_cached_chapter(book_root, capsys):
+    from repbook.runner.cli import run_jobs
+
+    job = (resolve(book_root, ["01"])[0], PARAMS, "quick")
+    _, executed = run_jobs(book_root, [job], workers=1, force=False)
+    assert executed == {"01_tiny"}
+    records, executed = run_jobs(book_root, [job], workers=1, force=False)
+    assert executed == set() and records[0].cached
+    records, executed = run_jobs(book_root, [job], workers=1, force=True)
+    assert executed == {"01_tiny"} and not records[0].cached and records[0].status == "ok"
+    assert "cached    01_tiny" in capsys.readouterr().out
