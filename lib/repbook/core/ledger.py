@@ -136,15 +136,22 @@ class Ledger:
                 "device": self.device, "counts": self.counts(),
                 "claims": [asdict(c) for c in self.claims]}
 
-    def save(self, directory: str | os.PathLike | None = None) -> Path:
-        """Write `<chapter>.json` to `directory`, $REPBOOK_LEDGER_DIR, or `<repo>/_build/ledgers`."""
-        if directory is None:
-            directory = os.environ.get("REPBOOK_LEDGER_DIR")
+    @staticmethod
+    def output_dir() -> Path:
+        """Where a run's outputs go: $REPBOOK_LEDGER_DIR (the runner's run folder) or
+        `<repo>/_build/ledgers` when a chapter runs by hand. Created if missing."""
+        directory = os.environ.get("REPBOOK_LEDGER_DIR")
         if directory is None:
             from .data import repo_root
 
             directory = repo_root() / "_build" / "ledgers"
-        path = Path(directory) / f"{self.chapter}.json"
+        path = Path(directory)
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+
+    def save(self, directory: str | os.PathLike | None = None) -> Path:
+        """Write `<chapter>.json` to `directory`, or to `output_dir()`."""
+        path = Path(directory or self.output_dir()) / f"{self.chapter}.json"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(self.to_dict(), indent=1, ensure_ascii=False) + "\n")
         return path
