@@ -22,9 +22,12 @@ env: $(STAMP)
 book: $(STAMP)
 	$(BIN)/python -m repbook book $(if $(WORKERS),--workers $(WORKERS))
 
-# The whole test suite: unit tests, nbval references, structure and browser checks.
+# The whole test suite: unit tests, nbval references, structure and browser checks. One pytest worker
+# per 2 cores (a chapter kernel uses 2 threads); whole files (so whole notebooks) per worker.
+NCPU := $(shell nproc 2>/dev/null || echo 2)
+TEST_WORKERS ?= $(shell echo $$(( $(NCPU) / 2 > 1 ? $(NCPU) / 2 : 1 )))
 test: book
-	$(BIN)/python -m pytest -n $(or $(WORKERS),auto) --dist loadfile
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 # One chapter, e.g. `make run CH=04`, or at full scale: `make full CH=04`.
 run: $(STAMP)

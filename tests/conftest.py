@@ -5,6 +5,7 @@ import tempfile
 os.environ.setdefault("MPLBACKEND", "Agg")
 os.environ["REPBOOK_LEDGER_DIR"] = tempfile.mkdtemp(prefix="repbook-test-ledgers-")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 from repbook.runner.netguard import ipython_dir  # noqa: E402
 

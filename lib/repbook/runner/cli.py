@@ -217,7 +217,7 @@ def make_parser() -> argparse.ArgumentParser:
     def common(sp, chapters=True):
         if chapters:
             sp.add_argument("chapters", nargs="*", help="chapter numbers, stems or slugs (default: all)")
-        sp.add_argument("--workers", type=int, default=None, help="parallel chapters (default: cores)")
+        sp.add_argument("--workers", type=int, default=None, help="parallel chapters (default: cores // 2; each chapter uses 2 threads)")
         sp.add_argument("--force", action="store_true", help="re-execute even when cached")
         sp.add_argument("--executor", choices=EXECUTORS, default="local",
                         help="local process pool (default) or a Dask distributed cluster")

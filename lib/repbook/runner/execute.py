@@ -105,6 +105,7 @@ def execute(root: Path, chapter: Chapter, params: dict, tag: str,
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
     os.environ["IPYTHONDIR"] = ipython_dir()        # installs the network guard in the kernel
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # idle OpenMP threads sleep, not spin
     t0 = time.perf_counter()
     try:
         nb = jupytext.read(chapter.path)

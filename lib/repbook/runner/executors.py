@@ -37,11 +37,19 @@ def _lost(job: Job, exc: BaseException, where: str) -> RunRecord:
                             "evalue": f"{where}: {exc}"[:500]})
 
 
+def default_workers() -> int:
+    """Chapters run with QUICK_THREADS threads each, so run cores // QUICK_THREADS at once: more
+    would oversubscribe the cores (two 2-thread chapters on 2 cores ran 5–7× slower, not 2×)."""
+    from ..core.run import QUICK_THREADS
+
+    return max(1, (os.cpu_count() or 1) // QUICK_THREADS)
+
+
 class LocalExecutor:
     """Runs each chapter in a fresh worker process (spawned: no state leaks between chapters)."""
 
     def __init__(self, workers: int | None = None):
-        self.workers = max(1, workers or os.cpu_count() or 1)
+        self.workers = max(1, workers or default_workers())
 
     def map(self, root: Path, jobs: list[Job],
             on_start: Callable[[Job], None] | None = None) -> Iterator[RunRecord]:
@@ -80,7 +88,7 @@ class DaskExecutor:
 
     def __init__(self, scheduler: str | None = None, workers: int | None = None, client=None):
         self.scheduler, self.client = scheduler, client
-        self.workers = max(1, workers or os.cpu_count() or 1)
+        self.workers = max(1, workers or default_workers())
 
     def _connect(self):
         from distributed import Client, LocalCluster
