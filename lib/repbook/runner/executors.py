@@ -68,10 +68,10 @@ class LocalExecutor:
                     rec = fut.result()
                 except Exception as exc:  # the worker process itself died
                     rec = _lost(job, exc, "worker process failed")
+                yield rec  # reported before the next chapter is announced as started
                 if on_start and started < len(jobs):
                     on_start(jobs[started])
                     started += 1
-                yield rec
 
 
 class DaskExecutor:
