@@ -228,6 +228,36 @@ ledger.check(2, "intermediate checkpoints improve fits", paper="substantially im
 # %% [markdown]
 # Below the diagonal, intermediate checkpoints helped.
 #
+# The paper summarises such protocols in heatmaps: how accurate is the prediction for a given largest
+# fitted model *and* a given fraction of each run's training used? Here, for family A, each cell fits
+# all checkpoints up to that fraction of the models up to $m$ (first three seeds) and predicts the
+# target's final loss. No criterion is attached; it shows claims 1 and 2 together.
+
+# %%
+fracs = [0.1, 0.25, 0.5, 1.0]
+heat = np.zeros((len(fracs), len(run["max_fitted"])))
+for i, fr in enumerate(fracs):
+    for j, m in enumerate(run["max_fitted"]):
+        errs = [S.are(S.fit_curves(S.select(fam_A, max_N=m, seeds=[s], max_frac=fr))
+                      .predict(target, steps * run["batch"]), S.final_loss(fam_A, target, s))
+                for s in range(min(3, run["seeds"]))]
+        heat[i, j] = np.median(errs)
+fig, ax = plt.subplots(figsize=(6, 3.6))
+im = ax.imshow(100 * heat, cmap="viridis_r", aspect="auto", origin="lower",
+               norm=plt.matplotlib.colors.LogNorm())
+for i in range(len(fracs)):
+    for j in range(len(run["max_fitted"])):
+        ax.text(j, i, f"{100 * heat[i, j]:.1f}", ha="center", va="center", fontsize=9,
+                color="white" if heat[i, j] > np.median(heat) else "black")
+ax.set(xticks=range(len(run["max_fitted"])), xticklabels=run["max_fitted"], yticks=range(len(fracs)),
+       yticklabels=[f"{int(100 * f)} %" for f in fracs], xlabel="largest fitted model m",
+       ylabel="training used per run", title="Median ARE (%) predicting the target, family A")
+ax.grid(False)
+fig.colorbar(im, ax=ax, label="median ARE (%)")
+plt.show()
+
+# %% [markdown]
+#
 # ## Claim 3 · Dropping the first 10 % of training
 #
 # **Criterion.** On family W (warm-up transient), over $m\in\{32,\dots,256\}$ × seeds: fits that drop
