@@ -146,18 +146,9 @@ plt.show()
 # median ARE is at most −0.8 (at most one adjacent pair out of order).
 
 # %%
-rows = []
-for m in run["max_fitted"]:
-    for s in range(run["seeds"]):
-        actual = S.final_loss(fam_A, target, s)
-        pts = S.select(fam_A, max_N=m, seeds=[s])
-        for proto, fit in [("all checkpoints", lambda: S.fit_curves(pts)),
-                           ("final only", lambda: S.fit_final_only(pts)),
-                           ("after 10 %", lambda: S.fit_curves(S.select(pts, min_frac=0.1)))]:
-            f = fit()
-            rows.append(dict(family="A", m=m, seed=s, protocol=proto, n_points=f.n_points,
-                             are=S.are(f.predict(target, steps * run["batch"]), actual)))
-res_A = pd.DataFrame(rows)
+D_end = steps * run["batch"]   # every run's final D, the target's included
+res_A = S.protocol_errors(fam_A, target_N=target, D_target=D_end, max_sizes=run["max_fitted"],
+                          seeds=range(run["seeds"]))
 med = res_A.groupby(["protocol", "m"]).are.median().unstack(0)
 print("median ARE, family A (rows: largest fitted size m):")
 print(med.map(lambda v: f"{100 * v:.2f} %").to_string())
@@ -239,7 +230,7 @@ heat = np.zeros((len(fracs), len(run["max_fitted"])))
 for i, fr in enumerate(fracs):
     for j, m in enumerate(run["max_fitted"]):
         errs = [S.are(S.fit_curves(S.select(fam_A, max_N=m, seeds=[s], max_frac=fr))
-                      .predict(target, steps * run["batch"]), S.final_loss(fam_A, target, s))
+                      .predict(target, D_end), S.final_loss(fam_A, target, s))
                 for s in range(min(3, run["seeds"]))]
         heat[i, j] = np.median(errs)
 fig, ax = plt.subplots(figsize=(6, 3.6))
@@ -257,7 +248,6 @@ fig.colorbar(im, ax=ax, label="median ARE (%)")
 plt.show()
 
 # %% [markdown]
-#
 # ## Claim 3 · Dropping the first 10 % of training
 #
 # **Criterion.** On family W (warm-up transient), over $m\in\{32,\dots,256\}$ × seeds: fits that drop
@@ -266,16 +256,8 @@ plt.show()
 # with the same statistics (no criterion: the paper expects no gain there).
 
 # %%
-rows = []
-for m in run["max_fitted"]:
-    for s in range(run["seeds_other"]):
-        actual = S.final_loss(fam_W, target, s)
-        pts = S.select(fam_W, max_N=m, seeds=[s])
-        for proto, sel in [("all checkpoints", pts), ("after 10 %", S.select(pts, min_frac=0.1))]:
-            f = S.fit_curves(sel)
-            rows.append(dict(family="W", m=m, seed=s, protocol=proto,
-                             are=S.are(f.predict(target, steps * run["batch"]), actual)))
-res_W = pd.DataFrame(rows)
+res_W = S.protocol_errors(fam_W, target_N=target, D_target=D_end, max_sizes=run["max_fitted"],
+                          seeds=range(run["seeds_other"]), protocols=["all checkpoints", "after 10 %"])
 
 
 def drop_stats(res):
@@ -358,7 +340,6 @@ rows = []
 for s in range(run["seeds_other"]):
     source = S.fit_curves(S.select(fam_A, max_N=256, seeds=[s]))
     actual = S.final_loss(fam_B, target, s)
-    D_end = steps * run["batch"]
     for n in [64, 128, 256]:
         one = fam_B[(fam_B.N == n) & (fam_B.seed == s)]
         borrowed = S.fit_curves(one, fixed={"A": source.A, "alpha": source.alpha})
@@ -406,10 +387,10 @@ ledger.check(5, "one model + borrowed parameters beats fitting it alone",
 
 # %%
 mean_target = float(finals[finals.N == target].loss.mean())
-one_big = [S.are(S.fit_curves(S.select(fam_A, max_N=256, seeds=[s])).predict(target, steps * run["batch"]),
+one_big = [S.are(S.fit_curves(S.select(fam_A, max_N=256, seeds=[s])).predict(target, D_end),
                  mean_target) for s in range(run["seeds"])]
 pairs = [(a, b) for a in range(run["seeds"]) for b in range(a + 1, run["seeds"])]
-two_small = [S.are(S.fit_curves(S.select(fam_A, max_N=128, seeds=list(pr))).predict(target, steps * run["batch"]),
+two_small = [S.are(S.fit_curves(S.select(fam_A, max_N=128, seeds=list(pr))).predict(target, D_end),
                    mean_target) for pr in pairs]
 cost_big = S.compute_cost(S.select(fam_A, max_N=256, seeds=[0]))
 cost_small = S.compute_cost(S.select(fam_A, max_N=128, seeds=[0, 1]))
@@ -450,17 +431,8 @@ if run["transformers"]:
     fam_T.to_csv(ledger.output_dir() / "18_scaling_laws_transformers.csv", index=False)
     tgt = fam_T.N.max()
     d_end = float(fam_T.D.max())
-    rows = []
-    for s in range(run["tf_seeds"]):
-        actual = S.final_loss(fam_T, tgt, s)
-        for m in sorted(fam_T.N.unique())[2:-1]:
-            pts = S.select(fam_T, max_N=m, seeds=[s])
-            for proto, sel in [("all checkpoints", pts), ("after 10 %", S.select(pts, min_frac=0.1))]:
-                rows.append(dict(m=m, seed=s, protocol=proto,
-                                 are=S.are(S.fit_curves(sel).predict(tgt, d_end), actual)))
-            rows.append(dict(m=m, seed=s, protocol="final only",
-                             are=S.are(S.fit_final_only(pts).predict(tgt, d_end), actual)))
-    res_T = pd.DataFrame(rows)
+    res_T = S.protocol_errors(fam_T, target_N=tgt, D_target=d_end,
+                              max_sizes=sorted(fam_T.N.unique())[2:-1], seeds=range(run["tf_seeds"]))
     print((100 * res_T.groupby(["protocol", "m"]).are.median().unstack(0)).round(2).to_string())
     w = res_T.pivot_table(index=["m", "seed"], columns="protocol", values="are")
     wins = int((w["after 10 %"] < w["all checkpoints"]).sum())

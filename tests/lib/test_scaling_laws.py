@@ -134,3 +134,15 @@ def test_transformer_family_trains_a_tiny_model():
     assert c.N.iloc[0] > 0 and c.D.iloc[-1] == 40 * 4 * 16
     with pytest.raises(ValueError, match="divisible by heads"):
         S.transformer_family(text, [10], [0], steps=2)
+
+
+def test_protocol_errors_matches_fitting_by_hand():
+    c = S.teacher_student_family(S.TeacherStudent(K=128), [4, 8, 16, 32, 64], range(2), steps=400,
+                                 batch=8, lr=0.3, n_checkpoints=12)
+    res = S.protocol_errors(c, target_N=64, D_target=400 * 8, max_sizes=[32], seeds=[1])
+    assert list(res.protocol) == list(S.PROTOCOLS) and (res.m == 32).all()
+    pts = S.select(c, max_N=32, seeds=[1])
+    by_hand = S.are(S.fit_curves(S.select(pts, min_frac=0.1)).predict(64, 3200), S.final_loss(c, 64, 1))
+    assert res.set_index("protocol").are["after 10 %"] == pytest.approx(by_hand, rel=1e-12)
+    with pytest.raises(ValueError, match="unknown protocol"):
+        S.protocol_errors(c, target_N=64, D_target=3200, max_sizes=[32], seeds=[0], protocols=["best"])

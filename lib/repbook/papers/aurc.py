@@ -110,7 +110,8 @@ def plugin_aurc(losses, confidence, estimator: str = "mc", *, ties: str = "avera
     order = np.argsort(confidence, axis=-1, kind="stable")
     sorted_loss = np.take_along_axis(losses, order, axis=-1)
     if ties == "order":
-        return (sorted_loss @ w) / n if losses.ndim == 1 else (sorted_loss @ w) / n
+        out = sorted_loss @ w / n
+        return float(out) if losses.ndim == 1 else out
     sorted_conf = np.take_along_axis(confidence, order, axis=-1)
     has_ties = np.any(sorted_conf[..., 1:] == sorted_conf[..., :-1], axis=-1)
     if losses.ndim == 1:

@@ -187,6 +187,34 @@ def fit_final_only(points: pd.DataFrame, **kwargs) -> ScalingFit:
     return fit_curves(finals, fixed={**FINAL_ONLY_FIXED, **kwargs.pop("fixed", {})}, **kwargs)
 
 
+PROTOCOLS = {
+    "all checkpoints": lambda pts: fit_curves(pts),
+    "final only": lambda pts: fit_final_only(pts),
+    "after 10 %": lambda pts: fit_curves(select(pts, min_frac=0.1)),
+}
+"""The fitting protocols compared in the chapter: every checkpoint, final losses only, and every
+checkpoint after the first 10 % of training."""
+
+
+def protocol_errors(curves: pd.DataFrame, *, target_N, D_target: float, max_sizes, seeds,
+                    protocols=tuple(PROTOCOLS)) -> pd.DataFrame:
+    """ARE of each protocol fitted on the models up to m (one seed at a time), predicting that
+    seed's target final loss; one row per (m, seed, protocol)."""
+    unknown = [p for p in protocols if p not in PROTOCOLS]
+    if unknown:
+        raise ValueError(f"unknown protocol(s) {unknown}; choose from {list(PROTOCOLS)}")
+    rows = []
+    for m in max_sizes:
+        for s in seeds:
+            actual = final_loss(curves, target_N, s)
+            pts = select(curves, max_N=m, seeds=[s])
+            for name in protocols:
+                f = PROTOCOLS[name](pts)
+                rows.append(dict(m=m, seed=s, protocol=name, n_points=f.n_points,
+                                 are=are(f.predict(target_N, D_target), actual)))
+    return pd.DataFrame(rows)
+
+
 def final_loss(curves: pd.DataFrame, N, seed) -> float:
     row = curves[(curves.N == N) & (curves.seed == seed) & (curves.frac == 1.0)]
     if len(row) != 1:
