@@ -1,0 +1,266 @@
+"""A minimal client for OpenAI-compatible chat endpoints and LLM agents for guessing numbers and for
+detective cases (questions from a fixed menu, answered by the structured simulator's facts).
+
+Protocol: POST ``{base_url}/chat/completions`` with JSON ``{"model", "messages", "temperature"}``
+and read ``choices[0].message.content``. Standard library only (`urllib.request`). The API key comes
+from an environment variable (default ``REPBOOK_LLM_API_KEY``), is sent as a bearer token and is
+never part of a repr or an error message. Every failure (timeout, refused connection, HTTP 4xx/5xx,
+a reply that is not JSON or lacks the content) raises `LLMError` with a sentence saying what went
+wrong; the benchmark loop records it and moves on instead of crashing.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import socket
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+
+from . import gn
+
+KEY_ENV = "REPBOOK_LLM_API_KEY"
+BASE_ENV = "REPBOOK_LLM_BASE_URL"
+MODEL_ENV = "REPBOOK_LLM_MODEL"
+
+
+class LLMError(RuntimeError):
+    """The chat endpoint could not be reached or gave an unusable reply."""
+
+
+@dataclass(frozen=True)
+class ChatClient:
+    base_url: str
+    model: str
+    api_key: str | None = field(default=None, repr=False)
+    timeout: float = 60.0
+
+    def __post_init__(self):
+        if not isinstance(self.base_url, str) or not re.match(r"^https?://[^\s/]+", self.base_url):
+            raise ValueError(f"base_url must be an http(s) URL such as http://127.0.0.1:8000/v1, "
+                             f"got {self.base_url!r}")
+        if not isinstance(self.model, str) or not self.model.strip():
+            raise ValueError(f"model must be a non-empty string, got {self.model!r}")
+        if not (isinstance(self.timeout, (int, float)) and self.timeout > 0):
+            raise ValueError(f"timeout must be a positive number of seconds, got {self.timeout!r}")
+
+    @property
+    def url(self) -> str:
+        return self.base_url.rstrip("/") + "/chat/completions"
+
+    def complete(self, messages: list[dict], *, temperature: float = 0.0) -> str:
+        """Send one chat request and return the reply text."""
+        if not isinstance(messages, list) or not all(
+                isinstance(m, dict) and {"role", "content"} <= set(m) for m in messages):
+            raise ValueError("messages must be a list of {'role': ..., 'content': ...} dicts")
+        body = json.dumps({"model": self.model, "messages": messages,
+                           "temperature": temperature}).encode()
+        headers = {"Content-Type": "application/json"}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        req = urllib.request.Request(self.url, data=body, headers=headers, method="POST")
+        try:
+            with urllib.request.urlopen(req, timeout=self.timeout) as resp:
+                raw = resp.read()
+        except urllib.error.HTTPError as exc:
+            detail = exc.read(300).decode("utf-8", "replace").strip()
+            raise LLMError(f"the endpoint {self.url} answered HTTP {exc.code} {exc.reason}"
+                           + (f": {detail}" if detail else "")) from None
+        except (socket.timeout, TimeoutError):
+            raise LLMError(f"no reply from {self.url} within {self.timeout} s (timeout)") from None
+        except urllib.error.URLError as exc:
+            if isinstance(exc.reason, (socket.timeout, TimeoutError)):
+                raise LLMError(f"no reply from {self.url} within {self.timeout} s (timeout)") from None
+            raise LLMError(f"cannot reach {self.url}: {exc.reason}") from None
+        except ConnectionError as exc:   # includes the book's network guard
+            raise LLMError(f"cannot reach {self.url}: {exc}") from None
+        try:
+            reply = json.loads(raw)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            raise LLMError(f"the endpoint {self.url} did not answer JSON: "
+                           f"{raw[:80].decode('utf-8', 'replace')!r}") from None
+        try:
+            content = reply["choices"][0]["message"]["content"]
+        except (KeyError, IndexError, TypeError):
+            raise LLMError(f"the reply from {self.url} has no choices[0].message.content: "
+                           f"{json.dumps(reply)[:120]}") from None
+        if not isinstance(content, str):
+            raise LLMError(f"choices[0].message.content from {self.url} is not text: {content!r}")
+        return content
+
+
+def client_from_settings(base_url: str = "", model: str = "", *, key_env: str = KEY_ENV,
+                         timeout: float = 60.0) -> ChatClient | None:
+    """A client from notebook parameters, falling back to $REPBOOK_LLM_BASE_URL / $REPBOOK_LLM_MODEL;
+    None when no base URL is set (the LLM agent is off by default). The key is read from `key_env`."""
+    base_url = base_url or os.environ.get(BASE_ENV, "")
+    model = model or os.environ.get(MODEL_ENV, "")
+    if not base_url:
+        return None
+    if not model:
+        raise ValueError(f"an LLM base URL is set ({base_url!r}) but no model: set llm_model or ${MODEL_ENV}")
+    return ChatClient(base_url, model, os.environ.get(key_env) or None, timeout)
+
+
+# ----------------------------------------------------------------------------------------------
+RULES = ("We play a number-guessing game. I hold a secret of 4 different digits (0-9; it may start "
+         "with 0). Each turn you guess 4 different digits and I say how many of your digits are in "
+         "the secret at the same position, and how many are in the secret at another position. You "
+         "have {turns} guesses. Reply with your reasoning if you like, but end with 'Guess: dddd'.")
+
+
+def extract_guess(text: str) -> str | None:
+    """The last run of exactly 4 digits in a reply (also accepts 'd, d, d, d' after 'Guess:')."""
+    m = re.findall(r"guess:\s*([0-9](?:[\s,]*[0-9]){3})\b", text or "", flags=re.I)
+    if m:
+        return re.sub(r"[\s,]", "", m[-1])
+    runs = re.findall(r"(?<!\d)\d{4}(?!\d)", text or "")
+    return runs[-1] if runs else None
+
+
+@dataclass(frozen=True)
+class LLMGame:
+    secret: str
+    guesses: tuple[str, ...]
+    turns: int           # guesses used (0 if not solved)
+    solved: bool
+    invalid: int         # replies without a usable guess
+    error: str = ""      # the LLMError that ended the game, if any
+
+
+def play_gn_llm(client: ChatClient, secret: str, *, max_turn: int = gn.MAX_TURN,
+                temperature: float = 0.0) -> LLMGame:
+    """One GN game against a chat endpoint; an endpoint failure ends the game with `error` set."""
+    if not gn.is_valid_secret(secret):
+        raise ValueError(f"secret must be 4 distinct digits, got {secret!r}")
+    messages = [{"role": "system", "content": RULES.format(turns=max_turn)}]
+    guesses, invalid = [], 0
+    for t in range(1, max_turn + 1):
+        messages.append({"role": "user", "content": f"Turn {t}: your guess?"})
+        try:
+            reply = client.complete(messages, temperature=temperature)
+        except LLMError as exc:
+            return LLMGame(secret, tuple(guesses), 0, False, invalid, str(exc))
+        messages.append({"role": "assistant", "content": reply})
+        guess = extract_guess(reply)
+        if guess is None or not gn.is_valid_secret(guess):
+            invalid += 1
+            guesses.append(guess or "")
+            messages.append({"role": "user", "content": "That is not 4 different digits; the turn "
+                                                        "is lost. End your reply with 'Guess: dddd'."})
+            continue
+        guesses.append(guess)
+        bulls, cows, _ = gn.compare_guess(secret, guess)
+        if bulls == gn.N_DIGITS:
+            return LLMGame(secret, tuple(guesses), t, True, invalid)
+        messages.append({"role": "user", "content": f"Feedback for {guess}: {gn.feedback_text(bulls, cows)}."})
+    return LLMGame(secret, tuple(guesses), 0, False, invalid)
+
+
+def evaluate_gn_llm(client: ChatClient, secrets, *, max_turn: int = gn.MAX_TURN,
+                    max_consecutive_errors: int = 3) -> list[LLMGame]:
+    """Play every secret; after `max_consecutive_errors` games ended by endpoint errors in a row,
+    the remaining games are recorded as not played (same error) instead of waiting on a dead server."""
+    return _evaluate(lambda s: play_gn_llm(client, s, max_turn=max_turn), secrets,
+                     max_consecutive_errors, lambda s, err: LLMGame(s, (), 0, False, 0, err))
+
+
+# ----------------------------------------------------------------------------------------------
+# detective cases through a menu of structured questions
+DC_RULES = ("You are a detective. {victim} was murdered. The suspects are: {choices}. Exactly one "
+            "of them is the murderer, and the murderer is the only suspect with a motive, the "
+            "opportunity and access to the weapon. Each turn, either question one suspect about one "
+            "of motive, opportunity or weapon, replying 'Ask: <letter> <motive|opportunity|weapon>', "
+            "or name the murderer, replying 'Accuse: <letter>'. You may ask {turns} questions.")
+_DC_ATTRS = ("motive", "opportunity", "weapon")
+_DC_PHRASE = ("a motive", "the opportunity", "access to the weapon")
+LETTERS = "ABCDEFGHIJ"
+
+
+def parse_dc_reply(text: str, n_suspects: int):
+    """('accuse', i), ('ask', i, attribute) or None, from the last command in a reply."""
+    found = []
+    for m in re.finditer(r"(accuse)\s*:\s*\(?([A-J])\b|(ask)\s*:\s*\(?([A-J])\)?[\s,]+(motive|opportunity|weapon)",
+                         text or "", flags=re.I):
+        if m.group(1):
+            found.append(("accuse", LETTERS.index(m.group(2).upper())))
+        else:
+            found.append(("ask", LETTERS.index(m.group(4).upper()), _DC_ATTRS.index(m.group(5).lower())))
+    found = [f for f in found if f[1] < n_suspects]
+    return found[-1] if found else None
+
+
+@dataclass(frozen=True)
+class LLMCase:
+    index: str
+    questions: tuple[tuple[int, int], ...]
+    answer: int | None
+    correct: bool
+    turns: int
+    invalid: int
+    process_score: float
+    error: str = ""
+
+
+def play_dc_llm(client: ChatClient, case, *, max_turn: int = 25, victim: str = "The victim",
+                temperature: float = 0.0) -> LLMCase:
+    """One detective case: the model asks structured questions, answered from `case.facts`."""
+    n = len(case.names)
+    if n > len(LETTERS):
+        raise ValueError(f"a case may have at most {len(LETTERS)} suspects, got {n}")
+    choices = ", ".join(f"{LETTERS[i]}. {nm}" for i, nm in enumerate(case.names))
+    messages = [{"role": "system", "content": DC_RULES.format(victim=victim, choices=choices, turns=max_turn)}]
+    asked, invalid, answer = [], 0, None
+
+    def result(error=""):
+        score = (len(set(asked) & case.key_pairs) / case.n_key_questions if case.n_key_questions
+                 else float("nan"))
+        return LLMCase(case.index, tuple(asked), answer, answer == case.label, len(asked), invalid,
+                       score, error)
+
+    for t in range(1, max_turn + 2):
+        final = t > max_turn
+        messages.append({"role": "user", "content": "No questions left: reply 'Accuse: <letter>'."
+                         if final else f"Question {t} of {max_turn}: ask or accuse."})
+        try:
+            reply = client.complete(messages, temperature=temperature)
+        except LLMError as exc:
+            return result(str(exc))
+        messages.append({"role": "assistant", "content": reply})
+        cmd = parse_dc_reply(reply, n)
+        if cmd is not None and cmd[0] == "accuse":
+            answer = cmd[1]
+            return result()
+        if final or cmd is None:
+            invalid += 1
+            if final:
+                return result()
+            messages.append({"role": "user", "content": "Reply with 'Ask: <letter> <motive|opportunity"
+                                                        "|weapon>' or 'Accuse: <letter>'."})
+            continue
+        _, i, a = cmd
+        asked.append((i, a))
+        has = case.facts[i][a]
+        messages.append({"role": "user", "content": f"{case.names[i]} {'has' if has else 'does not have'} "
+                                                    f"{_DC_PHRASE[a]}, according to the case file."})
+    return result()
+
+
+def _evaluate(play, items, max_consecutive_errors: int, not_played):
+    out, streak = [], 0
+    for item in items:
+        if streak >= max_consecutive_errors:
+            out.append(not_played(item, f"not played: {out[-1].error}"))
+            continue
+        g = play(item)
+        streak = streak + 1 if g.error else 0
+        out.append(g)
+    return out
+
+
+def evaluate_dc_llm(client: ChatClient, cases, *, max_turn: int = 25,
+                    max_consecutive_errors: int = 3) -> list[LLMCase]:
+    """Every case in turn; gives up on the rest after repeated endpoint errors (recorded per case)."""
+    return _evaluate(lambda c: play_dc_llm(client, c, max_turn=max_turn), cases, max_consecutive_errors,
+                     lambda c, err: LLMCase(c.index, (), None, False, 0, 0, float("nan"), err))

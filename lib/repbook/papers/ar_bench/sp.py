@@ -1,0 +1,89 @@
+"""A structured simulator for situation puzzles (SP) built on the puzzle's story tree.
+
+The hidden story is a tree of facts; each non-root node carries the yes/no *key question* that
+uncovers it, and the puzzle counts as solved when every key fact is uncovered (process score 1).
+Besides the key questions, each fact has `n_distractors` plausible but off-track follow-ups
+(answered "no"). A question only gets a useful answer once the fact it builds on (its parent) is
+known; asked too early it is answered "irrelevant" and may be asked again later.
+
+- ``"random"`` asks any unresolved question of the whole bank, not using what it has learned;
+- ``"follow_up"`` asks only follow-ups of facts already uncovered, breadth-first (oldest fact
+  first, random order within a fact).
+In AR-Bench the yes/no answers and the key-question hits are judged by an LLM; here they are exact,
+so the simulator isolates the questioning strategy.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .loaders import Puzzle
+
+STRATEGIES = ("random", "follow_up")
+
+
+@dataclass(frozen=True)
+class SPGame:
+    turns: int                  # questions asked
+    solved: bool                # every key fact uncovered within the budget
+    process_score: float        # share of key facts uncovered
+    hits_by_turn: np.ndarray    # key facts uncovered after each question
+
+
+def question_bank(puzzle: Puzzle, n_distractors: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """(parent, reveals) per question and the number of facts. reveals = node index for a key
+    question, −1 for a distractor; node 0 (the surface) is known from the start."""
+    if isinstance(n_distractors, bool) or not isinstance(n_distractors, int) or n_distractors < 0:
+        raise ValueError(f"n_distractors must be a non-negative int, got {n_distractors!r}")
+    nodes, parent = [puzzle.story_tree], [-1]
+    i = 0
+    while i < len(nodes):
+        for child in nodes[i].children:
+            nodes.append(child)
+            parent.append(i)
+        i += 1
+    par, rev = [], []
+    for v in range(1, len(nodes)):
+        par.append(parent[v])
+        rev.append(v)
+    for u in range(len(nodes)):
+        par += [u] * n_distractors
+        rev += [-1] * n_distractors
+    return np.array(par, dtype=np.int64), np.array(rev, dtype=np.int64), len(nodes)
+
+
+def play_puzzle(puzzle: Puzzle, strategy: str, rng: np.random.Generator, *, n_distractors: int = 2,
+                max_turn: int = 25) -> SPGame:
+    if strategy not in STRATEGIES:
+        raise ValueError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy Generator, got {type(rng).__name__}")
+    if isinstance(max_turn, bool) or not isinstance(max_turn, int) or max_turn < 1:
+        raise ValueError(f"max_turn must be a positive int, got {max_turn!r}")
+    par, rev, n_nodes = question_bank(puzzle, n_distractors)
+    n_keys = n_nodes - 1
+    known_at = np.full(n_nodes, -1)
+    known_at[0] = 0
+    resolved = np.zeros(len(par), dtype=bool)
+    hits = []
+    turns = 0
+    while turns < max_turn and (known_at[1:] >= 0).sum() < n_keys:
+        if strategy == "random":
+            pool = np.flatnonzero(~resolved)
+        else:
+            ready = ~resolved & (known_at[par] >= 0)
+            if not ready.any():
+                break
+            oldest = known_at[par[ready]].min()
+            pool = np.flatnonzero(ready & (known_at[par] == oldest))
+        q = int(rng.choice(pool))
+        turns += 1
+        if known_at[par[q]] >= 0:           # the premise is known: a real yes/no answer
+            resolved[q] = True
+            if rev[q] >= 0:
+                known_at[rev[q]] = turns
+        hits.append(int((known_at[1:] >= 0).sum()))
+    found = int((known_at[1:] >= 0).sum())
+    return SPGame(turns, found == n_keys, found / n_keys if n_keys else float("nan"),
+                  np.array(hits, dtype=np.int64))

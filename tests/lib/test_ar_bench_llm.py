@@ -1,0 +1,220 @@
+"""The LLM agent against a real HTTP server on loopback that speaks the chat-completions protocol."""
+import json
+import re
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import numpy as np
+import pytest
+
+from repbook.core import data_file
+from repbook.papers.ar_bench import gn, llm, load_arbench
+
+
+def consistent_policy(messages):
+    """A scripted 'model': reads the feedback in the conversation and answers a consistent guess."""
+    F = gn.feedback_matrix()
+    mask = np.ones(5040, dtype=bool)
+    for m in messages:
+        hit = re.match(r"Feedback for (\d{4}): (\d) digits .* (\d) digits", m["content"])
+        if m["role"] == "user" and hit:
+            g = gn.index_of(hit.group(1))
+            mask &= F[g] == gn.encode(int(hit.group(2)), int(hit.group(3)))
+    return f"Thinking... Guess: {gn.secret_strings()[int(np.flatnonzero(mask)[0])]}"
+
+
+def detective_policy(messages):
+    """A scripted detective: questions each suspect not yet cleared, accuses whoever has all three."""
+    n = len(re.findall(r"\b[A-J]\. ", messages[0]["content"]))
+    yes, cleared, asked = {i: set() for i in range(n)}, set(), set()
+    for a, u in zip(messages, messages[1:]):
+        cmd = llm.parse_dc_reply(a["content"], n) if a["role"] == "assistant" else None
+        if cmd and cmd[0] == "ask" and u["role"] == "user":
+            asked.add(cmd[1:])
+            if " does not have " in u["content"]:
+                cleared.add(cmd[1])
+            elif " has " in u["content"]:
+                yes[cmd[1]].add(cmd[2])
+    for i in range(n):
+        if len(yes[i]) == 3:
+            return f"I am sure. Accuse: {llm.LETTERS[i]}"
+    for i in range(n):
+        for a in range(3):
+            if i not in cleared and (i, a) not in asked:
+                return f"Ask: {llm.LETTERS[i]} {llm._DC_ATTRS[a]}"
+    return "no idea"
+
+
+class Server:
+    """`mode` scripts the reply: ok, slow, notjson, nochoices, http500, http401, babble."""
+
+    def __init__(self):
+        self.mode, self.requests = "ok", []
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                outer.requests.append((self.path, dict(self.headers), body))
+                mode = outer.mode
+                if mode == "slow":
+                    time.sleep(0.5)
+                if mode in ("http500", "http401"):
+                    code = 500 if mode == "http500" else 401
+                    payload = b'{"error": "scripted failure"}'
+                    self.send_response(code)
+                else:
+                    self.send_response(200)
+                    if mode == "notjson":
+                        payload = b"<html>oops</html>"
+                    elif mode == "nochoices":
+                        payload = b'{"choices": []}'
+                    else:
+                        msgs = body["messages"]
+                        text = ("I am not sure." if mode == "babble" else
+                                detective_policy(msgs) if "detective" in msgs[0]["content"] else
+                                consistent_policy(msgs))
+                        payload = json.dumps({"choices": [{"message": {"role": "assistant",
+                                                                       "content": text}}]}).encode()
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                try:
+                    self.wfile.write(payload)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02},
+                                       daemon=True)
+        self.thread.start()
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture
+def server():
+    s = Server()
+    yield s
+    s.close()
+
+
+def client(server, timeout=0.2, key="sk-test"):
+    return llm.ChatClient(server.url, "scripted", key, timeout)
+
+
+def test_protocol_and_a_solved_game(server):
+    c = client(server, timeout=2.0)
+    game = llm.play_gn_llm(c, "0521")
+    assert game.solved and not game.error and 1 <= game.turns <= 10
+    path, headers, body = server.requests[0]
+    assert path == "/v1/chat/completions" and body["model"] == "scripted"
+    assert body["messages"][0]["role"] == "system"
+    assert headers["Authorization"] == "Bearer sk-test"
+    assert "sk-test" not in repr(c)
+
+
+def test_benchmark_over_several_secrets(server):
+    games = llm.evaluate_gn_llm(client(server, timeout=2.0), ["1234", "9876", "0519"])
+    assert all(g.solved for g in games)
+
+
+def test_timeout_is_a_clear_error(server):
+    server.mode = "slow"
+    with pytest.raises(llm.LLMError, match="within 0.2 s"):
+        client(server).complete([{"role": "user", "content": "hi"}])
+
+
+@pytest.mark.parametrize("mode, match", [
+    ("notjson", "did not answer JSON"), ("nochoices", "no choices"),
+    ("http500", "HTTP 500"), ("http401", "HTTP 401")])
+def test_bad_replies_are_clear_errors(server, mode, match):
+    server.mode = mode
+    with pytest.raises(llm.LLMError, match=match):
+        client(server).complete([{"role": "user", "content": "hi"}])
+
+
+def test_refused_connection_is_a_clear_error(server):
+    url = server.url
+    server.close()
+    c = llm.ChatClient(url, "m", None, 0.2)
+    with pytest.raises(llm.LLMError, match="cannot reach"):
+        c.complete([{"role": "user", "content": "hi"}])
+    server.httpd = type("Dummy", (), {"shutdown": lambda self: None, "server_close": lambda self: None})()
+
+
+def test_errors_mid_benchmark_do_not_crash(server):
+    server.mode = "http500"
+    games = llm.evaluate_gn_llm(client(server), ["1234", "5678", "9012", "3456", "7890"],
+                                max_consecutive_errors=2)
+    assert len(games) == 5 and not any(g.solved for g in games)
+    assert "HTTP 500" in games[0].error and games[-1].error.startswith("not played")
+    assert len(server.requests) == 2                    # gave up after two failed games
+
+
+def test_unparsable_replies_lose_turns(server):
+    server.mode = "babble"
+    g = llm.play_gn_llm(client(server), "1234", max_turn=3)
+    assert not g.solved and g.invalid == 3 and g.error == ""
+
+
+def test_extract_guess():
+    assert llm.extract_guess("first 1234 then Guess: 5678") == "5678"
+    assert llm.extract_guess("Guess: 1, 2, 3, 4") == "1234"
+    assert llm.extract_guess("try 0123") == "0123"
+    assert llm.extract_guess("12345 no") is None
+    assert llm.extract_guess("") is None
+
+
+def test_client_settings(monkeypatch):
+    monkeypatch.delenv(llm.BASE_ENV, raising=False)
+    assert llm.client_from_settings("", "") is None
+    monkeypatch.setenv("MY_KEY", "secret-value")
+    c = llm.client_from_settings("http://127.0.0.1:9/v1", "m", key_env="MY_KEY")
+    assert c.api_key == "secret-value" and "secret-value" not in repr(c)
+    with pytest.raises(ValueError, match="no model"):
+        llm.client_from_settings("http://127.0.0.1:9/v1", "")
+    with pytest.raises(ValueError, match="base_url must be"):
+        llm.ChatClient("ftp://x", "m")
+    with pytest.raises(ValueError, match="timeout"):
+        llm.ChatClient("http://127.0.0.1:9", "m", None, 0)
+    with pytest.raises(ValueError, match="messages"):
+        llm.ChatClient("http://127.0.0.1:9", "m").complete(["hi"])
+
+
+# --- detective cases ----------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def cases():
+    return load_arbench(data_file("01_ar_bench", "dc_mini.json"))
+
+
+def test_detective_cases_solved_through_the_menu(server, cases):
+    results = llm.evaluate_dc_llm(client(server, timeout=2.0), cases)
+    assert all(r.correct and not r.error and r.invalid == 0 for r in results)
+    assert all(1 <= r.turns <= 15 and 0 <= r.process_score <= 1 for r in results)
+    system = server.requests[0][2]["messages"][0]["content"]
+    assert "A. " + cases[0].names[0] in system
+
+
+def test_detective_babble_and_errors(server, cases):
+    server.mode = "babble"
+    r = llm.play_dc_llm(client(server), cases[0], max_turn=2)
+    assert r.answer is None and not r.correct and r.invalid == 3 and r.turns == 0
+    server.mode = "http401"
+    out = llm.evaluate_dc_llm(client(server), cases, max_consecutive_errors=1)
+    assert "HTTP 401" in out[0].error and all(o.error.startswith("not played") for o in out[1:])
+
+
+def test_parse_dc_reply():
+    assert llm.parse_dc_reply("Ask: B motive", 5) == ("ask", 1, 0)
+    assert llm.parse_dc_reply("ask: (c), weapon then Accuse: A", 5) == ("accuse", 0)
+    assert llm.parse_dc_reply("Accuse: F", 5) is None            # only 5 suspects
+    assert llm.parse_dc_reply("hmm", 5) is None
