@@ -1,0 +1,658 @@
+"""Offline preprocessing and the online mask of grammar-constrained decoding (Park et al., 2025).
+
+Offline (`preprocess`): the vocabulary becomes a byte trie; for every lexer-DFA state q, one pass
+over the trie gives each token's end state q' and the sequence of terminals it completes on the
+way (the *lexing transducer* composed with detokenisation). The pass is done for all q at once,
+level by level, with numpy. Tokens are then grouped, per q, by (terminal sequence, class of q'),
+where the class of q' records which terminals the unfinished lexeme could still become. These
+groups are the token-level tables the online step needs.
+
+Online (`Decoder.mask_bits`, packed; `Decoder.mask`, unpacked): the state is (q, LR stack). A
+group is allowed when the LR parser accepts its terminal sequence from the stack and, after it,
+accepts some terminal the pending lexeme can still become (or the pending text can become ignored
+text). The mask is the union of the allowed groups' token sets. The parser step is memoised
+exactly on (q, the top stack entries it read). EOS is allowed only when the pending lexeme is complete (or
+empty) and the parser accepts end of input after it.
+
+Baselines: `preprocess_naive` builds the same tables by simulating every (state, token) pair
+independently, as prior sound methods do; `oracle_mask` decides every token of one prefix by
+lexing and parsing it directly, with no tables and no caching.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .lexer import DEAD
+from .parser import Grammar
+from .vocab import Vocabulary
+
+
+# ----------------------------------------------------------------------------------------------
+# the token trie
+@dataclass(frozen=True)
+class TokenTrie:
+    """Nodes 0..n-1 (0 = root) in breadth-first order, with parent, incoming byte and depth;
+    token i ends at node_of[i]. Children of node p are child_ids[child_ptr[p]:child_ptr[p+1]]."""
+
+    parent: np.ndarray
+    byte: np.ndarray
+    depth: np.ndarray
+    node_of: np.ndarray
+    child_ptr: np.ndarray
+    child_ids: np.ndarray
+
+    @property
+    def n_nodes(self) -> int:
+        return int(self.parent.size)
+
+
+def build_trie(tokens, *, share: bool = True) -> TokenTrie:
+    """Byte trie of `tokens` (bytes), built level by level with numpy.
+
+    `share=False` gives every token its own chain of nodes (no prefix sharing): the ablation that
+    isolates what sharing buys.
+    """
+    for i, tok in enumerate(tokens):
+        if not isinstance(tok, (bytes, bytearray)):
+            raise TypeError(f"token {i} must be bytes, got {type(tok).__name__}")
+    V = len(tokens)
+    lens = np.fromiter((len(t) for t in tokens), dtype=np.int64, count=V)
+    flat = np.frombuffer(b"".join(tokens), dtype=np.uint8)
+    starts = np.concatenate([[0], np.cumsum(lens)[:-1]]).astype(np.int64)
+    cur = np.zeros(V, dtype=np.int64)          # node of each token's prefix of length d
+    parent, byte, depth = [np.zeros(1, np.int64)], [np.zeros(1, np.int64)], [np.zeros(1, np.int64)]
+    n = 1
+    for d in range(int(lens.max(initial=0))):
+        idx = np.flatnonzero(lens > d)
+        b = flat[starts[idx] + d].astype(np.int64)
+        if share:
+            key = cur[idx] * 256 + b
+            uniq, inv = np.unique(key, return_inverse=True)
+            new = n + inv.ravel()
+            parent.append(uniq // 256)
+            byte.append(uniq % 256)
+        else:
+            new = n + np.arange(idx.size)
+            parent.append(cur[idx])
+            byte.append(b)
+        depth.append(np.full(parent[-1].size, d + 1, dtype=np.int64))
+        n += parent[-1].size
+        cur[idx] = new
+    parent, byte, depth = (np.concatenate(x) for x in (parent, byte, depth))
+    order = np.argsort(parent[1:], kind="stable") + 1
+    child_ptr = np.searchsorted(parent[order], np.arange(n + 1))
+    return TokenTrie(parent, byte, depth, cur, child_ptr, order)
+
+
+# ----------------------------------------------------------------------------------------------
+# the lexing transducer on bytes
+def step_tables(grammar: Grammar):
+    """(next, emit) arrays of shape (n+1, 256); row n is the dead state.
+
+    next[q, b] is the state after byte b; emit[q, b] the non-ignored terminal completed by it (-1:
+    none). A missing transition from an accepting state completes its terminal and restarts at 0.
+    """
+    dfa = grammar.dfa
+    n = dfa.n_states
+    trans = np.where(dfa.trans == DEAD, n, dfa.trans)
+    nxt = np.full((n + 1, 256), n, dtype=np.int32)
+    emit = np.full((n + 1, 256), -1, dtype=np.int32)
+    nxt[:n] = trans
+    ignored = grammar.ignored
+    for q in range(1, n):
+        t = int(dfa.label[q])
+        if t < 0:
+            continue
+        miss = trans[q] == n
+        nxt[q, miss] = trans[0, miss]
+        if t not in ignored:
+            emit[q, miss & (trans[0] != n)] = t
+    return nxt, emit
+
+
+def viability_classes(grammar: Grammar):
+    """Per lexer state, a class id; classes share (free, R): free = nothing or ignorable text is
+    pending; R = the non-ignored terminals the pending lexeme can still become (bool matrix)."""
+    dfa, ignored = grammar.dfa, grammar.ignored
+    keys, cls = {}, np.empty(dfa.n_states + 1, dtype=np.int64)
+    for q in range(dfa.n_states):
+        free = q == 0 or bool(dfa.reach[q] & ignored)
+        r = frozenset() if free else frozenset(dfa.reach[q] - ignored)
+        cls[q] = keys.setdefault((free, r), len(keys))
+    cls[-1] = -1
+    nT = len(grammar.terminals)
+    free = np.array([k[0] for k in keys], dtype=bool)
+    R = np.zeros((len(keys), nT), dtype=bool)
+    for (f, r), c in keys.items():
+        R[c, list(r)] = True
+    return cls, free, R
+
+
+@dataclass
+class Tables:
+    """Preprocessed tables for one (grammar, vocabulary).
+
+    end[q, i]   lexer state after token i from state q (n_states = dead);
+    seq[q, i]   id of the terminal sequence completed by token i from q (seqs[id] is the tuple);
+    gid[q]      per token, 1 + its group at q (0 = dead or special);
+    group_seq[q], group_cls[q]: the groups' distinct-sequence index and viability class;
+    seq_list[q]: the distinct sequence ids used at q.
+    """
+
+    end: np.ndarray
+    seq: np.ndarray
+    seqs: list
+    gid: list = field(default_factory=list)
+    group_seq: list = field(default_factory=list)
+    group_cls: list = field(default_factory=list)
+    seq_list: list = field(default_factory=list)
+
+    @property
+    def n_groups(self) -> np.ndarray:
+        return np.array([g.size for g in self.group_cls])
+
+
+def transducer_trie(grammar: Grammar, trie: TokenTrie, token_nodes):
+    """One pass over `trie` from every lexer state at once, level by level, following only live
+    (state, node) pairs: a pair whose lexer died is never expanded, so a subtree is skipped as
+    soon as its prefix fails. Returns, for the nodes `token_nodes`, the end state (n = dead) and
+    the id of the completed terminal sequence, and the list of sequences."""
+    nxt, emit = step_tables(grammar)
+    n = grammar.dfa.n_states
+    nT1 = len(grammar.terminals) + 1
+    token_nodes = np.asarray(token_nodes)
+    targets, col = np.unique(token_nodes, return_inverse=True)
+    compact = np.full(trie.n_nodes, -1, dtype=np.int64)
+    compact[targets] = np.arange(targets.size)
+    end_node = np.full((n, targets.size), n, dtype=np.int32)
+    seq_node = np.zeros((n, targets.size), dtype=np.int64)
+    seqs: list = [()]
+    intern: dict = {}
+    n_children = np.diff(trie.child_ptr)
+    # live pairs at the current level: lexer start state, node, current state, sequence id
+    q0 = np.arange(n, dtype=np.int64)
+    node = np.zeros(n, dtype=np.int64)
+    state = q0.copy()
+    sid = np.zeros(n, dtype=np.int64)
+    if compact[0] >= 0:
+        end_node[:, compact[0]] = np.arange(n)
+    while q0.size:
+        cnt = n_children[node]
+        rep = np.repeat(np.arange(node.size), cnt)
+        if rep.size == 0:
+            break
+        first = np.repeat(trie.child_ptr[node] - np.cumsum(cnt) + cnt, cnt)
+        child = trie.child_ids[first + np.arange(rep.size)]
+        ps, by = state[rep], trie.byte[child]
+        new_state = nxt[ps, by]
+        em = emit[ps, by]
+        live = new_state != n
+        rep, child, new_state, em = rep[live], child[live], new_state[live], em[live]
+        new_sid = sid[rep]
+        hit = em >= 0
+        if hit.any():
+            keys = new_sid[hit] * nT1 + em[hit]
+            uniq, inv = np.unique(keys, return_inverse=True)
+            ids = np.empty(uniq.size, dtype=np.int64)
+            for k, key in enumerate(uniq.tolist()):
+                s_id = intern.get(key)
+                if s_id is None:
+                    p, t = divmod(key, nT1)
+                    s_id = intern[key] = len(seqs)
+                    seqs.append(seqs[p] + (t,))
+                ids[k] = s_id
+            new_sid[hit] = ids[inv.ravel()]
+        q0, node, state, sid = q0[rep], child, new_state, new_sid
+        c = compact[node]
+        m = c >= 0
+        end_node[q0[m], c[m]] = state[m]
+        seq_node[q0[m], c[m]] = sid[m]
+    col = col.ravel()
+    return end_node[:, col], seq_node[:, col], seqs
+
+
+def group_tokens(grammar: Grammar, vocab: Vocabulary, end, seq, seqs) -> Tables:
+    """Group the tokens of every lexer state by (terminal sequence, viability class of end state)."""
+    n = grammar.dfa.n_states
+    cls, _, _ = viability_classes(grammar)
+    n_cls = int(cls.max()) + 1
+    special = np.array([len(t) == 0 for t in vocab.tokens])
+    tables = Tables(end, seq, seqs)
+    alive = (end != n) & ~special[None, :]
+    qs, toks = np.nonzero(alive)                       # sorted by q
+    key = (qs * len(seqs) + seq[qs, toks]) * n_cls + cls[end[qs, toks]]
+    uniq, inv = np.unique(key, return_inverse=True)   # groups of all states, sorted by q
+    inv = inv.ravel()
+    g_q = uniq // (len(seqs) * n_cls)
+    g_first = np.searchsorted(g_q, np.arange(n + 1))
+    for q in range(n):
+        lo, hi = g_first[q], g_first[q + 1]
+        gid = np.zeros(len(vocab), dtype=np.int32)
+        sel = slice(*np.searchsorted(qs, [q, q + 1]))
+        gid[toks[sel]] = inv[sel] - lo + 1
+        gseq, gcls = np.divmod(uniq[lo:hi] % (len(seqs) * n_cls), n_cls)
+        slist, spos = np.unique(gseq, return_inverse=True)
+        tables.gid.append(gid)
+        tables.group_seq.append(spos.ravel())
+        tables.group_cls.append(gcls)
+        tables.seq_list.append(slist)
+    return tables
+
+
+def preprocess(grammar: Grammar, vocab: Vocabulary, *, trie: TokenTrie | None = None,
+               share: bool = True) -> Tables:
+    """The paper's offline step: trie pass from every lexer state, then token grouping."""
+    if trie is None:
+        trie = build_trie(vocab.tokens, share=share)
+    end, seq, seqs = transducer_trie(grammar, trie, trie.node_of)
+    return group_tokens(grammar, vocab, end, seq, seqs)
+
+
+def preprocess_naive(grammar: Grammar, vocab: Vocabulary) -> Tables:
+    """Baseline: simulate every (lexer state, token) pair on its own, byte by byte, in Python."""
+    nxt, emit = step_tables(grammar)
+    nxt_l, emit_l = nxt.tolist(), emit.tolist()
+    n = grammar.dfa.n_states
+    V = len(vocab)
+    end = np.empty((n, V), dtype=np.int32)
+    seq = np.empty((n, V), dtype=np.int64)
+    seqs, intern = [()], {(): 0}
+    for q in range(n):
+        e_row, s_row = [0] * V, [0] * V
+        for i, tok in enumerate(vocab.tokens):
+            s, out = q, ()
+            for b in tok:
+                t = emit_l[s][b]
+                s = nxt_l[s][b]
+                if s == n:
+                    break
+                if t >= 0:
+                    out = out + (t,)
+            sid = intern.get(out)
+            if sid is None:
+                sid = intern[out] = len(seqs)
+                seqs.append(out)
+            e_row[i], s_row[i] = s, sid
+        end[q], seq[q] = e_row, s_row
+    return group_tokens(grammar, vocab, end, seq, seqs)
+
+
+# ----------------------------------------------------------------------------------------------
+# online
+@dataclass(frozen=True)
+class State:
+    """Decoder state: lexer state q and the LR stack (a tuple of LR states)."""
+
+    q: int
+    stack: tuple
+
+
+class Decoder:
+    """The online mask computation over preprocessed `tables`."""
+
+    DENSE_WORDS = 16   # a group whose tokens touch more 64-bit words is stored as a dense row
+
+    def __init__(self, grammar: Grammar, vocab: Vocabulary, tables: Tables):
+        self.grammar, self.vocab, self.tables = grammar, vocab, tables
+        self.n = grammar.dfa.n_states
+        self.nxt, self.emit = step_tables(grammar)
+        self.cls, self.free, self.R = viability_classes(grammar)
+        self.T = len(grammar.terminals)
+        self.live_terms = np.array([i for i in range(self.T) if i not in grammar.ignored])
+        self._ignored = grammar.ignored
+        self._narrow = self.T + 1 <= 64          # parser-step codes fit one uint64
+        self._n_words64 = -(-len(vocab) // 64)
+        self._n_words32 = -(-len(vocab) // 32)
+        self._adv: dict = {}
+        self._acc: dict = {}
+        self._step: dict = {}
+        self._part: dict = {}
+        self._info: dict = {}
+
+    # -- parser with memoisation --------------------------------------------------------------
+    def _advance(self, stack, term):
+        key = (stack, term)
+        out = self._adv.get(key, 0)
+        if out == 0:
+            if len(self._adv) > 500_000:
+                self._adv.clear()
+            out = self._adv[key] = self.grammar.advance(stack, term)
+        return out
+
+    def _acceptable(self, stack) -> np.ndarray:
+        out = self._acc.get(stack)
+        if out is None:
+            out = np.zeros(self.T, dtype=bool)
+            for t in self.live_terms.tolist():
+                out[t] = self._advance(stack, t) is not None
+            if len(self._acc) > 200_000:
+                self._acc.clear()
+            self._acc[stack] = out
+        return out
+
+    def _feed(self, stack, seq):
+        for t in seq:
+            stack = self._advance(stack, t)
+            if stack is None:
+                return None
+        return stack
+
+    # -- public ---------------------------------------------------------------------------------
+    def initial(self) -> State:
+        return State(0, (self.grammar.start,))
+
+    def feed_bytes(self, state: State, data: bytes) -> State | None:
+        """The state after `data`, or None if `data` leaves the grammar."""
+        q, stack = state.q, state.stack
+        for b in data:
+            t = int(self.emit[q, b])
+            q = int(self.nxt[q, b])
+            if q == self.n:
+                return None
+            if t >= 0:
+                stack = self._advance(stack, t)
+                if stack is None:
+                    return None
+        state = State(q, stack)
+        return state if self.viable(state) else None
+
+    def viable(self, state: State) -> bool:
+        """True if the pending lexeme can still become a terminal the parser accepts (or is
+        empty or ignorable)."""
+        c = self.cls[state.q]
+        return bool(self.free[c] or (self.R[c] & self._acceptable(state.stack)).any())
+
+    def feed_token(self, state: State, token: int) -> State | None:
+        """The state after one token (via the tables), or None if it is not allowed."""
+        q2 = int(self.tables.end[state.q, token])
+        if q2 == self.n or token == self.vocab.eos:
+            return None
+        stack = self._feed(state.stack, self.tables.seqs[int(self.tables.seq[state.q, token])])
+        return None if stack is None else State(q2, stack)
+
+    def can_end(self, state: State) -> bool:
+        """EOS allowed: nothing, or a complete lexeme, is pending and the parser accepts END."""
+        return self._parser_step(state)[1]
+
+    def _can_end_direct(self, state: State) -> bool:
+        """`can_end` computed directly with the memoised LR parser (no parser-step memo)."""
+        q, stack = state.q, state.stack
+        label = int(self.grammar.dfa.label[q])
+        if q != 0:
+            if label < 0:
+                return False
+            if label not in self.grammar.ignored:
+                stack = self._advance(stack, label)
+                if stack is None:
+                    return False
+        return self._advance(stack, self.grammar.end) is not None
+
+    def mask_bits(self, state: State) -> np.ndarray:
+        """The mask packed into uint32 words (token i is bit i % 32 of word i // 32; bits past
+        the vocabulary are 0), the layout of llguidance's `compute_bitmask`. A fresh array."""
+        code, eos = self._parser_step(state)
+        info = self._qinfo(state.q)
+        out = self._gather_bits(info, self._verdicts(info, code))
+        if eos:
+            e = self.vocab.eos
+            out[e >> 6] |= np.uint64(1 << (e & 63))
+        return out.view(np.uint32)[:self._n_words32]
+
+    def mask(self, state: State) -> np.ndarray:
+        """Boolean mask over the vocabulary: tokens that keep the output a viable prefix."""
+        return np.unpackbits(self.mask_bits(state).view(np.uint8), count=len(self.vocab),
+                             bitorder="little").view(bool)
+
+    # -- the three phases of the online step ------------------------------------------------------
+    def clear_memo(self) -> None:
+        """Forget every parser memo (for timing the cold path); the masks do not change."""
+        self._adv.clear()
+        self._acc.clear()
+        self._step.clear()
+        self._part.clear()
+
+    def _parser_step(self, state: State):
+        """Parser step at (q, stack): per distinct terminal sequence k at q, code[k] = 0 if the
+        parser rejects the sequence, else bit T set plus bit t for every terminal t that some
+        group of k asks about (`wanted`) and the parser accepts after it; and whether EOS is
+        allowed.
+
+        Memoised exactly on (q, the top d states of the stack), where d is the number of stack
+        entries the simulation read: an LR parser never looks below them, so every stack with
+        the same top d states gives the same answer. An entry is stored only under its own d.
+        """
+        return self._lookup(self._step, state.q, state.stack, self._simulate)[1]
+
+    def _simulate(self, q: int, stack: tuple):
+        """The parser step from scratch, one part (a terminal sequence, or EOS) at a time; each
+        part is itself memoised exactly on (q, part, the top stack entries it read)."""
+        info = self._qinfo(q)
+        part, T = self._part, self.T
+        depth, codes = 1, []
+        for k in range(len(info["seqs"])):
+            d, c = self._part_lookup(part, (q, k), stack)
+            depth = max(depth, d)
+            codes.append(c)
+        d, eos = self._part_lookup(part, (q, -1), stack)
+        depth = max(depth, d)
+        code = (np.array(codes, dtype=np.uint64) if self._narrow
+                else np.array(codes, dtype=bool).reshape(len(codes), T + 1))
+        return depth, (code, eos)
+
+    def _part_lookup(self, memo: dict, key: tuple, stack: tuple):
+        return self._lookup(memo, key, stack, lambda key, stack: self._simulate_part(*key, stack))
+
+    @staticmethod
+    def _lookup(memo: dict, key, stack: tuple, compute):
+        """Exact memo on (key, top d entries of stack): memo[key] lists the depths d stored for
+        `key` (ascending), memo[key, suffix] holds (d, value). Only those depths are tried."""
+        depths = memo.get(key)
+        if depths is not None:
+            L = len(stack)
+            for d in depths:
+                if d > L:
+                    break
+                hit = memo.get((key, stack[-d:]))
+                if hit is not None:
+                    return hit
+        else:
+            depths = memo[key] = []
+        out = compute(key, stack)
+        if len(memo) > 500_000:
+            memo.clear()
+            depths = memo[key] = []
+        memo[key, stack[-out[0]:]] = out
+        if out[0] not in depths:
+            depths.append(out[0])
+            depths.sort()
+        return out
+
+    def _simulate_part(self, q: int, k: int, stack: tuple):
+        """Part k (a terminal sequence; -1: EOS) of the parser step at (q, stack), on a stack
+        seen as (p entries popped off `stack`, list of entries pushed above them), recording
+        the deepest entry read. Returns (depth read, code or EOS verdict)."""
+        g = self.grammar
+        actions, gotos, END, end_state = g.actions, g.gotos, g.end, g.end_state
+        deepest = [1]
+
+        def top(p, cur):
+            if cur:
+                return cur[-1]
+            if p + 1 > deepest[0]:
+                deepest[0] = p + 1
+            return stack[-1 - p]
+
+        def adv(p, cur, term):
+            cur = list(cur)
+            while True:
+                act = actions[top(p, cur)].get(term)
+                if act is None:
+                    return None
+                shift, arg = act
+                if shift:
+                    cur.append(arg)
+                    return p, cur
+                lhs, size = arg
+                if size:
+                    if len(cur) >= size:
+                        del cur[len(cur) - size:]
+                    else:
+                        p += size - len(cur)
+                        cur = []
+                cur.append(gotos[top(p, cur)][lhs])
+                if term == END and cur[-1] == end_state:
+                    return p, cur
+
+        T = self.T
+        if k < 0:                                   # EOS, as in `_can_end_direct`
+            label = int(g.dfa.label[q])
+            conf, eos = (0, []), True
+            if q != 0:
+                if label < 0:
+                    eos = False
+                elif label not in self._ignored:
+                    conf = adv(*conf, label)
+                    eos = conf is not None
+            if eos:
+                eos = adv(*conf, END) is not None
+            return deepest[0], eos
+        info = self._qinfo(q)
+        conf = (0, [])
+        for t in info["seqs"][k]:
+            conf = adv(*conf, t)
+            if conf is None:
+                return deepest[0], (0 if self._narrow else np.zeros(T + 1, dtype=bool))
+        acc = [t for t in info["wanted"][k] if adv(*conf, t) is not None]
+        if self._narrow:
+            return deepest[0], (1 << T) | sum(1 << t for t in acc)
+        row = np.zeros(T + 1, dtype=bool)
+        row[acc] = True
+        row[T] = True
+        return deepest[0], row
+
+    def _qinfo(self, q: int) -> dict:
+        """Per lexer state, built on its first use and then kept: the distinct terminal
+        sequences, each group's sequence index and the bits its class needs (bit T alone for a
+        free class; else the terminals the pending lexeme can become), and each group's tokens
+        as a packed bitset of uint64 words (dense rows for big groups, (word, bits) pairs for
+        the rest)."""
+        info = self._info.get(q)
+        if info is None:
+            t = self.tables
+            gs, gc = t.group_seq[q].astype(np.intp), t.group_cls[q]
+            T = self.T
+            live = np.zeros(T, dtype=bool)
+            live[self.live_terms] = True
+            need = np.zeros((gc.size, T + 1), dtype=bool)
+            need[:, :T] = self.R[gc] & ~self.free[gc][:, None]
+            need[:, T] = self.free[gc]
+            # per sequence, the terminals some group of it asks about: only these are tested
+            wanted = np.zeros((t.seq_list[q].size, T), dtype=bool)
+            np.logical_or.at(wanted, gs, need[:, :T])
+            wanted = [np.flatnonzero(w & live).tolist() for w in wanted]
+            if self._narrow:
+                need = (need.astype(np.uint64) << np.arange(T + 1, dtype=np.uint64)).sum(1)
+                need = need.astype(np.uint64)
+            gid = t.gid[q]
+            member = np.zeros((gc.size + 1, self._n_words64 * 64), dtype=bool)
+            member[gid, np.arange(gid.size)] = True
+            bits = np.packbits(member[1:], axis=1, bitorder="little").view(np.uint64)
+            # most groups hold a few tokens: those are kept as (word, bits) pairs, the others as
+            # dense rows of words
+            nnz = (bits != 0).sum(1)
+            dense = np.flatnonzero(nnz > self.DENSE_WORDS)
+            sp_grp, sp_idx = np.nonzero(bits[nnz <= self.DENSE_WORDS])
+            sp_grp = np.flatnonzero(nnz <= self.DENSE_WORDS)[sp_grp]
+            info = self._info[q] = dict(seqs=[t.seqs[s] for s in t.seq_list[q].tolist()],
+                                        wanted=wanted, gs=gs, need=need,
+                                        dense=dense, dense_rows=bits[dense],
+                                        sp_grp=sp_grp, sp_idx=sp_idx, sp_val=bits[sp_grp, sp_idx])
+        return info
+
+    def _verdicts(self, info: dict, code) -> np.ndarray:
+        """Per group: allowed? (its sequence is accepted, and its class is free or the parser
+        then accepts a terminal the pending lexeme can become)."""
+        hit = code[info["gs"]] & info["need"]
+        return hit != 0 if self._narrow else hit.any(1)
+
+    def _gather_bits(self, info: dict, allowed) -> np.ndarray:
+        """The union of the allowed groups' bitsets (uint64 words, a fresh array)."""
+        which = allowed[info["dense"]].nonzero()[0]
+        if which.size == 0:
+            out = np.zeros(self._n_words64, dtype=np.uint64)
+        elif which.size == 1:
+            out = info["dense_rows"][which[0]].copy()
+        else:
+            out = np.bitwise_or.reduce(info["dense_rows"][which], axis=0)
+        sel = allowed[info["sp_grp"]]
+        np.bitwise_or.at(out, info["sp_idx"][sel], info["sp_val"][sel])
+        return out
+
+
+# ----------------------------------------------------------------------------------------------
+# brute-force oracle
+def oracle_mask(grammar: Grammar, vocab: Vocabulary, prefix: bytes) -> np.ndarray:
+    """Decide every token for `prefix` directly: lex the token's bytes with the DFA from the
+    prefix's lexer state, parse the completed terminals from scratch with the LR table, and search
+    the DFA forward for a terminal the pending lexeme can become that the parser accepts. No
+    preprocessing tables, no groups, no caches. EOS: the prefix parses completely.
+    """
+    dfa = grammar.dfa
+    ignored = grammar.ignored
+    trans = dfa.trans.tolist()
+    label = dfa.label.tolist()
+    out = np.zeros(len(vocab), dtype=bool)
+    base = dfa.run(prefix)
+    if base is None:
+        raise ValueError(f"prefix {prefix[:40]!r} does not lex")
+    q0, emitted0 = base
+
+    def lex(q, data):
+        emitted = []
+        for b in data:
+            nxt = trans[q][b]
+            if nxt == DEAD:
+                if label[q] < 0 or q == 0:
+                    return None
+                emitted.append(label[q])
+                nxt = trans[0][b]
+                if nxt == DEAD:
+                    return None
+            q = nxt
+        return q, emitted
+
+    for i, tok in enumerate(vocab.tokens):
+        if i == vocab.eos:
+            out[i] = grammar.accepts(prefix)
+            continue
+        if not tok:
+            continue
+        res = lex(q0, tok)
+        if res is None:
+            continue
+        q, emitted = res
+        stack = (grammar.start,)
+        for t in emitted0 + emitted:
+            if t in ignored:
+                continue
+            stack = grammar.advance(stack, t)
+            if stack is None:
+                break
+        if stack is None:
+            continue
+        seen, todo, labels = {q}, [q], set()
+        while todo:
+            s = todo.pop()
+            if label[s] >= 0:
+                labels.add(label[s])
+            for d in set(trans[s]):
+                if d != DEAD and d not in seen:
+                    seen.add(d)
+                    todo.append(d)
+        if q == 0 or labels & ignored:
+            out[i] = True
+        else:
+            out[i] = any(grammar.advance(stack, t) is not None for t in labels)
+    return out

@@ -1,0 +1,338 @@
+"""Tests of repbook.papers.grammar_decoding: lexer DFA, LR parser, vocabularies, tables and masks."""
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from repbook.papers import grammar_decoding as GD
+from repbook.papers.grammar_decoding.engine import step_tables
+from repbook.papers.grammar_decoding.lexer import Terminal, build_dfa, utf8_sequences
+
+SYNCODE = Path(__import__("syncode").__file__).parent / "parsers" / "grammars"
+
+TINY_JSON = r"""
+?start: value
+?value: "[" [value ("," value)*] "]" -> array
+      | STRING | NUMBER | "true" -> t
+STRING: /"[^"]*"/
+NUMBER: /-?[0-9]+/
+%ignore " "
+"""
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    return GD.load_grammar(TINY_JSON)
+
+
+@pytest.fixture(scope="module")
+def json_grammar():
+    return GD.load_grammar((SYNCODE / "json.lark").read_text())
+
+
+def small_vocab():
+    toks = [bytes([b]) for b in range(256)] + [b"tr", b"true", b"ue", b"[1", b"1,", b", ", b'"a',
+                                                 b'a"', b'",', b"],[", b"]]", b" [", b"\xc3", b"\xa9",
+                                                 b"\xc3\xa9", b"12", b'""', b'"]', b""]
+    return GD.Vocabulary(tuple(toks), eos=len(toks) - 1, name="small")
+
+
+# ---------------------------------------------------------------------------------------------
+# lexer
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 0x10FFFF))
+def test_utf8_sequences_match_python_encoding(cp):
+    if 0xD800 <= cp <= 0xDFFF:
+        return
+    lo, hi = max(0, cp - 300), min(0x10FFFF, cp + 300)
+    enc = chr(cp).encode()
+    hits = [s for s in utf8_sequences(lo, hi)
+            if len(s) == len(enc) and all(a <= b <= c for (a, c), b in zip(s, enc))]
+    assert len(hits) == 1
+
+
+def test_utf8_sequences_exclude_surrogates():
+    for seq in utf8_sequences(0xD000, 0xE100):
+        assert not (seq[0] == (0xED, 0xED) and seq[1][1] > 0x9F)
+
+
+PATTERNS = [r"[0-9]+", r"-?(0|[1-9][0-9]*)(\.[0-9]+)?", r'"[^"]*"', r"(ab|a)*c", r"x{2,4}y?",
+            r"(?i:select)", r"[^a-c]+", r"\d\w\s", r"é+|ü"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(PATTERNS), st.text(alphabet="abcxy0129-.\"é ü\tSELECTselect_", max_size=8))
+def test_single_terminal_dfa_agrees_with_re_fullmatch(pattern, text):
+    dfa = build_dfa([Terminal("T", pattern)])
+    state = 0
+    for b in text.encode():
+        state = dfa.trans[state, b]
+        if state < 0:
+            break
+    ours = state >= 0 and dfa.label[state] == 0
+    theirs = re.fullmatch(pattern, text, flags=re.ASCII) is not None
+    assert ours == theirs
+
+
+def test_longest_match_priority_and_keywords():
+    terms = [Terminal("IF", "if", is_string=True), Terminal("NAME", "[a-z]+"),
+             Terminal("WS", " +", ignore=True)]
+    dfa = build_dfa(terms)
+    assert dfa.tokenize("if iff x") == ["IF", "NAME", "NAME"]
+    hi = build_dfa([Terminal("A", "[a-z]+", priority=2), Terminal("IF", "if", is_string=True)])
+    assert hi.tokenize("if") == ["A"]
+
+
+def test_lexer_rejects_and_bad_patterns():
+    dfa = build_dfa([Terminal("N", "[0-9]+")])
+    with pytest.raises(ValueError, match="cannot be lexed"):
+        dfa.tokenize("12a")
+    with pytest.raises(ValueError, match="empty string"):
+        build_dfa([Terminal("E", "a*")])
+    with pytest.raises(ValueError, match="look-arounds"):
+        build_dfa([Terminal("L", "a(?=b)")])
+    with pytest.raises(ValueError, match="not a valid regular expression"):
+        build_dfa([Terminal("B", "a(")])
+    with pytest.raises(ValueError, match="terminals is empty"):
+        build_dfa([])
+
+
+# ---------------------------------------------------------------------------------------------
+# grammar and parser
+def test_parser_agrees_with_lark_on_valid_and_invalid(json_grammar):
+    import lark
+    lk = lark.Lark((SYNCODE / "json.lark").read_text(), parser="lalr")
+    cases = ['{"a": [1, -2.5e3, true, null, "x y"]}', "[]", "{}", ' [ "é" ,false ]', '{"a" 1}',
+             "[1,]", '""', '[""]', "[01]", "[1.]", "[.5E+2]", "[tru]", '{"k": {}}', "[1 2]",
+             '["a"b"]', "[+1]", "[--1]"]
+    for s in cases:
+        try:
+            lk.parse(s)
+            expected = True
+        except lark.exceptions.LarkError:
+            expected = False
+        assert json_grammar.accepts(s) == expected, s
+
+
+def test_random_samples_parse(json_grammar):
+    calc = GD.load_grammar((SYNCODE / "calc.lark").read_text())
+    rng = np.random.default_rng(1)
+    assert all(json_grammar.accepts(GD.random_json(rng)) for _ in range(50))
+    assert all(calc.accepts(GD.random_calc(rng)) for _ in range(50))
+
+
+def test_bad_grammars_have_clear_errors():
+    with pytest.raises(ValueError, match="non-empty str"):
+        GD.load_grammar("")
+    with pytest.raises(ValueError, match="lark rejected"):
+        GD.load_grammar("start: UNDEFINED_X\n")
+    with pytest.raises(ValueError, match="lark rejected"):
+        GD.load_grammar('start: a | b\na: "x"\nb: "x"\n')
+
+
+def test_strip_priorities():
+    text = 'start: a\na.2: "x"\n'
+    g = GD.load_grammar(text, strip_priorities=True)
+    assert g.accepts("x")
+
+
+# ---------------------------------------------------------------------------------------------
+# vocabularies
+def test_token_bytes_and_bad_vocabularies():
+    from repbook.papers.grammar_decoding.vocab import byte_to_unicode, token_bytes
+    table = byte_to_unicode()
+    assert len(set(table.values())) == 256 and table[32] == "Ġ"
+    assert token_bytes("Ġ{") == b" {"
+    with pytest.raises(ValueError, match="not a byte-level"):
+        token_bytes("€")
+    with pytest.raises(ValueError, match="eos must be"):
+        GD.Vocabulary((b"a",), eos=3)
+    with pytest.raises(TypeError, match="must be bytes"):
+        GD.Vocabulary(("a", b"b"), eos=1)
+    with pytest.raises(ValueError, match="tokens is empty"):
+        GD.Vocabulary((), eos=0)
+    with pytest.raises(ValueError, match="vocab_size"):
+        GD.train_bpe(100, [])
+
+
+def test_gpt2_vocabulary():
+    v = GD.vocabulary_from_tokenizer(GD.gpt2_tokenizer())
+    assert len(v) == 50257 and v.eos == 50256 and v.tokens[v.eos] == b""
+    assert b" the" in v.tokens and len(set(v.tokens)) == len(v)
+
+
+def test_trained_bpe_is_deterministic():
+    files = GD.vocab.stdlib_files(20)
+    a = GD.vocabulary_from_tokenizer(GD.train_bpe(400, files))
+    b = GD.vocabulary_from_tokenizer(GD.train_bpe(400, files))
+    assert a.tokens == b.tokens and len(a) == 400
+
+
+# ---------------------------------------------------------------------------------------------
+# tables and masks
+def test_trie_shares_prefixes_and_tables_match_naive(tiny):
+    v = small_vocab()
+    trie = GD.build_trie(v.tokens)
+    flat = GD.build_trie(v.tokens, share=False)
+    assert trie.n_nodes < flat.n_nodes == 1 + sum(map(len, v.tokens))
+    a, b, c = GD.preprocess(tiny, v), GD.preprocess_naive(tiny, v), GD.preprocess(tiny, v, share=False)
+    for t in (b, c):
+        assert (a.end == t.end).all()
+        assert all(a.seqs[x] == t.seqs[y] for x, y in zip(a.seq.ravel(), t.seq.ravel()))
+
+
+def test_step_tables_agree_with_dfa_run(tiny):
+    nxt, emit = step_tables(tiny)
+    for text in [b'[1, "a"]', b"[true,12", b'["x', b"[1 2"]:
+        q, out = 0, []
+        for byte in text:
+            if emit[q, byte] >= 0:
+                out.append(int(emit[q, byte]))
+            q = int(nxt[q, byte])
+        ref = tiny.dfa.run(text)
+        if ref is None:
+            assert q == tiny.dfa.n_states
+        else:
+            assert q == ref[0] and out == [t for t in ref[1] if t not in tiny.ignored]
+
+
+def _names(v, mask):
+    return {v.tokens[i] for i in np.flatnonzero(mask)}
+
+
+def test_hand_checked_masks(tiny):
+    v = small_vocab()
+    dec = GD.Decoder(tiny, v, GD.preprocess(tiny, v))
+    st0 = dec.initial()
+    m = dec.mask(st0)
+    assert b"[" in _names(v, m) and b"true" in _names(v, m) and b"tr" in _names(v, m)
+    assert b"]" not in _names(v, m) and b"ue" not in _names(v, m) and not m[v.eos]
+    st = dec.feed_bytes(st0, b"[1")
+    names = _names(v, dec.mask(st))
+    assert {b"2", b"12", b",", b"]", b" ", b"1,"} <= names
+    assert b"]]" not in names and b"],[" not in names and b"[" not in names and b"a" not in names
+    st = dec.feed_bytes(st0, b"tr")
+    assert _names(v, dec.mask(st)) == {b"u", b"ue"}
+    st = dec.feed_bytes(st0, b"12")
+    m = dec.mask(st)
+    assert m[v.eos] and b" " in _names(v, m) and b"]" not in _names(v, m)
+    st = dec.feed_bytes(st0, b'["')
+    names = _names(v, dec.mask(st))
+    assert {b"\xc3", b"\xc3\xa9", b'a"', b'"]', b'",'} <= names and b"\xa9" not in names
+    assert dec.feed_bytes(st0, b"]") is None
+
+
+@pytest.mark.parametrize("text", [b'[1, "a", [true]]', b'["\xc3\xa9", 12, []]', b"  [ ]", b"-7"])
+def test_decoder_matches_oracle_on_every_prefix(tiny, text):
+    v = small_vocab()
+    dec = GD.Decoder(tiny, v, GD.preprocess(tiny, v))
+    for k in range(len(text) + 1):
+        st = dec.feed_bytes(dec.initial(), text[:k])
+        assert st is not None
+        assert (dec.mask(st) == GD.oracle_mask(tiny, v, text[:k])).all(), text[:k]
+
+
+def test_feed_token_and_sampling_parse(json_grammar):
+    v = small_vocab()
+    dec = GD.Decoder(json_grammar, v, GD.preprocess(json_grammar, v))
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        st, out = dec.initial(), []
+        for _ in range(60):
+            m = dec.mask(st)
+            tok = int(rng.choice(np.flatnonzero(m)))
+            if tok == v.eos:
+                break
+            out.append(tok)
+            st = dec.feed_token(st, tok)
+            assert st is not None
+        assert dec.feed_bytes(dec.initial(), v.decode(out)) is not None
+        if tok == v.eos:
+            assert json_grammar.accepts(v.decode(out))
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10_000), st.sampled_from(["json", "calc"]))
+def test_masks_match_oracle_on_random_prefixes_of_syncode_grammars(seed, name):
+    g = _syncode(name)
+    v = small_vocab()
+    dec = _decoder(name)
+    rng = np.random.default_rng(seed)
+    text = (GD.random_json if name == "json" else GD.random_calc)(rng).encode()
+    prefix = text[:int(rng.integers(0, len(text) + 1))]
+    state = dec.feed_bytes(dec.initial(), prefix)
+    if state is None:  # a cut inside a multi-byte character is still a viable prefix
+        pytest.fail(f"valid prefix {prefix!r} rejected")
+    assert (dec.mask(state) == GD.oracle_mask(g, v, prefix)).all()
+
+
+_CACHE = {}
+
+
+def _syncode(name):
+    if name not in _CACHE:
+        _CACHE[name] = GD.load_grammar((SYNCODE / f"{name}.lark").read_text())
+    return _CACHE[name]
+
+
+def _decoder(name):
+    key = ("dec", name)
+    if key not in _CACHE:
+        g, v = _syncode(name), small_vocab()
+        _CACHE[key] = GD.Decoder(g, v, GD.preprocess(g, v))
+    return _CACHE[key]
+
+
+def test_eos_and_viability(json_grammar):
+    dec = _decoder("json")
+    st0 = dec.initial()
+    assert not dec.can_end(st0)
+    assert dec.can_end(dec.feed_bytes(st0, b'{"a": 1} '))
+    assert not dec.can_end(dec.feed_bytes(st0, b'{"a": 1'))
+    assert dec.feed_bytes(st0, b'{"a": tr') is not None
+    assert dec.feed_bytes(st0, b'{"a": tx') is None
+    assert dec.feed_bytes(st0, b'{"a" "') is None      # a string where ':' is needed
+    assert dec.feed_bytes(st0, b'{"a": 1}}') is None
+
+
+def _reference_mask(dec, state):
+    """The mask without the parser-step memo: every sequence fed with the plain LR parser."""
+    t = dec.tables
+    q, stack = state.q, state.stack
+    out = np.zeros(len(dec.vocab), dtype=bool)
+    for tok in range(len(dec.vocab)):
+        g = int(t.gid[q][tok])
+        if g == 0:
+            continue
+        st = dec._feed(stack, t.seqs[int(t.seq[q, tok])])
+        if st is None:
+            continue
+        c = dec.cls[int(t.end[q, tok])]
+        out[tok] = bool(dec.free[c] or (dec.R[c] & dec._acceptable(st)).any())
+    out[dec.vocab.eos] = dec._can_end_direct(state)
+    return out
+
+
+@pytest.mark.parametrize("name", ["json", "calc"])
+def test_mask_bits_unpacks_to_mask_and_memo_is_exact(name):
+    g, v = _syncode(name), small_vocab()
+    dec = GD.Decoder(g, v, GD.preprocess(g, v))
+    rng = np.random.default_rng(3)
+    n_words = -(-len(v) // 32)
+    for _ in range(30):
+        text = (GD.random_json if name == "json" else GD.random_calc)(rng).encode()
+        for cut in sorted(set(rng.integers(0, len(text) + 1, 4).tolist())):
+            st = dec.feed_bytes(dec.initial(), text[:cut])
+            bits = dec.mask_bits(st)
+            assert bits.dtype == np.uint32 and bits.shape == (n_words,)
+            unpacked = np.unpackbits(bits.view(np.uint8), bitorder="little")
+            assert not unpacked[len(v):].any()          # padding bits are zero
+            m = dec.mask(st)
+            assert (unpacked[:len(v)].astype(bool) == m).all()
+            assert (m == _reference_mask(dec, st)).all()     # warm memo == no memo
+            assert dec.can_end(st) == dec._can_end_direct(st)
+            dec.clear_memo()
+            assert (dec.mask(st) == m).all()                 # cold == warm
