@@ -87,6 +87,9 @@ def install() -> bool:
 
 
 STARTUP = "from repbook.runner.netguard import install\ninstall()\n"
+# The kernel talks to papermill over loopback TCP; ipykernel >= 7 warns about that on every start,
+# which buries the runner's progress lines. Its other start-up messages are no more use to a reader.
+KERNEL_CONFIG = "c.IPKernelApp.log_level = 'ERROR'\n"
 
 
 def ipython_dir() -> str:
@@ -97,6 +100,7 @@ def ipython_dir() -> str:
         startup = root / "profile_default" / "startup"
         startup.mkdir(parents=True)
         (startup / "00-repbook-network-guard.py").write_text(STARTUP)
+        (root / "profile_default" / "ipython_kernel_config.py").write_text(KERNEL_CONFIG)
         _IPYTHON_DIR = str(root)
     return _IPYTHON_DIR
 
