@@ -53,6 +53,7 @@ import io
 import logging
 import os
 import time
+import warnings
 from pathlib import Path
 
 import lark
@@ -79,7 +80,9 @@ use_style()
 register_colors({"ours (trie pass)": "ours", "naive per (state, token)": "baseline",
                  "SynCode mask store": "alt", "flat (no trie sharing)": "alt2",
                  "llguidance": "peer", "constrained": "ours", "unconstrained": "baseline"})
-GRAMMARS = Path(__import__("syncode").__file__).parent / "parsers" / "grammars"
+with warnings.catch_warnings():  # syncode imports tqdm.auto, which warns that ipywidgets is absent
+    warnings.filterwarnings("ignore", message="IProgress not found")
+    GRAMMARS = Path(__import__("syncode").__file__).parent / "parsers" / "grammars"
 logging.getLogger("syncode").setLevel(logging.ERROR)
 
 # %% [markdown]

@@ -176,7 +176,7 @@ for params in (theta0, nudged):
     nets.append((net.to(dev), torch.optim.SGD(net.parameters(), lr=run["lr"], momentum=run["momentum"])))
 for s in range(61):
     if s % 15 == 0:
-        by_hand[s] = math.sqrt(sum(float(((a - b).double() ** 2).sum()) for a, b in
+        by_hand[s] = math.sqrt(sum(float(((a - b).detach().double() ** 2).sum()) for a, b in
                                    zip(nets[0][0].parameters(), nets[1][0].parameters())))
     if s == 60:
         break
@@ -547,7 +547,7 @@ for n, (i, j) in enumerate(indep_pairs):
 align = pd.DataFrame(align_rows)
 n_layers = len(feats_base)
 ang_cols = [f"ang{i + 1}" for i in range(n_layers)]
-align["ang_mean"] = align[ang_cols].mean(1)
+align["ang_mean"] = align[ang_cols].mean(axis=1)
 summary4 = align.groupby("kind", sort=False)[["l2", "l2_aligned", "barrier_aligned", "ang_mean"]].mean()
 ind = summary4.loc["independent inits"]
 summary4["kept by alignment"] = summary4.l2_aligned / summary4.l2

@@ -79,6 +79,8 @@ def test_chapter_page(chapter):
         "the verdict table is not rendered as a table"
     assert "checked claims reproduced" in dom
     assert "Traceback (most recent call last)" not in dom
+    assert not re.search(r'class="output stderr', dom), \
+        "a cell wrote to stderr (usually a warning): fix its cause or filter it where it arises"
     assert "<mjx-container" in dom, "formulas were not typeset (MathJax missing from _static?)"
     assert_local_targets_exist(page, links)
     shots = ROOT / "_build" / "screenshots"

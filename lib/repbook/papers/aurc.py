@@ -263,6 +263,7 @@ def torch_uncertainty_aurc_metric():
     """
     import importlib.metadata as md
     import importlib.util
+    import warnings
 
     try:
         dist = md.distribution("torch-uncertainty")
@@ -271,7 +272,9 @@ def torch_uncertainty_aurc_metric():
     path = dist.locate_file("torch_uncertainty/metrics/classification/risk_coverage.py")
     spec = importlib.util.spec_from_file_location("_tu_risk_coverage", path)
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    with warnings.catch_warnings():  # it imports tqdm.auto, which warns that ipywidgets is absent
+        warnings.filterwarnings("ignore", message="IProgress not found")
+        spec.loader.exec_module(module)
     return module.AURC
 
 
