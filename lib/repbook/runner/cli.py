@@ -199,6 +199,11 @@ def cmd_lab(args) -> int:
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         cmd.append("--allow-root")
     print("chapters open as notebooks: double-click notebooks/NN_slug.py", flush=True)
+    if os.name == "posix":
+        # Become the server, so that a signal to this process (Ctrl-C, a supervisor's SIGTERM)
+        # reaches it instead of leaving an orphaned JupyterLab behind.
+        os.chdir(root)
+        os.execvp(cmd[0], cmd)
     return subprocess.call(cmd, cwd=root)
 
 
