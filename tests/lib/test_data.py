@@ -48,3 +48,14 @@ def test_mnist5k_is_shuffled_by_seed():
     assert X0.shape == (5000, 784) and X0.dtype == np.float32 and 0 <= X0.min() and X0.max() <= 1
     assert not np.array_equal(y0, y1) and np.array_equal(np.sort(y0), np.sort(y1))
     assert np.array_equal(data.load_mnist5k(0)[1], y0)
+
+
+def test_stdlib_sources_are_sorted_python_files_without_test_suites():
+    from repbook.core.data import stdlib_sources
+
+    files = stdlib_sources()
+    top = stdlib_sources(recursive=False)
+    assert files == sorted(files) and top == sorted(top)
+    assert all(p.suffix == ".py" for p in files + top)
+    assert set(top) <= set(files) and len(files) > len(top) > 50
+    assert not any({"test", "idlelib", "site-packages"} & set(p.parts) for p in files)

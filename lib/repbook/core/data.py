@@ -80,3 +80,16 @@ def load_mnist5k(seed: int) -> tuple[np.ndarray, np.ndarray]:
     X, y = mnist_data()
     order = np.random.default_rng(seed).permutation(len(y))
     return (X[order] / 255.0).astype(np.float32), y[order].astype(np.int64)
+
+
+def stdlib_sources(*, recursive: bool = True) -> list[Path]:
+    """This interpreter's standard-library `.py` files, sorted: a text corpus every Python ships, so
+    chapters can train tokenizers or language models offline. `recursive=False` lists the top
+    folder only; the recursive listing leaves out test suites, idlelib and site-packages."""
+    import sysconfig
+
+    root = Path(sysconfig.get_paths()["stdlib"])
+    if not recursive:
+        return sorted(root.glob("*.py"))
+    skip = {"test", "idlelib", "site-packages"}
+    return sorted(p for p in root.rglob("*.py") if not skip & set(p.parts))

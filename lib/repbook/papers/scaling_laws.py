@@ -332,12 +332,10 @@ def teacher_student_family(model: TeacherStudent, sizes, seeds, *, steps: int, b
 # model family 2: small character-level transformer language models (torch; full scale)
 def stdlib_text(max_chars: int) -> str:
     """Python standard-library sources, read from this interpreter's installation (offline)."""
-    import sysconfig
-    from pathlib import Path
+    from repbook.core.data import stdlib_sources
 
-    root = Path(sysconfig.get_paths()["stdlib"])
     parts, total = [], 0
-    for path in sorted(root.glob("*.py")):
+    for path in stdlib_sources(recursive=False):
         text = path.read_text(encoding="utf-8", errors="replace")
         parts.append(text)
         total += len(text)
@@ -345,7 +343,7 @@ def stdlib_text(max_chars: int) -> str:
             break
     text = "".join(parts)[:max_chars]
     if len(text) < 10_000:
-        raise ValueError(f"found only {len(text)} characters of standard-library source in {root}")
+        raise ValueError(f"found only {len(text)} characters of standard-library source")
     return text
 
 

@@ -92,12 +92,9 @@ def gpt2_tokenizer():
 
 def stdlib_files(limit: int | None = None) -> list[Path]:
     """The Python standard library's .py files (sorted paths, test suites excluded)."""
-    import sysconfig
+    from repbook.core.data import stdlib_sources
 
-    root = Path(sysconfig.get_paths()["stdlib"])
-    files = sorted(p for p in root.rglob("*.py")
-                   if "test" not in p.parts and "site-packages" not in p.parts
-                   and "idlelib" not in p.parts)
+    files = stdlib_sources()
     return files[:limit] if limit else files
 
 
