@@ -51,8 +51,8 @@ import matplotlib.pyplot as plt
 import torch
 from scipy import stats
 
-from repbook.core import Ledger, setup, use_style, color_for, reference_line, load_sklearn, fmt
-from repbook.core.plotting import register_colors
+from repbook.core import (Ledger, setup, use_style, color_for, reference_line, load_sklearn,
+                          register_colors, all_of, at_least, at_most, within, same_order)
 from repbook.papers import aurc as A
 
 SIZES = {
@@ -65,7 +65,7 @@ SIZES = {
                  pool=400_000, train=50_000, batch_ns=[16, 64, 256, 1024, 4096, 16384],
                  batch_reps=1000, peer_reps=200, loss_seeds=30, pre_epochs=60, ft_epochs=60),
 }
-run = setup("04_aurc", scale=scale, seed=seed, sizes=SIZES)
+run = setup(scale=scale, seed=seed, sizes=SIZES)
 ledger = Ledger.for_run(run)
 use_style()
 register_colors({"MC plug-in": "ours", "ln plug-in": "alt", "SELE": "baseline", "2·SELE": "alt2",
@@ -172,7 +172,7 @@ print(f"logistic regression: accuracy {1 - errA.mean():.3f}\n"
       f"area under the risk–coverage curve {lhs:.4f}, reweighted risk {rhs:.4f}, "
       f"relative gap {rel_gap:.2%}")
 
-# %%
+# %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
 ax = axes[0]
 grid = np.linspace(0.3, 4.5, 200)
@@ -196,14 +196,10 @@ ax.legend(loc="upper left")
 plt.show()
 
 # %%
-ok_a = bool(np.all(np.abs(identity.z) <= 4))
-ok_b = bool(rel_gap <= 0.03)
-ledger.check(1, "population AURC = E[ℓ·(−ln(1−G(s)))]", paper="identity (theorem)",
-             measured=f"max |z| = {fmt(np.abs(identity.z).max())} over β; real model gap "
-                      f"{fmt(100 * rel_gap)} %",
-             criterion="|z| ≤ 4 for β ∈ {0.5,1,2,4}; relative gap ≤ 3 % on logistic regression",
-             passed=ok_a and ok_b)
-print(f"largest |z| over β: {np.abs(identity.z).max():.2f}; real-model gap {rel_gap:.2%}")
+ledger.check(
+    1, "population AURC = E[ℓ·(−ln(1−G(s)))]", paper="identity (theorem)", source="paper",
+    measured={"max |z| over β": np.abs(identity.z).max(), "relative gap (log. regression)": rel_gap},
+    criterion=all_of(at_most("max |z| over β", 4), at_most("relative gap (log. regression)", 0.03)))
 
 # %% [markdown]
 # Both sides agree: the simulated reweighted risk sits on the closed form for every $\beta$, and on
@@ -215,7 +211,9 @@ print(f"largest |z| over β: {np.abs(identity.z).max():.2f}; real-model gap {rel
 #
 # **Criterion.** Over every simulated batch used below (all $n$, $\beta=1$) and the real model's
 # pool, the largest absolute difference between the MC plug-in and the classic empirical AURC is at
-# most $10^{-12}$.
+# most $10^{-12}$. These scores are continuous, so they never tie. With ties the two differ by
+# design: the classic AURC then depends on the arbitrary order of the tied samples, while our
+# plug-in gives tied samples the mean of their rank weights (the random forest of claim 5 shows it).
 
 # %%
 beta_model = A.PowerErrorModel(1.0)
@@ -232,7 +230,7 @@ for k, n in enumerate(run["n_grid"]):
 print(f"largest |MC plug-in − classic| over {sum(len(v['SELE']) for v in sims.values()):,} "
       f"batches and the real pool: {max_diff:.1e}")
 
-# %%
+# %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
 n_show = 64
 r = np.arange(1, n_show + 1)
@@ -253,9 +251,10 @@ axes[1].legend()
 plt.show()
 
 # %%
-ledger.check(2, "MC plug-in = classic empirical AURC", paper="equal (derived from the identity)",
-             measured="max diff ≤ 1e-13" if max_diff <= 1e-13 else f"max diff {max_diff:.1e}",
-             criterion="max |difference| ≤ 1e-12 over all batches", passed=bool(max_diff <= 1e-12))
+ledger.check(
+    2, "MC plug-in = classic empirical AURC", paper="equal (derived from the identity)",
+    source="paper", measured={"max |MC − classic|": max_diff},
+    criterion=at_most("max |MC − classic|", 1e-12))
 
 # %% [markdown]
 # The two weightings agree everywhere except on the most confident samples, where the MC weight
@@ -298,7 +297,7 @@ print("log-log slope of |bias|: " + ", ".join(f"{k} {v:.3f}" for k, v in slopes_
 print(f"SELE at n = {ns[-1]}: mean {sele_end.exact_mean:.4f} (limit {beta_model.sele_limit():.4f}), "
       f"bias {sele_end.bias:+.4f}\nlargest |z|, simulated mean vs exact expectation: {max_z:.2f}")
 
-# %%
+# %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
 ax = axes[0]
 for name in ["MC plug-in", "ln plug-in", "SELE", "2·SELE"]:
@@ -321,21 +320,26 @@ ax.legend()
 plt.show()
 
 # %%
-ok3 = (all(-1.2 <= v <= -0.8 for v in slopes_bias.values()) and abs(sele_end.bias) >= 0.05
-       and abs(sele_end.exact_mean - beta_model.sele_limit()) <= 0.01 and max_z <= 4)
-ledger.check(3, "plug-in bias ~ 1/n; SELE inconsistent", paper="consistent, low bias",
-             measured=f"slopes MC {fmt(slopes_bias['MC plug-in'])}, ln {fmt(slopes_bias['ln plug-in'])}; "
-                      f"SELE bias {fmt(float(sele_end.bias))}; max |z| {fmt(max_z)}",
-             criterion="slopes in [−1.2, −0.8]; |SELE bias| ≥ 0.05 and within 0.01 of its limit; "
-                       "simulation within 4 SE of exact",
-             passed=bool(ok3))
+ledger.check(
+    3, "plug-in bias ~ 1/n; SELE inconsistent", paper="consistent, low bias", source="paper",
+    measured={"bias slope": {"MC": slopes_bias["MC plug-in"], "ln": slopes_bias["ln plug-in"]},
+              "|SELE bias|": abs(sele_end.bias),
+              "|SELE − limit|": abs(sele_end.exact_mean - beta_model.sele_limit()),
+              "max |z|": max_z},
+    criterion=all_of(within("bias slope", -1.2, -0.8), at_least("|SELE bias|", 0.05),
+                     at_most("|SELE − limit|", 0.01), at_most("max |z|", 4)))
 
 # %% [markdown]
 # ## Claim 4 · The error falls at the rate $\sqrt{\ln n / n}$
 #
-# **Criterion.** The least-squares slope of $\log\mathrm{RMSE}$ on $\log n$ over the grid lies in
-# $[-0.6,-0.4]$ for both plug-in estimators ($\sqrt{\ln n/n}$ has a local slope a little above
-# $-0.5$ on this range).
+# The paper proves an upper bound of order $\sqrt{\ln n/n}$ on the estimation error. Over the
+# $n$ a simulation can reach, $\sqrt{\ln n/n}$ and $1/\sqrt n$ differ only by the slowly growing
+# $\sqrt{\ln n}$, so we test the order of the decay (4) and leave the log factor (4b) to a test that
+# could see it.
+#
+# **Criterion (4).** The least-squares slope of $\log\mathrm{RMSE}$ on $\log n$ over the grid lies in
+# $[-0.6,-0.4]$ for both plug-in estimators: the $1/\sqrt n$ order (slope $-0.5$). A plausible
+# failure: an error that decays like $n^{-1/3}$ or stalls at a bias floor.
 
 # %%
 slopes_rmse = {e: loglog_slope(ns, res[res.estimator == e].rmse) for e in ["MC plug-in", "ln plug-in"]}
@@ -343,6 +347,7 @@ ref_rate = np.sqrt(np.log(ns) / ns)
 print("log-log slope of RMSE: " + ", ".join(f"{k} {v:.3f}" for k, v in slopes_rmse.items())
       + f"\nslope of sqrt(ln n / n) itself over the same n: {loglog_slope(ns, ref_rate):.3f}")
 
+# %% tags=["hide-input"]
 fig, ax = plt.subplots()
 for name in ["MC plug-in", "ln plug-in"]:
     d = res[res.estimator == name]
@@ -353,20 +358,28 @@ ax.plot(ns, scale_ref * ref_rate, color=color_for("reference"), ls="--", lw=1.2,
 ax.plot(ns, res[(res.estimator == "MC plug-in")].rmse.iloc[-1] * np.sqrt(ns[-1] / ns),
         color=color_for("muted"), ls=":", lw=1.2, label=r"$\propto 1/\sqrt{n}$")
 ax.set(xscale="log", yscale="log", xlabel="sample size n", ylabel="RMSE vs the true AURC",
-       title=r"RMSE falls at the $\sqrt{\ln n / n}$ rate")
+       title=r"RMSE falls like $1/\sqrt{n}$ (the bound $\sqrt{\ln n / n}$ for comparison)")
 ax.legend()
 plt.show()
 
-ledger.check(4, "RMSE = O(√(ln n / n))", paper="O(√(ln n / n))",
-             measured=f"slopes MC {fmt(slopes_rmse['MC plug-in'])}, ln {fmt(slopes_rmse['ln plug-in'])}",
-             criterion="log-log slope of RMSE in [−0.6, −0.4] for both",
-             passed=all(-0.6 <= v <= -0.4 for v in slopes_rmse.values()))
+# %%
+ledger.check(
+    4, "RMSE falls at order 1/√n (the proven rate up to its log factor)",
+    paper="O(√(ln n / n))", source="paper",
+    measured={"RMSE slope": {"MC": slopes_rmse["MC plug-in"], "ln": slopes_rmse["ln plug-in"]}},
+    criterion=within("RMSE slope", -0.6, -0.4))
+ledger.not_checked(
+    "4b", "the √(ln n) factor of the rate is attained", paper="O(√(ln n / n))", source="paper",
+    criterion=within("slope of log(RMSE·√n) on log ln n", 0.3, 0.7),
+    note="a bound can be loose: testing the factor needs a distribution that attains it (the "
+         "paper's worst case) and n over several decades more than a CPU reaches")
 
 # %% [markdown]
-# Over this range the RMSE follows $1/\sqrt n$ closely; $\sqrt{\ln n/n}$, the rate the paper
-# proves, decays a little more slowly (its own slope is printed above), so the criterion's window
-# holds both. The measured error is consistent with the proven rate as an upper bound; whether the
-# $\ln n$ factor is needed is not something a simulation at these sizes can tell.
+# Over this range the RMSE follows $1/\sqrt n$ closely. The curve $\sqrt{\ln n/n}$ decays more slowly:
+# its own slope over the same $n$ (printed above) lies just outside the window, so an error that
+# followed the bound exactly would fail criterion 4. The measured error is consistent with the
+# proven rate as an upper bound; whether the $\ln n$ factor is ever attained is claim 4b, which a
+# simulation of this model at these sizes cannot settle.
 
 # %% [markdown]
 # ## Claim 5 · Real classifiers and several confidence scores
@@ -384,19 +397,11 @@ ledger.check(4, "RMSE = O(√(ln n / n))", paper="O(√(ln n / n))",
 # by more than 0.002 is ordered the same way by the mean MC estimate at the largest $n$.
 
 # %%
-def mlp_logits(mlp, X):
-    """The MLP's pre-softmax outputs (scikit-learn only exposes probabilities)."""
-    h = X
-    for W, b in zip(mlp.coefs_[:-1], mlp.intercepts_[:-1]):
-        h = np.maximum(h @ W + b, 0)
-    return h @ mlp.coefs_[-1] + mlp.intercepts_[-1]
-
-
 models = {
     "logistic regression": (logreg, lambda m, X: m.decision_function(X)),
     "MLP": (MLPClassifier(hidden_layer_sizes=(64,), max_iter=300, early_stopping=True,
                           random_state=seed).fit(Xtr, ytr),
-            mlp_logits),
+            A.sklearn_mlp_logits),
     "random forest": (RandomForestClassifier(n_estimators=100, min_samples_leaf=2, n_jobs=1,
                                              random_state=seed).fit(Xtr, ytr), None),
     "naive Bayes": (GaussianNB().fit(Xtr, ytr), None),
@@ -406,15 +411,22 @@ TU_AURC = A.torch_uncertainty_aurc_metric()
 batches = {n: np.stack([run.child_rng(10_000 + k * 1000 + j).choice(n_pool, n, replace=False)
                         for j in range(run["batch_reps"])])
            for k, n in enumerate(run["batch_ns"])}   # the same batches for every model and score
+
+
+def errors_and_scores(model, logit_fn, X, y):
+    probs = model.predict_proba(X)
+    return ((probs.argmax(1) != y).astype(float),
+            A.confidence_scores(probs, logit_fn(model, X) if logit_fn else None))
+
+
 for mname, (model, logit_fn) in models.items():
-    probs = model.predict_proba(XA)
-    errs = (probs.argmax(1) != yA).astype(float)
-    scores = A.confidence_scores(probs, logit_fn(model, XA) if logit_fn else None)
+    errs, scores = errors_and_scores(model, logit_fn, XA, yA)      # pool A: the population
+    errs_b, scores_b = errors_and_scores(model, logit_fn, XB, yB)  # pool B: where batches come from
     for csf, sc in scores.items():
         pop = A.plugin_aurc(errs, sc)
         pop_rows.append(dict(model=mname, csf=csf, accuracy=1 - errs.mean(), population=pop))
         for n, idx in batches.items():
-            E, S = errs[idx], sc[idx]
+            E, S = errs_b[idx], scores_b[csf][idx]
             for est, key in [("MC plug-in", "mc"), ("ln plug-in", "ln"), ("SELE", "sele")]:
                 x = A.plugin_aurc(E, S, key)
                 batch_rows.append(dict(model=mname, csf=csf, n=n, estimator=est, mean=x.mean(),
@@ -438,11 +450,14 @@ plug = batch_df[batch_df.estimator.isin(["MC plug-in", "ln plug-in"])]
 wide = plug.pivot_table(index=["model", "csf", "estimator"], columns="n", values=["rmse", "mean"])
 rmse_ratio = wide[("rmse", n_max)] / wide[("rmse", n_min)]
 end_gap = (wide[("mean", n_max)] - plug.groupby(["model", "csf", "estimator"]).population.first()).abs()
-order_ok, order_total = 0, 0
+ranking, order_ok, order_total = {"MC estimate": {}, "population": {}}, 0, 0
 for mname, d in pop_df.groupby("model"):
     est = batch_df[(batch_df.model == mname) & (batch_df.n == n_max) &
                    (batch_df.estimator == "MC plug-in")].set_index("csf")["mean"]
     pop = d.set_index("csf").population
+    for csf in pop.index:
+        ranking["MC estimate"][f"{mname}: {csf}"] = est[csf]
+        ranking["population"][f"{mname}: {csf}"] = pop[csf]
     for i, a in enumerate(pop.index):
         for b in pop.index[i + 1:]:
             if abs(pop[a] - pop[b]) > 0.002:
@@ -452,7 +467,7 @@ print(f"RMSE(n={n_max}) / RMSE(n={n_min}): worst {rmse_ratio.max():.3f}, median 
 print(f"|mean − population| at n={n_max}: worst {end_gap.max():.4f}")
 print(f"score-function pairs ordered as in the population: {order_ok}/{order_total}")
 
-# %%
+# %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
 ax = axes[0]
 msp = batch_df[(batch_df.csf == "MSP") & (batch_df.estimator == "MC plug-in")]
@@ -475,14 +490,19 @@ ax.legend(fontsize=8, ncols=4, loc="upper center")
 plt.show()
 
 # %%
-ok5 = bool(rmse_ratio.max() <= 0.25 and end_gap.max() <= 0.005 and order_ok == order_total)
-ledger.check(5, "estimators approach the population value; scores ranked consistently",
-             paper="consistency across data sets, models and CSFs",
-             measured=f"worst RMSE ratio {fmt(float(rmse_ratio.max()))}; worst gap "
-                      f"{fmt(float(end_gap.max()))}; pairs ordered {order_ok}/{order_total}",
-             criterion=f"RMSE(n={n_max}) ≤ RMSE(n={n_min})/4 and |mean − pop| ≤ 0.005 for all; "
-                       "all pairs with gap > 0.002 ordered as in the population",
-             passed=ok5)
+# %%
+ledger.check(
+    5, "estimators approach the population value; scores ranked consistently",
+    paper="consistency across data sets, models and CSFs", source="paper",
+    measured={f"worst RMSE({n_max}) / RMSE({n_min})": rmse_ratio.max(),
+              f"worst |mean − population| at n={n_max}": end_gap.max(),
+              "pairs ordered": order_ok, "pairs compared": order_total, **ranking},
+    criterion=all_of(
+        at_most(f"worst RMSE({n_max}) / RMSE({n_min})", 0.25),
+        at_most(f"worst |mean − population| at n={n_max}", 0.005),
+        same_order("MC estimate", "population", within="model", min_gap=0.002)),
+    show=[f"worst RMSE({n_max}) / RMSE({n_min})", f"worst |mean − population| at n={n_max}",
+          "pairs ordered", "pairs compared"])
 
 # %% [markdown]
 # ### Peers side by side
@@ -533,39 +553,21 @@ Xd, yd = load_sklearn("digits")
 Xd = Xd / 16.0
 
 
-def train_epochs(net, opt, loss_fn, X, y, epochs, gen):
-    for _ in range(epochs):
-        perm = torch.randperm(len(y), generator=gen)
-        for i in range(0, len(y), 128):
-            b = perm[i:i + 128]
-            opt.zero_grad()
-            loss_fn(net(X[b]), y[b]).backward()
-            opt.step()
-
-
-def test_metrics(net, X, y):
-    with torch.no_grad():
-        p = torch.softmax(net(X), 1).numpy()
-    e = (p.argmax(1) != y.numpy()).astype(float)
-    return A.plugin_aurc(e, p.max(1)), 1 - e.mean()
-
-
 loss_rows = []
 for s in range(run["loss_seeds"]):
     Xa, Xb, ya, yb = train_test_split(Xd, yd, test_size=0.4, stratify=yd, random_state=seed * 1000 + s)
     Xa, Xb = torch.tensor(Xa, dtype=torch.float32), torch.tensor(Xb, dtype=torch.float32)
     ya, yb = torch.tensor(ya), torch.tensor(yb)
-    torch.manual_seed(seed * 1000 + s)
-    base = torch.nn.Sequential(torch.nn.Linear(64, 32), torch.nn.ReLU(), torch.nn.Linear(32, 10))
-    train_epochs(base, torch.optim.SGD(base.parameters(), lr=0.05, momentum=0.9),
+    base = A.mlp_net(seed * 1000 + s, (64, 32, 10))
+    A.train_epochs(base, torch.optim.SGD(base.parameters(), lr=0.05, momentum=0.9),
                  torch.nn.functional.cross_entropy, Xa, ya, run["pre_epochs"], run.torch_generator(s))
     for name, loss_fn in [("cross-entropy", torch.nn.functional.cross_entropy),
                           ("AURC loss", A.aurc_loss)]:
-        net = torch.nn.Sequential(torch.nn.Linear(64, 32), torch.nn.ReLU(), torch.nn.Linear(32, 10))
+        net = A.mlp_net(0, (64, 32, 10))
         net.load_state_dict(base.state_dict())
-        train_epochs(net, torch.optim.SGD(net.parameters(), lr=0.05, momentum=0.9), loss_fn,
+        A.train_epochs(net, torch.optim.SGD(net.parameters(), lr=0.05, momentum=0.9), loss_fn,
                      Xa, ya, run["ft_epochs"], run.torch_generator(10_000 + s))
-        aurc_test, acc = test_metrics(net, Xb, yb)
+        aurc_test, acc = A.selective_metrics(net, Xb, yb)
         loss_rows.append(dict(seed=s, loss=name, test_aurc=aurc_test, accuracy=acc))
 loss_df = pd.DataFrame(loss_rows).pivot(index="seed", columns="loss", values=["test_aurc", "accuracy"])
 diff = loss_df[("test_aurc", "AURC loss")] - loss_df[("test_aurc", "cross-entropy")]
@@ -580,7 +582,7 @@ print(f"mean test accuracy: cross-entropy {loss_df[('accuracy', 'cross-entropy')
       f"AURC loss {loss_df[('accuracy', 'AURC loss')].mean():.4f} (difference {acc_drop:+.4f})\n"
       f"test errors per split: about {len(yd) * 0.4 * (1 - loss_df[('accuracy', 'cross-entropy')].mean()):.0f}")
 
-# %%
+# %% tags=["hide-input"]
 fig, ax = plt.subplots(figsize=(5.5, 3.8))
 ce, al = loss_df[("test_aurc", "cross-entropy")], loss_df[("test_aurc", "AURC loss")]
 for i in loss_df.index:
@@ -593,11 +595,13 @@ ax.legend(fontsize=8)
 plt.show()
 
 # %%
-ledger.check(6, "AURC loss lowers test AURC vs cross-entropy", paper="improves AURC (CIFAR/ImageNet)",
-             measured=f"mean diff {fmt(float(diff.mean()))}, lower on {int((diff < 0).sum())}/"
-                      f"{len(diff)} seeds, p = {fmt(wilcoxon_p)}",
-             criterion="mean paired difference < 0 and one-sided Wilcoxon p < 0.05",
-             passed=bool(diff.mean() < 0 and wilcoxon_p < 0.05))
+ledger.check(
+    6, "AURC loss lowers test AURC vs cross-entropy", paper="improves AURC (CIFAR/ImageNet)",
+    source="paper",
+    measured={"mean paired difference": diff.mean(), "seeds lower": int((diff < 0).sum()),
+              "seeds": len(diff), "Wilcoxon p": wilcoxon_p},
+    criterion=all_of(at_most("mean paired difference", 0, strict=True, scale=0.001),
+                     at_most("Wilcoxon p", 0.05, strict=True)))
 
 # %% [markdown]
 # Read the paired plot with the numbers printed above: a line going up is a seed where the AURC loss
@@ -619,13 +623,25 @@ print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.d
 # %% [markdown]
 # ## Deviations from the paper
 #
+# - **Criteria changed after their results were known** (a verdict audit found that a text did
+#   not match its test, or that a sample was not independent of its reference):
+#   - *Claim 4.* Before: "RMSE = O(√(ln n/n))" with the slope window $[-0.6,-0.4]$, reproduced
+#     (slopes about $-0.5$). But the slope of $\sqrt{\ln n/n}$ itself over this grid lies outside
+#     that window, so the window tested the $1/\sqrt n$ order, not the paper's rate. Now: claim 4
+#     states the $1/\sqrt n$ order with the same window, and the log factor is claim 4b,
+#     `not checked at this scale`.
+#   - *Claim 5.* Before: the batches were drawn from pool A, the same pool that defines the
+#     population value, reproduced. Now: the batches come from pool B, disjoint from pool A, with
+#     the same criterion.
+#   - *Claim 2.* The criterion now states how ties are handled; its test is unchanged.
+#
 # - **Data.** No CIFAR, ImageNet or Amazon logits can be fetched here. Claims 1–4 use a model with a
 #   closed form, which tests the theory more sharply than a finite test set can (the paper's own
 #   "true AURC" is the value on the full test set). Claim 5 uses scikit-learn models on a synthetic
 #   5-class task with a 50k-sample pool standing in for the population; claim 6 uses the 8×8 digits.
 # - **What we could not confirm from the paper.** The paper's full text was not available to us; the
 #   estimators and the loss follow the official code (rank weights by ascending confidence; MC
-#   weights $H_n-H_{n-r}$, the code's digamma form differs from ours only by $1/n$ in the argument)
+#   weights $H_n-H_{n-r}$; the code's digamma form $\psi(n+1)-\psi(n-r+1)$ is the same number)
 #   and the identity was re-derived. The rate is checked as an empirical slope, not as a bound with
 #   the paper's constants.
 # - **Fine-tuning.** The paper fine-tunes deep networks; ours is a 64-32-10 MLP on 1,078 training

@@ -3,7 +3,8 @@ import os
 import tempfile
 
 os.environ.setdefault("MPLBACKEND", "Agg")
-os.environ["REPBOOK_LEDGER_DIR"] = tempfile.mkdtemp(prefix="repbook-test-ledgers-")
+os.environ["REPBOOK_LEDGER"] = os.path.join(tempfile.mkdtemp(prefix="repbook-test-ledgers-"),
+                                           "ledger.json")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 

@@ -216,3 +216,42 @@ def test_torch_uncertainty_metric_agrees_with_classic_at_large_n():
     assert tu == pytest.approx(A.empirical_aurc(err, conf), abs=2e-3)
     with pytest.raises(ValueError, match="0/1"):
         A.torch_uncertainty_aurc(np.array([0.5, 1.0]), np.array([0.1, 0.2]))
+
+
+def test_sklearn_mlp_logits_give_its_probabilities():
+    from scipy.special import softmax
+    from sklearn.datasets import make_classification
+    from sklearn.neural_network import MLPClassifier
+
+    X, y = make_classification(200, n_features=6, n_informative=4, n_classes=3, random_state=0)
+    mlp = MLPClassifier((8,), max_iter=50, random_state=0).fit(X, y)
+    assert np.allclose(softmax(A.sklearn_mlp_logits(mlp, X), axis=1), mlp.predict_proba(X))
+
+
+def test_mlp_net_is_seeded_and_leaves_the_global_generator_alone():
+    import torch
+
+    torch.manual_seed(123)
+    before = torch.random.get_rng_state()
+    a, b, c = A.mlp_net(5), A.mlp_net(5), A.mlp_net(6)
+    assert torch.equal(torch.random.get_rng_state(), before)
+    assert torch.equal(a[0].weight, b[0].weight) and not torch.equal(a[0].weight, c[0].weight)
+    assert [type(m).__name__ for m in A.mlp_net(0, (4, 3, 2))] == ["Linear", "ReLU", "Linear"]
+    with pytest.raises(ValueError, match="sizes"):
+        A.mlp_net(0, (4,))
+
+
+def test_training_lowers_the_loss_and_metrics_are_consistent():
+    import torch
+
+    g = torch.Generator().manual_seed(0)
+    X = torch.randn(256, 4, generator=g)
+    y = (X[:, 0] > 0).long()
+    net = A.mlp_net(0, (4, 8, 2))
+    loss = torch.nn.functional.cross_entropy
+    before = float(loss(net(X), y))
+    A.train_epochs(net, torch.optim.SGD(net.parameters(), lr=0.5, momentum=0.9), loss, X, y, 30,
+                   torch.Generator().manual_seed(1))
+    assert float(loss(net(X), y)) < before / 2
+    aurc, acc = A.selective_metrics(net, X, y)
+    assert 0.9 < acc <= 1 and 0 <= aurc < 0.05

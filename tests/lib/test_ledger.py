@@ -1,9 +1,13 @@
 import json
+import math
 
 import numpy as np
 import pytest
 
-from repbook.core.ledger import VERDICTS, Ledger, fmt
+from repbook.core.criteria import CriterionError, all_of, at_least, at_most, within
+from repbook.core.ledger import (LOAD_MARK, VERDICTS, Claim, Ledger, convert_old_claim, fmt,
+                                 read_record, sanitize, scoreboard_cells, scoreboard_details,
+                                 totals_text, write_record)
 
 
 @pytest.mark.parametrize("value, text", [
@@ -23,10 +27,13 @@ def test_fmt_rejects_unknown_types():
 
 def make_ledger():
     led = Ledger("99_demo", "quick", seed=0, device="cpu")
-    led.check(1, "a | b", paper="x", measured=0.123456, criterion="≤ 1", passed=True)
-    led.check(2, "two", paper="y", measured=2.0, criterion="≤ 1", passed=np.bool_(False), note="why")
-    led.not_checked(3, "three", paper="z", criterion="needs a GPU", note="full scale")
-    led.quote(4, "four", paper="17.7×")
+    led.check(1, "a | b", paper="x", source="paper", measured={"gap": 0.123456},
+              criterion=at_least("gap", 0.1))
+    led.check(2, "two", paper="y", source="abstract", measured={"err": np.float64(2.0)},
+              criterion=at_most("err", 1), note="why")
+    led.not_checked(3, "three", paper="z", source="paper", criterion=at_least("rho", 0.8),
+                    note="full scale")
+    led.quote(4, "four", paper="17.7×", source="abstract")
     return led
 
 
@@ -36,28 +43,165 @@ def test_verdicts_counts_and_summary(capsys):
     assert led.counts() == {v: 1 for v in VERDICTS}
     assert led.summary() == ("99_demo: 1/2 checked claims reproduced, 1 not checked at this scale, "
                              "1 quoted (quick scale)")
-    assert "claim 1: ✓ reproduced (ours: 0.123)" in capsys.readouterr().out
+    assert "claim 1: ✓ reproduced — gap = 0.123 (margin +0.0235)" in capsys.readouterr().out
 
 
-def test_markdown_escapes_pipes_and_is_stable():
+def test_the_criterion_decides_and_renders_its_own_text():
+    led = Ledger("99_demo", "quick")
+    out = led.check("4", "rate", paper="√(ln n/n)", source="paper", measured={"slope": -0.399},
+                    criterion=within("slope", -0.6, -0.4))
+    c = led.claims[0]
+    assert not out.passed and c.verdict == "not reproduced"  # the text and the test agree
+    assert c.criterion_text == "slope in [-0.6, -0.4]"
+    assert c.margin == pytest.approx(-0.001) and c.margin_text() == "-0.001"
+    assert "| slope = -0.399 | slope in [-0.6, -0.4] | -0.001 |" in led.markdown()
+
+
+def test_measured_values_are_stored_as_numbers_at_full_precision(tmp_path):
+    led = Ledger("99_demo", "quick")
+    led.check(1, "s", paper="p", source="ours",
+              measured={"gap": np.array([0.5641234567891, 0.7]), "by model": {"lr": 0.25},
+                        "n": np.int64(7), "bad run": math.nan},
+              criterion=at_least("gap", 0.4))
+    data = json.loads(led.save(tmp_path / "l.json").read_text())
+    claim = data["claims"][0]
+    assert claim["measured"] == {"gap": [0.5641234567891, 0.7], "by model": {"lr": 0.25}, "n": 7,
+                                 "bad run": None}
+    assert claim["margin"] == pytest.approx(0.1641234567891)
+    assert claim["criterion"]["text"] == "gap ≥ 0.4" and claim["criterion"]["reads"] == ["gap"]
+    assert claim["binding"] == "gap[0]"
+
+
+def test_text_or_missing_values_are_rejected():
+    led = Ledger("99_demo", "quick")
+    with pytest.raises(CriterionError, match="the text"):
+        led.check(1, "s", paper="p", source="ours", measured={"ratio": "≥ 3× at |V| ≥ 16k"},
+                  criterion=at_least("ratio", 3))
+    with pytest.raises(CriterionError, match="reads the value 'ratio'"):
+        led.check(1, "s", paper="p", source="ours", measured={"speed-up": 4.0},
+                  criterion=at_least("ratio", 3))
+    with pytest.raises(TypeError, match="typed criterion"):
+        led.check(1, "s", paper="p", source="ours", measured={"x": 1}, criterion="x > 0")
+    with pytest.raises(CriterionError, match="non-empty mapping"):
+        led.check(1, "s", paper="p", source="ours", measured=0.5, criterion=at_least("x", 0))
+    assert not led.claims
+
+
+def test_nan_measurement_is_not_reproduced_with_no_margin():
+    led = Ledger("99_demo", "quick")
+    led.check(1, "s", paper="p", source="ours", measured={"loss": math.nan},
+              criterion=at_most("loss", 1.0))
+    c = led.claims[0]
+    assert c.verdict == "not reproduced" and c.margin is None and c.margin_text() == "n/a"
+    assert "loss = nan" in c.ours()
+
+
+def test_duplicate_ids_bad_sources_and_empty_statements_are_rejected():
+    led = make_ledger()
+    with pytest.raises(ValueError, match="already in the ledger"):
+        led.quote(1, "again", paper="", source="paper")
+    with pytest.raises(ValueError, match="source must be one of"):
+        led.quote(9, "s", paper="", source="a blog")
+    with pytest.raises(ValueError, match="statement must not be empty"):
+        led.quote(10, " ", paper="", source="paper")
+    with pytest.raises(ValueError, match="what would check it"):
+        led.not_checked(11, "s", paper="", source="paper", criterion=at_least("x", 1), note="")
+
+
+def test_markdown_escapes_pipes_shows_margins_and_is_stable():
     a, b = make_ledger().markdown(), make_ledger().markdown()
     assert a == b
     assert "a \\| b" in a and "| 1 |" in a and "✗ not reproduced — why" in a
+    assert "| +0.0235 |" in a and "| -1 |" in a
+    assert "x [paper]" in a and "17.7× [abstract]" in a
 
 
-def test_duplicate_ids_and_non_bool_passed_are_rejected():
+def test_compound_margin_names_the_deciding_value():
+    led = Ledger("99_demo", "quick")
+    led.check(1, "s", paper="p", source="ours", measured={"gap": [0.9, 0.45], "p": 0.01},
+              criterion=all_of(at_least("gap", 0.4), at_most("p", 0.05)))
+    assert led.claims[0].margin_text() == "+0.05 (gap[1])"
+
+
+def test_load_dependent_claims_are_marked_and_sanitised():
+    def timed(ratio):
+        led = Ledger("99_demo", "quick")
+        led.check(1, "exact", paper="p", source="paper", measured={"diffs": 0},
+                  criterion=at_most("diffs", 0))
+        led.check(2, "fast", paper="p", source="paper", measured={"p50 ratio": ratio},
+                  criterion=at_most("p50 ratio", 3), load_dependent=True)
+        return led.markdown()
+
+    fast, slow = timed(1.52), timed(3.4)  # the verdict flips on a busy machine
+    assert fast != slow and LOAD_MARK + " ✓ reproduced" in fast and LOAD_MARK + " ✗" in slow
+    assert sanitize(fast) == sanitize(slow)
+    assert "p50 ratio = 1.52" not in sanitize(fast) and "exact" in sanitize(fast)
+    assert "1/1 checked claims reproduced" in fast and f"timing claims: {LOAD_MARK} 1/1" in fast
+
+
+def test_round_trip_through_json(tmp_path):
     led = make_ledger()
-    with pytest.raises(ValueError, match="already in the ledger"):
-        led.check(1, "again", paper="", measured=1, criterion="c", passed=True)
-    with pytest.raises(TypeError, match="passed must be a bool"):
-        led.check(9, "s", paper="", measured=1, criterion="c", passed=1)
-    with pytest.raises(ValueError, match="criterion must not be empty"):
-        led.check(10, "s", paper="", measured=1, criterion=" ", passed=True)
+    path = led.save(tmp_path / "x.json")
+    back = Ledger.load(path)
+    assert back.to_dict() == led.to_dict() and back.markdown() == led.markdown()
 
 
-def test_save_writes_json(tmp_path, monkeypatch):
-    monkeypatch.setenv("REPBOOK_LEDGER_DIR", str(tmp_path))
-    path = make_ledger().save()
-    data = json.loads(path.read_text())
-    assert path.name == "99_demo.json" and data["counts"]["reproduced"] == 1
-    assert data["claims"][0]["measured"] == "0.123"
+def test_default_path_is_the_runners_choice(tmp_path, monkeypatch):
+    monkeypatch.setenv("REPBOOK_LEDGER", str(tmp_path / "run" / "ledger.json"))
+    assert make_ledger().save() == tmp_path / "run" / "ledger.json"
+    assert make_ledger().output_dir() == tmp_path / "run"
+
+
+def test_records_keep_provenance_and_round_trip(tmp_path):
+    led = make_ledger()
+    path = write_record(tmp_path / "r.json", led, {"commit": "abc", "seconds": 3.5})
+    back, prov = read_record(path)
+    assert back.to_dict() == led.to_dict() and prov["commit"] == "abc"
+
+
+def test_old_free_text_claims_convert_without_inventing_numbers():
+    old = {"chapter": "04_aurc", "id": "2", "statement": "s", "paper": "p",
+           "measured": "max diff ≤ 1e-13", "criterion": "max |difference| ≤ 1e-12",
+           "verdict": "reproduced", "scale": "full", "note": ""}
+    c = convert_old_claim(old, "full")
+    assert c.measured == {} and c.ours() == "max diff ≤ 1e-13" and c.margin is None
+    assert c.criterion_text == "max |difference| ≤ 1e-12" and c.verdict == "reproduced"
+    assert Claim.from_dict(json.loads(json.dumps(c.__dict__))) == c
+
+
+def test_scoreboard_parts_come_from_the_ledger():
+    led = make_ledger()
+    cells = scoreboard_cells(led)
+    assert cells[:3] == ["1 / 2", "1", "1"] and cells[3].startswith("claim 1: +0.0235")
+    details = scoreboard_details(led, None)
+    assert "| 1 | a \\| b | gap ≥ 0.1 | gap = 0.123 | +0.0235 | ✓ reproduced | — | — |" in details
+    assert totals_text([led, led], 2).startswith("In all: 2 of 4 checked claims reproduced")
+
+
+def test_unknown_fields_or_verdicts_in_a_record_are_errors():
+    d = make_ledger().to_dict()
+    d["claims"][0]["verdict"] = "sort of"
+    with pytest.raises(ValueError, match="unknown verdict"):
+        Ledger.from_dict(d)
+    d = make_ledger().to_dict()
+    d["claims"][0]["extra"] = 1
+    with pytest.raises(ValueError, match="unknown claim field"):
+        Ledger.from_dict(d)
+
+
+def test_rounding_noise_is_shown_as_a_bound():
+    led = Ledger("99_demo", "quick")
+    led.check(1, "s", paper="p", source="ours", measured={"max diff": 2.78e-16, "zero": 0.0},
+              criterion=at_most("max diff", 1e-12))
+    assert led.claims[0].ours() == "max diff < 1e-14; zero = 0"
+    assert led.claims[0].measured["max diff"] == 2.78e-16
+
+
+def test_show_limits_the_table_not_the_record():
+    led = Ledger("99_demo", "quick")
+    led.check(1, "s", paper="p", source="ours", measured={"a": 1.0, "detail": [1, 2, 3]},
+              criterion=at_least("detail", 1), show=["a"])
+    assert led.claims[0].ours() == "a = 1" and led.claims[0].measured["detail"] == [1, 2, 3]
+    with pytest.raises(CriterionError, match="not measured"):
+        led.check(2, "s", paper="p", source="ours", measured={"a": 1.0},
+                  criterion=at_least("a", 0), show=["b"])

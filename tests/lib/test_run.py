@@ -9,9 +9,9 @@ SIZES = {"quick": {"n": 10}, "full": {"n": 1000}}
 
 
 def test_setup_seeds_and_reports(capsys):
-    a = setup("99_demo", scale="quick", seed=3, sizes=SIZES)
+    a = setup(chapter="99_demo", scale="quick", seed=3, sizes=SIZES)
     x1, t1 = np.random.rand(), torch.rand(1).item()
-    b = setup("99_demo", scale="quick", seed=3, sizes=SIZES)
+    b = setup(chapter="99_demo", scale="quick", seed=3, sizes=SIZES)
     assert (np.random.rand(), torch.rand(1).item()) == (x1, t1)
     assert a["n"] == 10 and a.device in ("cpu", "cuda")
     assert a.rng.random() == b.rng.random()
@@ -23,19 +23,39 @@ def test_setup_seeds_and_reports(capsys):
 
 
 def test_setup_full_scale_uses_its_sizes():
-    assert setup("99_demo", scale="full", seed=0, sizes=SIZES, quiet=True)["n"] == 1000
+    assert setup(chapter="99_demo", scale="full", seed=0, sizes=SIZES, quiet=True)["n"] == 1000
 
 
 def test_bad_parameters_fail_at_once():
     with pytest.raises(ParameterError, match="'scale'"):
-        setup("99_demo", scale="huge", seed=0, sizes=SIZES)
+        setup(chapter="99_demo", scale="huge", seed=0, sizes=SIZES)
     with pytest.raises(ParameterError, match="'seed'"):
-        setup("99_demo", scale="quick", seed=-2, sizes=SIZES)
+        setup(chapter="99_demo", scale="quick", seed=-2, sizes=SIZES)
     with pytest.raises(ParameterError, match="lacks scale"):
-        setup("99_demo", scale="quick", seed=0, sizes={"quick": {}})
+        setup(chapter="99_demo", scale="quick", seed=0, sizes={"quick": {}})
 
 
 def test_unknown_size_names_what_exists():
-    run = setup("99_demo", scale="quick", seed=0, sizes=SIZES, quiet=True)
+    run = setup(chapter="99_demo", scale="quick", seed=0, sizes=SIZES, quiet=True)
     with pytest.raises(KeyError, match="it has: n"):
         run["m"]
+
+
+def test_chapter_name_comes_from_the_runner_or_jupyter(monkeypatch):
+    from repbook.core.run import chapter_name
+
+    monkeypatch.delenv("REPBOOK_CHAPTER", raising=False)
+    monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
+    assert chapter_name() == "interactive"
+    monkeypatch.setenv("JPY_SESSION_NAME", "/home/me/book/notebooks/04_aurc.py")
+    assert chapter_name() == "04_aurc"
+    monkeypatch.setenv("REPBOOK_CHAPTER", "17_online_conformal")
+    assert chapter_name() == "17_online_conformal"
+    assert setup(scale="quick", seed=0, sizes=SIZES, quiet=True).chapter == "17_online_conformal"
+    assert chapter_name("explicit") == "explicit"
+
+
+def test_deterministic_algorithms_are_strict():
+    setup(chapter="99_demo", scale="quick", seed=0, sizes=SIZES, quiet=True)
+    assert torch.are_deterministic_algorithms_enabled()
+    assert not torch.is_deterministic_algorithms_warn_only_enabled()

@@ -21,11 +21,12 @@ TINY = HEADER + textwrap.dedent('''\
     width: int = 3
 
     # %%
-    from repbook.core import Ledger, setup
+    from repbook.core import Ledger, at_least, setup
     from repbook.papers import aurc  # the fake root has its own papers/aurc.py
-    run = setup("01_tiny", scale=scale, seed=seed, sizes={"quick": {"n": 2}, "full": {"n": 4}})
+    run = setup(scale=scale, seed=seed, sizes={"quick": {"n": 2}, "full": {"n": 4}})
     ledger = Ledger.for_run(run)
-    ledger.check(1, "tiny works", paper="yes", measured=width, criterion="width > 0", passed=width > 0)
+    ledger.check(1, "tiny works", paper="yes", source="ours", measured={"width": width},
+                 criterion=at_least("width", 1))
 
     # %% tags=["nbval-check-output"]
     ledger.show()

@@ -50,7 +50,8 @@ def test_scoreboard_shows_quick_and_full_side_by_side_and_flags_slow_chapters(ra
     text = scoreboard_markdown(root, chapters)
     assert "⚠ over the 90 s quick budget" in text
     assert "1 / 1 (" in text.split("\n## 01_tiny")[0].split("| [01_tiny]")[1]  # full tally
-    assert "| 1 | tiny works | width > 0 | 3 | reproduced | 3 | reproduced |" in text
+    assert ("| 1 | tiny works | width ≥ 1 | width = 3 | +2 | ✓ reproduced | width = 3 | "
+            "✓ reproduced |") in text
 
 
 def test_environment_page_lists_runs_and_full_provenance(ran):

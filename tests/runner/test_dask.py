@@ -49,8 +49,8 @@ def test_results_come_back_where_the_local_executor_puts_them(book_root, client)
     assert records["02_broken"].error["ename"] == "RuntimeError"
     tiny = resolve(book_root, ["01"])[0]
     folder = run_dir(book_root, tiny)
-    assert {"notebook.ipynb", "01_tiny.json", "run.json"} <= {p.name for p in folder.iterdir()}
-    assert json.loads((folder / "01_tiny.json").read_text())["counts"]["reproduced"] == 1
+    assert {"notebook.ipynb", "ledger.json", "run.json"} <= {p.name for p in folder.iterdir()}
+    assert json.loads((folder / "ledger.json").read_text())["counts"]["reproduced"] == 1
     assert cached_record(book_root, tiny, jobs[0][1], "quick")  # the cache sees the Dask run
 
 

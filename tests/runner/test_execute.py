@@ -20,8 +20,9 @@ def test_execute_ok_then_cached(book_root):
     rec = execute(book_root, ch, PARAMS, "quick")
     assert rec.status == "ok", rec.error
     folder = run_dir(book_root, ch)
-    ledger = json.loads((folder / "01_tiny.json").read_text())
+    ledger = json.loads((folder / "ledger.json").read_text())
     assert ledger["counts"]["reproduced"] == 1 and rec.summary == "1/1 reproduced"
+    assert ledger["chapter"] == "01_tiny"  # the runner named it; the chapter did not say
     nb = json.loads((folder / "notebook.ipynb").read_text())
     assert nb["metadata"]["papermill"]["parameters"] == PARAMS
     assert cached_record(book_root, ch, PARAMS, "quick").cached

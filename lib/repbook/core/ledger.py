@@ -1,30 +1,66 @@
-"""The claims ledger: one record per claim, a verdict, a rendered table and a JSON file per chapter."""
+"""The claims ledger: one record per claim, its verdict decided by a typed criterion.
+
+This module is the only owner of the ledger format. It writes and reads the JSON files (a chapter's
+ledger, the full-scale records under `data/full_runs/`), and it renders every claims table: the
+chapter's verdict table, the scoreboard's rows and details. The runner and the book pages call it;
+they know nothing of verdict names or table markup.
+
+A checked claim stores the measured values as numbers at full precision, the criterion (its kind,
+parameters and the text rendered from it), the verdict the criterion decided, and the margin: how
+far the deciding value lies from the criterion's boundary.
+"""
 from __future__ import annotations
 
 import json
 import math
 import os
-from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from .criteria import Criterion, CriterionError, Outcome
+
 VERDICTS = ("reproduced", "not reproduced", "not checked at this scale", "quoted")
 MARKS = {"reproduced": "✓", "not reproduced": "✗", "not checked at this scale": "○", "quoted": "❝"}
 """Plain symbols (in DejaVu Sans), not emoji: they render in every browser and terminal."""
 
+SOURCES = ("paper", "abstract", "official code", "secondary summary", "literature", "ours")
+"""Where a claim's paper value comes from: the paper's text (theorems, tables, figures), only its
+abstract, the official code or repository, a secondary summary of the paper, other literature, or
+our own formulation of the claim (a derivation or a check we set)."""
 
+LOAD_MARK = "◷"
+"""Marks what was timed on this machine: load-dependent, shown but never compared by the tests."""
+LOAD_DEPENDENT = re.compile(LOAD_MARK + r"[^|\n]*")
+"""What the reference comparison replaces by `LOAD_MARK` on both sides before comparing."""
+
+LEDGER_ENV = "REPBOOK_LEDGER"
+"""The runner sets this to the ledger file it wants (name and place are the runner's choice)."""
+CHAPTER_ENV = "REPBOOK_CHAPTER"
+"""The runner sets this to the chapter's stem; `setup` reads it."""
+
+
+def sanitize(text: str) -> str:
+    """Text with every load-dependent cell reduced to its mark (what the references compare)."""
+    return LOAD_DEPENDENT.sub(LOAD_MARK, text)
+
+
+# ---------------------------------------------------------------------------------------------
+# Formatting
+# ---------------------------------------------------------------------------------------------
 def fmt(value: Any, digits: int = 3) -> str:
-    """Format a measured value for the ledger: numbers to `digits` significant figures.
+    """Format a value for display: numbers to `digits` significant figures.
 
     Sequences are formatted element-wise; strings pass through. Rounding makes re-runs print the
     same text even when the last float digits move.
     """
     if isinstance(value, str):
         return value
-    if isinstance(value, bool):
+    if isinstance(value, (bool, np.bool_)):
         return "yes" if value else "no"
     if hasattr(value, "item") and getattr(value, "ndim", 1) == 0:
         value = value.item()
@@ -37,14 +73,114 @@ def fmt(value: Any, digits: int = 3) -> str:
             return "0"
         out = f"{value:.{digits}g}"
         return out.replace("e-0", "e-").replace("e+0", "e+")
-    if isinstance(value, dict):
+    if value is None:
+        return "nan"
+    if isinstance(value, Mapping):
         return ", ".join(f"{k}={fmt(v, digits)}" for k, v in value.items())
     if isinstance(value, Sequence) or hasattr(value, "tolist"):
         seq = value.tolist() if hasattr(value, "tolist") else value
         return "[" + ", ".join(fmt(v, digits) for v in seq) + "]"
-    raise TypeError(f"cannot format a measured value of type {type(value).__name__}: {value!r}")
+    raise TypeError(f"cannot format a value of type {type(value).__name__}: {value!r}")
 
 
+def fmt_margin(margin: float | None) -> str:
+    if margin is None or (isinstance(margin, float) and math.isnan(margin)):
+        return "n/a"
+    return ("+" if margin > 0 else "") + fmt(float(margin))
+
+
+MAX_SHOWN = 6
+"""A measured sequence longer than this is shown as its first elements plus its range."""
+TINY = 1e-14
+"""Non-zero values below this in size are rounding noise whose digits vary with the machine's
+floating-point paths: the table shows them as `< 1e-14` (the JSON keeps the number)."""
+
+
+def _show_number(x: Any) -> str:
+    if isinstance(x, float) and x != 0 and abs(x) < TINY:
+        return f"< {TINY:g}" if x > 0 else f"> -{TINY:g}"
+    return fmt(x)
+
+
+def _show_value(value: Any) -> str:
+    if isinstance(value, Mapping):
+        items = list(value.items())
+        text = ", ".join(f"{k} {_show_number(v)}" for k, v in items[:MAX_SHOWN])
+        if len(items) > MAX_SHOWN:
+            nums = [v for _, v in items if v is not None]
+            text += f", … ({len(items)} values, {fmt(min(nums))} to {fmt(max(nums))})"
+        return "{" + text + "}"
+    if isinstance(value, list):
+        if len(value) > MAX_SHOWN:
+            nums = [v for v in value if v is not None]
+            return (f"[{', '.join(_show_number(v) for v in value[:MAX_SHOWN])}, … ({len(value)} "
+                    f"values, {_show_number(min(nums))} to {_show_number(max(nums))})]")
+        return "[" + ", ".join(_show_number(v) for v in value) + "]"
+    return _show_number(value)
+
+
+# ---------------------------------------------------------------------------------------------
+# Measured values: plain JSON numbers at full precision
+# ---------------------------------------------------------------------------------------------
+def _plain_number(name: str, x: Any) -> float | int | None:
+    if isinstance(x, (bool, np.bool_)):
+        return int(bool(x))
+    if isinstance(x, (int, np.integer)):
+        return int(x)
+    if isinstance(x, (float, np.floating)):
+        x = float(x)
+        return x if math.isfinite(x) else None   # JSON has no NaN or inf
+    if hasattr(x, "item") and getattr(x, "ndim", None) == 0:
+        return _plain_number(name, x.item())
+    raise CriterionError(f"measured value {name!r} must be a number (or numbers), "
+                         f"got {type(x).__name__}: {x!r}")
+
+
+def plain_values(measured: Mapping[str, Any]) -> dict[str, Any]:
+    """Measured values as JSON-ready numbers, lists of numbers or {label: number} maps."""
+    if not isinstance(measured, Mapping) or not measured:
+        raise CriterionError("measured must be a non-empty mapping of value names to numbers, "
+                             f"got {measured!r}")
+    out = {}
+    for name, value in measured.items():
+        if not isinstance(name, str) or not name.strip():
+            raise CriterionError(f"a measured value needs a name, got {name!r}")
+        if isinstance(value, Mapping):
+            out[name] = {str(k): _plain_number(f"{name}[{k}]", v) for k, v in value.items()}
+        elif isinstance(value, (str, bytes)):
+            raise CriterionError(f"measured value {name!r} must be a number (or numbers), "
+                                 f"got the text {value!r}")
+        elif isinstance(value, (Sequence, np.ndarray)) and np.ndim(value) > 0:
+            out[name] = [_plain_number(f"{name}[{i}]", v)
+                         for i, v in enumerate(np.asarray(value, dtype=object).ravel())]
+        else:
+            out[name] = _plain_number(name, value)
+    return out
+
+
+def _evaluable(values: Mapping[str, Any]) -> dict[str, Any]:
+    """JSON nulls back to NaN for the criterion."""
+    def back(v):
+        return math.nan if v is None else v
+
+    out = {}
+    for k, v in values.items():
+        if isinstance(v, dict):
+            out[k] = {a: back(b) for a, b in v.items()}
+        elif isinstance(v, list):
+            out[k] = [back(b) for b in v]
+        else:
+            out[k] = back(v)
+    return out
+
+
+def _json_float(x: float | None) -> float | None:
+    return None if x is None or not math.isfinite(x) else float(x)
+
+
+# ---------------------------------------------------------------------------------------------
+# Records
+# ---------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Claim:
     """One claim of a paper as the chapter tested it."""
@@ -53,107 +189,250 @@ class Claim:
     id: str
     statement: str
     paper: str
-    measured: str
-    criterion: str
+    source: str
     verdict: str
     scale: str
+    measured: dict = field(default_factory=dict)
+    criterion: dict = field(default_factory=dict)   # kind, text, reads, parameters
+    margin: float | None = None                     # own units; None: no margin (or NaN)
+    normalized_margin: float | None = None
+    binding: str = ""                               # the value that decided the margin
     note: str = ""
+    load_dependent: bool = False
+    shown: list = field(default_factory=list)       # names the table shows (empty: all)
+    measured_text: str = ""                         # converted records only: the old free text
+
+    @property
+    def criterion_text(self) -> str:
+        return self.criterion.get("text", "—") if self.criterion else "—"
+
+    @property
+    def checked(self) -> bool:
+        return self.verdict in ("reproduced", "not reproduced")
+
+    def ours(self) -> str:
+        """The measured values as the table shows them (rounded)."""
+        if self.measured_text:
+            return self.measured_text
+        if not self.measured:
+            return "—"
+        def one(k, v):
+            shown = _show_value(v)
+            return f"{k} {shown}" if shown.startswith(("<", ">")) else f"{k} = {shown}"
+
+        names = self.shown or list(self.measured)
+        return "; ".join(one(k, self.measured[k]) for k in names)
+
+    def margin_text(self) -> str:
+        if not self.checked:
+            return "—"
+        text = fmt_margin(self.margin)
+        several = len(self.criterion.get("reads", [])) > 1 or "[" in self.binding
+        if self.binding and several and text != "n/a":
+            text += f" ({self.binding})"
+        return text
+
+    def verdict_text(self) -> str:
+        return f"{MARKS[self.verdict]} {self.verdict}" + (f" — {self.note}" if self.note else "")
+
+    @classmethod
+    def from_dict(cls, d: Mapping) -> "Claim":
+        known = {f.name for f in fields(cls)}
+        unknown = set(d) - known
+        if unknown:
+            raise ValueError(f"unknown claim field(s) {sorted(unknown)} in a ledger record")
+        if d.get("verdict") not in VERDICTS:
+            raise ValueError(f"claim {d.get('id')!r}: unknown verdict {d.get('verdict')!r}")
+        return cls(**d)
+
+
+def _cell(text: Any) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
 
 
 class Ledger:
     """Collects a chapter's claims in the order they are checked.
 
-    `check` turns a pre-registered criterion's outcome into `reproduced` / `not reproduced`;
-    `not_checked` records what would check a claim; `quote` shows a paper's number for context
-    (never counted as reproduced).
+    `check` lets a typed criterion decide `reproduced` / `not reproduced` from the measured values;
+    `not_checked` records a claim this scale cannot test and what would test it; `quote` shows a
+    paper's number for context (never counted as reproduced).
     """
 
     def __init__(self, chapter: str, scale: str, *, seed: int | None = None,
-                 device: str | None = None):
+                 device: str | None = None, claims: Sequence[Claim] = ()):
         self.chapter, self.scale, self.seed, self.device = chapter, scale, seed, device
-        self.claims: list[Claim] = []
+        self.claims: list[Claim] = list(claims)
 
     @classmethod
     def for_run(cls, run) -> "Ledger":
         return cls(run.chapter, run.scale, seed=run.seed, device=run.device_name or run.device)
 
-    def _add(self, claim_id, statement, paper, measured, criterion, verdict, note) -> None:
+    # -- recording ------------------------------------------------------------------------------
+    def _common(self, claim_id, statement, paper, source, note) -> str:
         claim_id = str(claim_id)
         if any(c.id == claim_id for c in self.claims):
             raise ValueError(f"claim id {claim_id!r} is already in the ledger of {self.chapter}")
-        for name, text in (("statement", statement), ("criterion", criterion)):
-            if verdict != "quoted" and not str(text).strip():
-                raise ValueError(f"claim {claim_id!r}: {name} must not be empty")
-        claim = Claim(self.chapter, claim_id, statement, paper, fmt(measured), criterion, verdict,
-                      self.scale, note)
+        if not str(statement).strip():
+            raise ValueError(f"claim {claim_id!r}: statement must not be empty")
+        if source not in SOURCES:
+            raise ValueError(f"claim {claim_id!r}: source must be one of {', '.join(SOURCES)}; "
+                             f"got {source!r}")
+        if not isinstance(note, str):
+            raise TypeError(f"claim {claim_id!r}: note must be text, got {note!r}")
+        return claim_id
+
+    def _print(self, c: Claim) -> None:
+        mark = LOAD_MARK + " " if c.load_dependent else ""
+        line = f"claim {c.id}: {mark}{MARKS[c.verdict]} {c.verdict}"
+        if c.checked:
+            line += f" — {c.ours()} (margin {c.margin_text()})"
+        print(line)
+
+    def check(self, claim_id, statement: str, *, paper: str, source: str,
+              measured: Mapping[str, Any], criterion: Criterion, note: str = "",
+              load_dependent: bool = False, show: Sequence[str] = ()) -> Outcome:
+        """Record a checked claim: `criterion` (fixed before the run) decides from `measured`.
+
+        `measured` maps value names (the names the criterion reads) to numbers, sequences of
+        numbers or {label: number} maps. `load_dependent` marks a timing claim: its values and
+        verdict are shown but kept out of what the reference tests compare. `show` names the
+        values the table shows when not all of them fit (the JSON keeps all). Returns the outcome.
+        """
+        claim_id = self._common(claim_id, statement, paper, source, note)
+        if not isinstance(criterion, Criterion):
+            raise TypeError(f"claim {claim_id!r}: criterion must be a typed criterion "
+                            f"(repbook.core.criteria), got {type(criterion).__name__}")
+        values = plain_values(measured)
+        hidden = [n for n in show if n not in values]
+        if hidden:
+            raise CriterionError(f"claim {claim_id!r}: show names {hidden}, which are not measured")
+        outcome = criterion.evaluate(_evaluable(values))
+        claim = Claim(self.chapter, claim_id, statement, paper, source,
+                      "reproduced" if outcome.passed else "not reproduced", self.scale,
+                      measured=values, criterion=criterion.to_dict(),
+                      margin=_json_float(outcome.margin),
+                      normalized_margin=_json_float(outcome.normalized), binding=outcome.binding,
+                      note=note, load_dependent=bool(load_dependent), shown=list(show))
         self.claims.append(claim)
-        print(f"claim {claim_id}: {MARKS[verdict]} {verdict} (ours: {claim.measured})")
+        self._print(claim)
+        return outcome
 
-    def check(self, claim_id, statement: str, *, paper: str, measured: Any, criterion: str,
-              passed: bool, note: str = "") -> None:
-        """Record a checked claim. `passed` is the outcome of `criterion`, fixed before the run."""
-        if not isinstance(passed, (bool, np.bool_)):
-            raise TypeError(f"claim {claim_id!r}: passed must be a bool, got {passed!r}")
-        verdict = "reproduced" if bool(passed) else "not reproduced"
-        self._add(claim_id, statement, paper, measured, criterion, verdict, note)
-
-    def not_checked(self, claim_id, statement: str, *, paper: str, criterion: str,
-                    note: str) -> None:
+    def not_checked(self, claim_id, statement: str, *, paper: str, source: str,
+                    criterion: Criterion, note: str) -> None:
         """A claim this scale cannot test; `note` says what would test it."""
-        self._add(claim_id, statement, paper, "—", criterion,
-                         "not checked at this scale", note)
+        claim_id = self._common(claim_id, statement, paper, source, note)
+        if not isinstance(criterion, Criterion):
+            raise TypeError(f"claim {claim_id!r}: criterion must be a typed criterion")
+        if not note.strip():
+            raise ValueError(f"claim {claim_id!r}: say what would check it (note=...)")
+        claim = Claim(self.chapter, claim_id, statement, paper, source,
+                      "not checked at this scale", self.scale, criterion=criterion.to_dict(),
+                      note=note)
+        self.claims.append(claim)
+        self._print(claim)
 
-    def quote(self, claim_id, statement: str, *, paper: str, note: str = "") -> None:
+    def quote(self, claim_id, statement: str, *, paper: str, source: str, note: str = "") -> None:
         """A paper's number shown for context, not re-derived."""
-        self._add(claim_id, statement, paper, "—", "—", "quoted", note)
+        claim_id = self._common(claim_id, statement, paper, source, note)
+        claim = Claim(self.chapter, claim_id, statement, paper, source, "quoted", self.scale,
+                      note=note)
+        self.claims.append(claim)
+        self._print(claim)
 
+    # -- summaries and tables -------------------------------------------------------------------
     def counts(self) -> dict[str, int]:
         return {v: sum(c.verdict == v for c in self.claims) for v in VERDICTS}
 
-    def summary(self) -> str:
+    def tally(self) -> str:
+        """`reproduced / checked`, e.g. `5 / 6`."""
         n = self.counts()
+        return f"{n['reproduced']} / {n['reproduced'] + n['not reproduced']}"
+
+    def summary(self) -> str:
+        stable = [c for c in self.claims if not c.load_dependent]
+        timed = [c for c in self.claims if c.load_dependent and c.checked]
+        n = {v: sum(c.verdict == v for c in stable) for v in VERDICTS}
         checked = n["reproduced"] + n["not reproduced"]
-        return (f"{self.chapter}: {n['reproduced']}/{checked} checked claims reproduced"
+        text = (f"{self.chapter}: {n['reproduced']}/{checked} checked claims reproduced"
                 + (f", {n['not checked at this scale']} not checked at this scale"
                    if n["not checked at this scale"] else "")
                 + (f", {n['quoted']} quoted" if n["quoted"] else "") + f" ({self.scale} scale)")
+        if timed:
+            ok = sum(c.verdict == "reproduced" for c in timed)
+            text += f"; timing claims: {LOAD_MARK} {ok}/{len(timed)} reproduced"
+        return text
+
+    def short_summary(self) -> str:
+        """One line for progress output, e.g. `5/6 reproduced, 1 not checked`."""
+        n = self.counts()
+        text = f"{n['reproduced']}/{n['reproduced'] + n['not reproduced']} reproduced"
+        if n["not checked at this scale"]:
+            text += f", {n['not checked at this scale']} not checked"
+        return text
+
+    HEADER = ("| # | claim | paper (source) | ours | criterion (fixed before the run) | margin | "
+              "verdict |\n|---|---|---|---|---|---|---|")
+
+    def rows(self) -> list[str]:
+        out = []
+        for c in self.claims:
+            mark = LOAD_MARK + " " if c.load_dependent else ""
+            paper = f"{c.paper} [{c.source}]" if c.paper else f"[{c.source}]"
+            cells = [c.id, c.statement, paper, mark + c.ours(), c.criterion_text,
+                     mark + c.margin_text(), mark + c.verdict_text()]
+            out.append("| " + " | ".join(_cell(x) for x in cells) + " |")
+        return out
 
     def markdown(self) -> str:
-        """The verdict table as Markdown; values are already rounded, so re-runs print the same."""
-        def cell(text: str) -> str:
-            return str(text).replace("|", "\\|").replace("\n", " ")
+        """The verdict table as Markdown; values are rounded, so re-runs print the same."""
+        legend = ("Margin: how far the deciding value lies from the criterion's boundary, in its own "
+                  "units (negative: fails by that much).")
+        if any(c.load_dependent for c in self.claims):
+            legend += (f" {LOAD_MARK} timed on this machine: it depends on the machine's load and is "
+                       "not compared by the tests.")
+        return "\n".join([self.HEADER, *self.rows()]) + f"\n\n{legend}\n\n**{self.summary()}**"
 
-        rows = ["| # | claim | paper | ours | criterion (fixed before the run) | verdict |",
-                "|---|---|---|---|---|---|"]
-        for c in self.claims:
-            verdict = f"{MARKS[c.verdict]} {c.verdict}" + (f" — {c.note}" if c.note else "")
-            rows.append("| " + " | ".join(cell(x) for x in
-                        (c.id, c.statement, c.paper, c.measured, c.criterion, verdict)) + " |")
-        return "\n".join(rows) + f"\n\n**{self.summary()}**"
-
+    # -- files ----------------------------------------------------------------------------------
     def to_dict(self) -> dict:
         return {"chapter": self.chapter, "scale": self.scale, "seed": self.seed,
                 "device": self.device, "counts": self.counts(),
                 "claims": [asdict(c) for c in self.claims]}
 
-    @staticmethod
-    def output_dir() -> Path:
-        """Where a run's outputs go: $REPBOOK_LEDGER_DIR (the runner's run folder) or
-        `<repo>/_build/ledgers` when a chapter runs by hand. Created if missing."""
-        directory = os.environ.get("REPBOOK_LEDGER_DIR")
-        if directory is None:
-            from .data import repo_root
+    @classmethod
+    def from_dict(cls, d: Mapping) -> "Ledger":
+        try:
+            claims = [Claim.from_dict(c) for c in d["claims"]]
+            return cls(d["chapter"], d["scale"], seed=d.get("seed"), device=d.get("device"),
+                       claims=claims)
+        except (KeyError, TypeError) as exc:
+            raise ValueError(f"not a ledger record: {exc}") from None
 
-            directory = repo_root() / "_build" / "ledgers"
-        path = Path(directory)
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> "Ledger":
+        return cls.from_dict(json.loads(Path(path).read_text()))
+
+    @staticmethod
+    def default_path(chapter: str) -> Path:
+        """Where the ledger goes: $REPBOOK_LEDGER (the runner's choice) or, when a chapter runs by
+        hand, `<repo>/_build/ledgers/<chapter>.json`."""
+        chosen = os.environ.get(LEDGER_ENV)
+        if chosen:
+            return Path(chosen)
+        from .data import repo_root
+
+        return repo_root() / "_build" / "ledgers" / f"{chapter}.json"
+
+    def output_dir(self) -> Path:
+        """Folder for a run's other outputs (next to the ledger). Created if missing."""
+        path = self.default_path(self.chapter).parent
         path.mkdir(parents=True, exist_ok=True)
         return path
 
-    def save(self, directory: str | os.PathLike | None = None) -> Path:
-        """Write `<chapter>.json` to `directory`, or to `output_dir()`."""
-        path = Path(directory or self.output_dir()) / f"{self.chapter}.json"
+    def save(self, path: str | os.PathLike | None = None) -> Path:
+        path = Path(path) if path else self.default_path(self.chapter)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(self.to_dict(), indent=1, ensure_ascii=False) + "\n")
+        path.write_text(json.dumps(self.to_dict(), indent=1, ensure_ascii=False,
+                                   allow_nan=False) + "\n")
         return path
 
     def show(self):
@@ -162,3 +441,120 @@ class Ledger:
         from IPython.display import Markdown, display
 
         display(Markdown(self.markdown()))
+
+
+# ---------------------------------------------------------------------------------------------
+# Committed records (full-scale runs): ledger plus provenance
+# ---------------------------------------------------------------------------------------------
+def write_record(path: str | os.PathLike, ledger: Ledger, provenance: Mapping[str, Any]) -> Path:
+    """A ledger with where, when and how it ran (`data/full_runs/<stem>.json`)."""
+    out = {**dict(provenance), **ledger.to_dict()}
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(out, indent=1, ensure_ascii=False, allow_nan=False) + "\n")
+    return path
+
+
+def read_record(path: str | os.PathLike) -> tuple[Ledger, dict]:
+    """(ledger, provenance) of a committed record."""
+    d = json.loads(Path(path).read_text())
+    keys = ("chapter", "scale", "seed", "device", "counts", "claims")
+    return Ledger.from_dict(d), {k: v for k, v in d.items() if k not in keys or k == "device"}
+
+
+def convert_old_claim(old: Mapping, scale: str) -> Claim:
+    """A claim of the old free-text format (measured and criterion as text) in the new format:
+    the text is kept as it was recorded, no number is invented, and no margin is given."""
+    crit = old.get("criterion", "—")
+    return Claim(old["chapter"], str(old["id"]), old["statement"], old["paper"], "ours"
+                 if old["verdict"] != "quoted" else "paper", old["verdict"], scale,
+                 criterion={"kind": "text (converted)", "text": crit, "reads": []} if crit != "—"
+                 else {}, note=old.get("note", ""),
+                 measured_text=old.get("measured", "") if old.get("measured") != "—" else "")
+
+
+# ---------------------------------------------------------------------------------------------
+# Book pages: the claims parts of the scoreboard
+# ---------------------------------------------------------------------------------------------
+SCOREBOARD_DETAIL_HEADER = ("| # | claim | criterion | quick: ours | quick: margin | quick verdict | "
+                            "full: ours | full verdict |\n|---|---|---|---|---|---|---|---|")
+
+
+def scoreboard_details(quick: Ledger, full: Ledger | None) -> str:
+    """One chapter's claims, quick and full side by side."""
+    full_claims = {c.id: c for c in (full.claims if full else [])}
+    lines = [SCOREBOARD_DETAIL_HEADER]
+    for c in quick.claims:
+        f = full_claims.get(c.id)
+        mark = LOAD_MARK + " " if c.load_dependent else ""
+        cells = [c.id, c.statement, c.criterion_text, mark + c.ours(), mark + c.margin_text(),
+                 mark + f"{MARKS[c.verdict]} {c.verdict}", f.ours() if f else "—",
+                 f"{MARKS[f.verdict]} {f.verdict}" if f else "—"]
+        lines.append("| " + " | ".join(_cell(x) for x in cells) + " |")
+    return "\n".join(lines)
+
+
+def scoreboard_cells(quick: Ledger | None) -> list[str]:
+    """The claims cells of a chapter's scoreboard row: tally, not checked, quoted, closest margin."""
+    if quick is None:
+        return ["—", "—", "—", "—"]
+    n = quick.counts()
+    checked = [c for c in quick.claims if c.checked and c.normalized_margin is not None]
+    closest = min(checked, key=lambda c: abs(c.normalized_margin), default=None)
+    close = (f"claim {closest.id}: {fmt_margin(closest.margin)}" if closest else "—")
+    return [quick.tally(), str(n["not checked at this scale"]), str(n["quoted"]), close]
+
+
+def totals(ledgers: Sequence[Ledger]) -> dict[str, int]:
+    out = {v: 0 for v in VERDICTS}
+    for led in ledgers:
+        for v, k in led.counts().items():
+            out[v] += k
+    return out
+
+
+def totals_text(ledgers: Sequence[Ledger], n_chapters: int) -> str:
+    t = totals(ledgers)
+    return (f"In all: {t['reproduced']} of {t['reproduced'] + t['not reproduced']} checked claims "
+            f"reproduced at quick scale across {n_chapters} chapter(s); "
+            f"{t['not checked at this scale']} not checked at this scale, {t['quoted']} quoted.")
+
+
+@dataclass
+class BookEntry:
+    """What the scoreboard shows of one chapter; the runner fills in how its run went."""
+
+    stem: str
+    link: str
+    quick: Ledger | None = None
+    full: Ledger | None = None
+    full_finished: str = ""
+    run_time: str = "—"
+    status: str = "not run"
+
+
+SCOREBOARD_INTRO = (
+    "Every claim each chapter checked, as recorded in its claims ledger. A criterion is fixed "
+    "before the run; *not reproduced* is a result, not a failure of the chapter. *Quoted* numbers "
+    "are the paper's, shown for context and never counted. The margin says how far the deciding "
+    "value lies from the criterion's boundary (in its own units), so a close call is visible. "
+    "Quick-scale results come from this build; full-scale results from the committed records in "
+    "`data/full_runs/` (when and where each ran: see the environment page).\n")
+
+
+def scoreboard_markdown(entries: Sequence[BookEntry]) -> str:
+    """The scoreboard: one row per chapter, the totals, then every chapter's claims."""
+    lines = ["# Scoreboard\n", SCOREBOARD_INTRO,
+             "| chapter | quick: reproduced / checked | not checked at this scale | quoted | "
+             "closest margin | quick run time | status | full: reproduced / checked |",
+             "|---|---|---|---|---|---|---|---|"]
+    details, ledgers = [], []
+    for e in entries:
+        full_cell = f"{e.full.tally()} ({e.full_finished[:10]}, {e.full.device})" if e.full else "—"
+        lines.append(f"| {e.link} | " + " | ".join(scoreboard_cells(e.quick))
+                     + f" | {e.run_time} | {e.status} | {full_cell} |")
+        if e.quick is not None:
+            ledgers.append(e.quick)
+            details.append(f"\n## {e.stem}\n\n" + scoreboard_details(e.quick, e.full))
+    lines.append(f"\n**{totals_text(ledgers, len(entries))}**\n")
+    return "\n".join(lines + details) + "\n"

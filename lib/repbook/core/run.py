@@ -72,7 +72,9 @@ def _make_torch_deterministic(scale: str) -> tuple[str, int]:
     os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
     import torch
 
-    torch.use_deterministic_algorithms(True, warn_only=True)
+    # Strict: an operation without a deterministic implementation raises instead of warning. A
+    # chapter that needs one says so and relaxes it for that operation only.
+    torch.use_deterministic_algorithms(True)
     torch.backends.cudnn.benchmark = False
     if scale == "quick":
         torch.set_num_threads(QUICK_THREADS)
@@ -83,13 +85,30 @@ def _make_torch_deterministic(scale: str) -> tuple[str, int]:
     return device, torch.get_num_threads()
 
 
-def setup(chapter: str, *, scale: str, seed: int, sizes: Mapping[str, Mapping[str, Any]],
-          quiet: bool = False) -> RunConfig:
+def chapter_name(explicit: str | None = None) -> str:
+    """The running chapter's stem: as given, else as the runner says ($REPBOOK_CHAPTER), else the
+    notebook's file name when Jupyter tells it ($JPY_SESSION_NAME), else "interactive"."""
+    if explicit:
+        return explicit
+    if os.environ.get("REPBOOK_CHAPTER"):
+        return os.environ["REPBOOK_CHAPTER"]
+    session = os.environ.get("JPY_SESSION_NAME", "")
+    if session:
+        stem = os.path.basename(session).split(".")[0]
+        if stem:
+            return stem
+    return "interactive"
+
+
+def setup(*, scale: str, seed: int, sizes: Mapping[str, Mapping[str, Any]],
+          quiet: bool = False, chapter: str | None = None) -> RunConfig:
     """Validate the chapter's parameters, seed numpy/random/torch, make torch deterministic.
 
     `sizes` maps every scale in SCALES to that scale's sizes. Fails at once, naming the parameter,
-    when `scale` or `seed` is wrong. Prints the effective configuration unless `quiet`.
+    when `scale` or `seed` is wrong. Prints the effective configuration unless `quiet`. The
+    chapter's name comes from the runner (see `chapter_name`); pass `chapter` only in tests.
     """
+    chapter = chapter_name(chapter)
     validate_parameters({"scale": scale, "seed": seed}, {"scale": "quick", "seed": 0})
     missing = [s for s in SCALES if s not in sizes]
     if missing:

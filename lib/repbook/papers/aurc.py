@@ -298,3 +298,58 @@ def torch_uncertainty_aurc(errors, confidence, metric_cls=None) -> float:
     metric = (metric_cls or torch_uncertainty_aurc_metric())()
     metric.update(probs, targets)
     return float(metric.compute())
+
+
+# ----------------------------------------------------------------------------------------------
+# The small models of the chapter's experiments
+def sklearn_mlp_logits(mlp, X) -> np.ndarray:
+    """Pre-softmax outputs of a fitted scikit-learn `MLPClassifier` with ReLU hidden layers
+    (scikit-learn exposes only probabilities; the max logit is one of the confidence scores)."""
+    if getattr(mlp, "activation", "relu") != "relu":
+        raise ValueError(f"sklearn_mlp_logits handles ReLU networks, got {mlp.activation!r}")
+    h = np.asarray(X, dtype=np.float64)
+    for W, b in zip(mlp.coefs_[:-1], mlp.intercepts_[:-1]):
+        h = np.maximum(h @ W + b, 0)
+    return h @ mlp.coefs_[-1] + mlp.intercepts_[-1]
+
+
+def mlp_net(seed: int, sizes: tuple[int, ...] = (64, 32, 10)):
+    """A torch MLP (ReLU between layers) initialised from `seed` without touching the global
+    torch generator."""
+    import torch
+
+    if len(sizes) < 2 or any(int(k) < 1 for k in sizes):
+        raise ValueError(f"sizes must be two or more positive layer widths, got {sizes!r}")
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        layers = []
+        for i, (a, b) in enumerate(zip(sizes, sizes[1:])):
+            layers.append(torch.nn.Linear(int(a), int(b)))
+            if i < len(sizes) - 2:
+                layers.append(torch.nn.ReLU())
+        return torch.nn.Sequential(*layers)
+
+
+def train_epochs(net, opt, loss_fn, X, y, epochs: int, generator, batch_size: int = 128) -> None:
+    """Plain minibatch training: each epoch a fresh permutation drawn from `generator`."""
+    import torch
+
+    if epochs < 0 or batch_size < 1:
+        raise ValueError(f"epochs must be ≥ 0 and batch_size ≥ 1, got {epochs}, {batch_size}")
+    for _ in range(epochs):
+        perm = torch.randperm(len(y), generator=generator)
+        for i in range(0, len(y), batch_size):
+            b = perm[i:i + batch_size]
+            opt.zero_grad()
+            loss_fn(net(X[b]), y[b]).backward()
+            opt.step()
+
+
+def selective_metrics(net, X, y) -> tuple[float, float]:
+    """(test AURC with 0/1 loss and max-softmax confidence, accuracy) of a torch classifier."""
+    import torch
+
+    with torch.no_grad():
+        p = torch.softmax(net(X), 1).numpy()
+    e = (p.argmax(1) != np.asarray(y)).astype(float)
+    return float(plugin_aurc(e, p.max(1))), float(1 - e.mean())

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from .chapters import Chapter
-from .execute import DEFAULT_TAG, RunRecord, run_dir
+from .execute import RunRecord, load_ledger, run_dir
 
 KEY_PACKAGES = ("jupyter-book", "sphinx", "myst-nb", "jupytext", "papermill", "nbval", "pytest",
                 "ipykernel", "numpy", "scipy", "pandas", "scikit-learn", "matplotlib", "seaborn",
@@ -35,14 +35,15 @@ def _git(root: Path, *args: str) -> str:
 def record_full_run(root: Path, chapter: Chapter, tag: str) -> Path:
     """Write data/full_runs/<stem>.json from a successful full-scale run: its ledger plus where,
     when and from which commit it ran, so the book shows it without re-running."""
+    from ..core.ledger import write_record
+
     folder = run_dir(root, chapter, tag)
     rec = RunRecord.load(folder)
-    ledger_file = folder / f"{chapter.stem}.json"
-    if rec is None or rec.status != "ok" or not ledger_file.is_file():
+    ledger = load_ledger(folder)
+    if rec is None or rec.status != "ok" or ledger is None:
         raise FileNotFoundError(f"{chapter.stem} has no successful run in {folder}")
-    ledger = json.loads(ledger_file.read_text())
-    if ledger.get("scale") != "full":
-        raise ValueError(f"{folder} is a {ledger.get('scale')!r} run, not a full-scale one")
+    if ledger.scale != "full":
+        raise ValueError(f"{folder} is a {ledger.scale!r} run, not a full-scale one")
     commit = _git(root, "rev-parse", "--short", "HEAD") or "unknown"
     if _git(root, "status", "--porcelain", "--", "lib", "notebooks", "data", "requirements.txt"):
         commit += "+uncommitted changes"
@@ -50,24 +51,20 @@ def record_full_run(root: Path, chapter: Chapter, tag: str) -> Path:
         torch_version = md.version("torch")
     except md.PackageNotFoundError:
         torch_version = "not installed"
-    out = {"chapter": chapter.stem, "params": rec.params, "finished": rec.finished,
-           "seconds": rec.seconds, "device": ledger.get("device") or rec.device, "commit": commit,
-           "python": platform.python_version(), "torch": torch_version,
-           "machine": f"{platform.machine()}, {os.cpu_count()} cores, {_memory_gib()}",
-           "counts": ledger["counts"], "claims": ledger["claims"]}
-    path = root / FULL_RUNS / f"{chapter.stem}.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n")
-    return path
+    provenance = {"params": rec.params, "finished": rec.finished, "seconds": rec.seconds,
+                  "commit": commit, "python": platform.python_version(), "torch": torch_version,
+                  "machine": f"{platform.machine()}, {os.cpu_count()} cores, {_memory_gib()}"}
+    if not ledger.device:
+        ledger.device = rec.device
+    return write_record(root / FULL_RUNS / f"{chapter.stem}.json", ledger, provenance)
 
 
-def load_full_run(root: Path, chapter: Chapter) -> dict | None:
+def load_full_run(root: Path, chapter: Chapter):
+    """(ledger, provenance) of the chapter's committed full-scale record, or None."""
+    from ..core.ledger import read_record
+
     f = root / FULL_RUNS / f"{chapter.stem}.json"
-    return json.loads(f.read_text()) if f.is_file() else None
-
-
-def _tally(counts: dict) -> str:
-    return f"{counts['reproduced']} / {counts['reproduced'] + counts['not reproduced']}"
+    return read_record(f) if f.is_file() else None
 
 
 def _write_if_changed(path: Path, text: str) -> bool:
@@ -96,55 +93,25 @@ def stage_chapters(root: Path, chapters: list[Chapter]) -> None:
             _write_if_changed(dst, json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
 
 
-def _ledger(root: Path, ch: Chapter, tag: str = DEFAULT_TAG) -> dict | None:
-    f = run_dir(root, ch, tag) / f"{ch.stem}.json"
-    return json.loads(f.read_text()) if f.is_file() else None
-
-
 def scoreboard_markdown(root: Path, chapters: list[Chapter]) -> str:
-    lines = [GENERATED_NOTE, "# Scoreboard\n",
-             "Every claim each chapter checked, as recorded in its claims ledger. A criterion is fixed "
-             "before the run; *not reproduced* is a result, not a failure of the chapter. *Quoted* "
-             "numbers are the paper's, shown for context and never counted. Quick-scale results come "
-             "from this build; full-scale results from the committed records in `data/full_runs/` "
-             "(when and where each ran: see the environment page).\n",
-             "| chapter | quick: reproduced / checked | not checked at this scale | quoted | "
-             "quick run time | status | full: reproduced / checked |",
-             "|---|---|---|---|---|---|---|"]
-    details = []
-    tot = {"reproduced": 0, "checked": 0}
+    from ..core.ledger import BookEntry
+    from ..core.ledger import scoreboard_markdown as render_scoreboard
+
+    entries = []
     for ch in chapters:
-        rec = RunRecord.load(run_dir(root, ch))
-        led = _ledger(root, ch)
+        entry = BookEntry(ch.stem, f"[{ch.stem}](chapters/{ch.stem}.ipynb)")
         full = load_full_run(root, ch)
-        full_cell = (f"{_tally(full['counts'])} ({full['finished'][:10]}, {full['device']})"
-                     if full else "—")
-        link = f"[{ch.stem}](chapters/{ch.stem}.ipynb)"
-        if rec is None:
-            lines.append(f"| {link} | — | — | — | — | not run | {full_cell} |")
-            continue
-        status = "ok" if rec.status == "ok" else f"**failed** (cell {rec.error.get('cell')})"
-        if rec.seconds > QUICK_BUDGET_S:
-            status += f", ⚠ over the {QUICK_BUDGET_S} s quick budget"
-        if led is None:
-            lines.append(f"| {link} | — | — | — | {rec.seconds:.0f} s | {status} | {full_cell} |")
-            continue
-        n = led["counts"]
-        tot["reproduced"] += n["reproduced"]
-        tot["checked"] += n["reproduced"] + n["not reproduced"]
-        lines.append(f"| {link} | {_tally(n)} | {n['not checked at this scale']} | {n['quoted']} | "
-                     f"{rec.seconds:.0f} s | {status} | {full_cell} |")
-        full_claims = {c["id"]: c for c in (full or {}).get("claims", [])}
-        details.append(f"\n## {ch.stem}\n\n| # | claim | criterion | quick: ours | quick verdict | "
-                       "full: ours | full verdict |\n|---|---|---|---|---|---|---|")
-        for c in led["claims"]:
-            f = full_claims.get(c["id"], {})
-            cells = [c["id"], c["statement"], c["criterion"], c["measured"], c["verdict"],
-                     f.get("measured", "—"), f.get("verdict", "—")]
-            details.append("| " + " | ".join(str(x).replace("|", "\\|") for x in cells) + " |")
-    lines.append(f"\n**In all: {tot['reproduced']} of {tot['checked']} checked claims reproduced at "
-                 f"quick scale across {len(chapters)} chapter(s).**\n")
-    return "\n".join(lines + details) + "\n"
+        if full:
+            entry.full, entry.full_finished = full[0], full[1].get("finished", "")
+        rec = RunRecord.load(run_dir(root, ch))
+        if rec is not None:
+            entry.quick = load_ledger(run_dir(root, ch))
+            entry.run_time = f"{rec.seconds:.0f} s"
+            entry.status = "ok" if rec.status == "ok" else f"**failed** (cell {rec.error.get('cell')})"
+            if rec.seconds > QUICK_BUDGET_S:
+                entry.status += f", ⚠ over the {QUICK_BUDGET_S} s quick budget"
+        entries.append(entry)
+    return GENERATED_NOTE + render_scoreboard(entries)
 
 
 def _memory_gib() -> str:
@@ -187,9 +154,10 @@ def environment_markdown(root: Path, chapters: list[Chapter], executed_now: set[
     fulls = [(ch, load_full_run(root, ch)) for ch in chapters]
     for ch, full in fulls:
         if full:
-            lines.append(f"| {ch.stem} | {full['finished']} | {full['device']} | {full['machine']} | "
-                         f"{full['commit']} | {full['seconds']:.0f} s | {full['python']} / "
-                         f"{full['torch']} |")
+            led, p = full
+            converted = " (converted from the old format)" if p.get("converted") else ""
+            lines.append(f"| {ch.stem} | {p['finished']}{converted} | {led.device} | {p['machine']} | "
+                         f"{p['commit']} | {p['seconds']:.0f} s | {p['python']} / {p['torch']} |")
     if not any(full for _, full in fulls):
         lines.append("| — | no full-scale run recorded yet | | | | | |")
     lines += ["\n## Key packages\n", "| package | version |", "|---|---|"]

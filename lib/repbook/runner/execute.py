@@ -13,6 +13,8 @@ from .chapters import Chapter
 from .netguard import ipython_dir
 
 DEFAULT_TAG = "quick"
+LEDGER_FILE = "ledger.json"
+"""The name of the claims ledger in a run folder (the chapter writes it where the runner says)."""
 
 
 def run_tag(params: dict, defaults: dict) -> str:
@@ -72,17 +74,23 @@ def cached_record(root: Path, chapter: Chapter, params: dict, tag: str) -> RunRe
     return None
 
 
-def _ledger_summary(folder: Path, stem: str) -> tuple[str, str]:
-    f = folder / f"{stem}.json"
-    if not f.is_file():
+def ledger_path(folder: Path) -> Path:
+    return folder / LEDGER_FILE
+
+
+def load_ledger(folder: Path):
+    """The run's claims ledger (core.ledger reads it), or None if the chapter wrote none."""
+    from ..core.ledger import Ledger
+
+    f = ledger_path(folder)
+    return Ledger.load(f) if f.is_file() else None
+
+
+def _ledger_summary(folder: Path) -> tuple[str, str]:
+    led = load_ledger(folder)
+    if led is None:
         return "no claims ledger written", ""
-    led = json.loads(f.read_text())
-    n = led["counts"]
-    checked = n["reproduced"] + n["not reproduced"]
-    text = f"{n['reproduced']}/{checked} reproduced"
-    if n["not checked at this scale"]:
-        text += f", {n['not checked at this scale']} not checked"
-    return text, led.get("device") or ""
+    return led.short_summary(), led.device or ""
 
 
 def execute(root: Path, chapter: Chapter, params: dict, tag: str,
@@ -101,7 +109,9 @@ def execute(root: Path, chapter: Chapter, params: dict, tag: str,
             stale.unlink()
     rec = RunRecord(chapter.stem, tag, params, chapter_key(root, chapter, params))
     saved_env = dict(os.environ)
-    os.environ["REPBOOK_LEDGER_DIR"] = str(folder)  # the kernel inherits this environment
+    # the kernel inherits this environment: where its ledger goes, and which chapter it is
+    os.environ["REPBOOK_LEDGER"] = str(ledger_path(folder))
+    os.environ["REPBOOK_CHAPTER"] = chapter.stem
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
     os.environ["IPYTHONDIR"] = ipython_dir()        # installs the network guard in the kernel
@@ -126,7 +136,7 @@ def execute(root: Path, chapter: Chapter, params: dict, tag: str,
         os.environ.update(saved_env)
     rec.seconds = round(time.perf_counter() - t0, 2)
     rec.finished = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    rec.summary, rec.device = _ledger_summary(folder, chapter.stem)
+    rec.summary, rec.device = _ledger_summary(folder)
     rec.save(folder)
     return rec
 
