@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 WORKERS ?=
 CH ?=
 
-.PHONY: book test env run full references lab clean
+.PHONY: book test test-deps env run full references lab clean
 
 # (Re)create the environment when requirements.txt or pyproject.toml change.
 $(STAMP): requirements.txt pyproject.toml
@@ -26,8 +26,21 @@ book: $(STAMP)
 # per 2 cores (a chapter kernel uses 2 threads); whole files (so whole notebooks) per worker.
 NCPU := $(shell nproc 2>/dev/null || echo 2)
 TEST_WORKERS ?= $(shell echo $$(( $(NCPU) / 2 > 1 ? $(NCPU) / 2 : 1 )))
-test: book
+test: book test-deps
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
+
+# What the tests need that pip cannot install: Chromium for the browser tests. Installed with apt
+# when run as root on Debian/Ubuntu (as CI does); otherwise a clear message, never a skipped test.
+test-deps:
+	@if command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 \
+	    || command -v google-chrome >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing Chromium for the browser tests (apt-get install chromium)"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	else \
+	    echo "The browser tests need Chromium. Install it: sudo apt-get install chromium"; \
+	    echo "(or put Chromium / Google Chrome on PATH), then run make test again."; exit 1; \
+	fi
 
 # One chapter, e.g. `make run CH=04`, or at full scale: `make full CH=04`.
 run: $(STAMP)

@@ -2,6 +2,7 @@
 an nbval reference whose code matches the chapter source; paper modules stay independent."""
 import ast
 import json
+import re
 from pathlib import Path
 
 import jupytext
@@ -64,7 +65,11 @@ def test_chapter_conventions(chapter):
     text = chapter.path.read_text()
     for heading in ("Claims we test", "## Deviations from the paper", "## Run it at full scale"):
         assert heading in text, f"missing {heading!r}"
-    assert f'setup("{chapter.stem}"' in text
+    assert "setup(scale=scale, seed=seed" in text, "set up through core.setup(scale=, seed=, ...)"
+    assert not re.search(r"setup\(\s*[\"']", text), "the runner names the chapter; setup takes no slug"
+    for call in ("torch.manual_seed(", "np.random.seed(", "random.seed("):
+        assert call not in text, f"{call}...) seeds a global generator: use run.child_rng / " \
+                                 "run.torch_generator / torch.random.fork_rng"
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=IDS)

@@ -2,7 +2,6 @@
 import json
 import re
 import threading
-import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import numpy as np
@@ -47,10 +46,12 @@ def detective_policy(messages):
 
 
 class Server:
-    """`mode` scripts the reply: ok, slow, notjson, nochoices, http500, http401, babble."""
+    """`mode` scripts the reply: ok, hang, notjson, nochoices, http500, http503, http429, http401,
+    babble. `script` is a list of modes used one per request before falling back to `mode`."""
 
     def __init__(self):
-        self.mode, self.requests = "ok", []
+        self.mode, self.requests, self.script = "ok", [], []
+        self.released = threading.Event()   # a hanging request waits for this (set at close)
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -60,13 +61,15 @@ class Server:
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 outer.requests.append((self.path, dict(self.headers), body))
-                mode = outer.mode
-                if mode == "slow":
-                    time.sleep(0.5)
-                if mode in ("http500", "http401"):
-                    code = 500 if mode == "http500" else 401
+                mode = outer.script.pop(0) if outer.script else outer.mode
+                if mode == "hang":            # never answers while the test runs
+                    outer.released.wait(60)
+                    return
+                if mode.startswith("http"):
                     payload = b'{"error": "scripted failure"}'
-                    self.send_response(code)
+                    self.send_response(int(mode[4:]))
+                    if mode == "http429":
+                        self.send_header("Retry-After", "0")
                 else:
                     self.send_response(200)
                     if mode == "notjson":
@@ -96,6 +99,7 @@ class Server:
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
 
     def close(self):
+        self.released.set()
         self.httpd.shutdown()
         self.httpd.server_close()
 
@@ -107,12 +111,13 @@ def server():
     s.close()
 
 
-def client(server, timeout=0.2, key="sk-test"):
-    return llm.ChatClient(server.url, "scripted", key, timeout)
+def client(server, timeout=60.0, key="sk-test", retries=0):
+    """Generous timeouts: a busy machine must not turn a scripted reply into a timeout."""
+    return llm.ChatClient(server.url, "scripted", key, timeout, retries=retries, backoff=0.01)
 
 
 def test_protocol_and_a_solved_game(server):
-    c = client(server, timeout=2.0)
+    c = client(server)
     game = llm.play_gn_llm(c, "0521")
     assert game.solved and not game.error and 1 <= game.turns <= 10
     path, headers, body = server.requests[0]
@@ -123,14 +128,41 @@ def test_protocol_and_a_solved_game(server):
 
 
 def test_benchmark_over_several_secrets(server):
-    games = llm.evaluate_gn_llm(client(server, timeout=2.0), ["1234", "9876", "0519"])
+    games = llm.evaluate_gn_llm(client(server), ["1234", "9876", "0519"])
     assert all(g.solved for g in games)
 
 
 def test_timeout_is_a_clear_error(server):
-    server.mode = "slow"
-    with pytest.raises(llm.LLMError, match="within 0.2 s"):
-        client(server).complete([{"role": "user", "content": "hi"}])
+    server.mode = "hang"   # the server never answers, so the timeout is certain, not a race
+    with pytest.raises(llm.LLMError, match=r"within 1.0 s \(timeout\) \(after 2 attempts\)"):
+        client(server, timeout=1.0, retries=1).complete([{"role": "user", "content": "hi"}])
+    assert len(server.requests) == 2
+
+
+@pytest.mark.parametrize("first", ["http429", "http503"])
+def test_rate_limits_and_overload_are_retried(server, first):
+    server.script = [first]
+    assert "Guess" in client(server, retries=2).complete([{"role": "user", "content": "hi"}])
+    assert len(server.requests) == 2
+
+
+def test_a_persistent_500_is_a_clear_error_after_the_retries(server):
+    server.mode = "http500"
+    with pytest.raises(llm.LLMError, match=r"HTTP 500 .*\(after 3 attempts\)"):
+        client(server, retries=2).complete([{"role": "user", "content": "hi"}])
+    assert len(server.requests) == 3
+
+
+def test_client_errors_are_not_retried_and_the_key_stays_secret(server):
+    server.mode = "http401"
+    with pytest.raises(llm.LLMError) as err:
+        client(server, key="sk-very-secret", retries=3).complete([{"role": "user", "content": "x"}])
+    assert len(server.requests) == 1 and "sk-very-secret" not in str(err.value)
+
+
+def test_an_endpoint_without_a_key(server):
+    assert "Guess" in client(server, key=None).complete([{"role": "user", "content": "hi"}])
+    assert "Authorization" not in server.requests[0][1]
 
 
 @pytest.mark.parametrize("mode, match", [
@@ -145,7 +177,7 @@ def test_bad_replies_are_clear_errors(server, mode, match):
 def test_refused_connection_is_a_clear_error(server):
     url = server.url
     server.close()
-    c = llm.ChatClient(url, "m", None, 0.2)
+    c = llm.ChatClient(url, "m", None, 10.0)
     with pytest.raises(llm.LLMError, match="cannot reach"):
         c.complete([{"role": "user", "content": "hi"}])
     server.httpd = type("Dummy", (), {"shutdown": lambda self: None, "server_close": lambda self: None})()
@@ -197,7 +229,7 @@ def cases():
 
 
 def test_detective_cases_solved_through_the_menu(server, cases):
-    results = llm.evaluate_dc_llm(client(server, timeout=2.0), cases)
+    results = llm.evaluate_dc_llm(client(server), cases)
     assert all(r.correct and not r.error and r.invalid == 0 for r in results)
     assert all(1 <= r.turns <= 15 and 0 <= r.process_score <= 1 for r in results)
     system = server.requests[0][2]["messages"][0]["content"]

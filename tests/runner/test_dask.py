@@ -3,14 +3,13 @@ import json
 import textwrap
 
 import dask
+import distributed
 import pytest
 
 from minibook import HEADER
 from repbook.runner.chapters import resolve
 from repbook.runner.execute import cached_record, run_dir
 from repbook.runner.executors import DaskExecutor, executor_for
-
-distributed = pytest.importorskip("distributed")
 
 
 def killer(marker, always: bool) -> str:

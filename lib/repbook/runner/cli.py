@@ -101,6 +101,11 @@ def cmd_full(args) -> int:
     """Run chapters at full scale and record each success in data/full_runs/."""
     from .book import record_full_run
 
+    if not args.chapters and not args.all:
+        raise ChapterError("name the chapter(s) to run at full scale (e.g. `repbook full 04`), or "
+                           "pass --all for every chapter (hours on a CPU)")
+    if args.chapters and args.all:
+        raise ChapterError("give chapters or --all, not both")
     args.scale = "full"
     root = _root()
     chapters = resolve(root, args.chapters)
@@ -238,6 +243,7 @@ def make_parser() -> argparse.ArgumentParser:
     r.set_defaults(func=cmd_run)
     f = sub.add_parser("full", help="run chapters at full scale and record them in data/full_runs")
     common(f)
+    f.add_argument("--all", action="store_true", help="every chapter (name chapters otherwise)")
     f.add_argument("--seed", type=int, help="seed for every generator (default 0)")
     f.add_argument("-p", "--param", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
                    type=str, help="any other parameter of the chapter's parameters cell")

@@ -116,6 +116,10 @@ def execute(root: Path, chapter: Chapter, params: dict, tag: str,
     os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
     os.environ["IPYTHONDIR"] = ipython_dir()        # installs the network guard in the kernel
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # idle OpenMP threads sleep, not spin
+    log = os.environ.get("REPBOOK_KERNEL_LOG")
+    if log:  # tests count kernel starts
+        with open(log, "a") as f:
+            f.write(f"{chapter.stem} {tag}\n")
     t0 = time.perf_counter()
     try:
         nb = jupytext.read(chapter.path)

@@ -1,11 +1,12 @@
 """nbval references: a chapter's quick run, images stripped, under tests/reference/."""
 from __future__ import annotations
 
+import difflib
 import json
 from pathlib import Path
 
-from .chapters import Chapter
-from .execute import run_dir
+from .chapters import Chapter, parameters_of
+from .execute import DEFAULT_TAG, cached_record, describe_failure, execute, run_dir
 
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/svg+xml", "application/pdf")
 
@@ -53,3 +54,49 @@ def write_reference(root: Path, chapter: Chapter) -> tuple[Path, list[str], list
     dst.parent.mkdir(parents=True, exist_ok=True)
     dst.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
     return dst, old, checked_outputs(nb)
+
+
+class ReferenceMismatch(AssertionError):
+    """A chapter's checked output differs from its reference."""
+
+
+def current_run(root: Path, chapter: Chapter) -> Path:
+    """The executed notebook of the chapter's default quick run, as the runner left it for the
+    book. When it is missing or out of date (its inputs changed since), the chapter is executed
+    here, once, exactly as the runner executes it for the book."""
+    params = parameters_of(chapter.path)
+    if cached_record(root, chapter, params, DEFAULT_TAG) is None:
+        rec = execute(root, chapter, params, DEFAULT_TAG)
+        if rec.status != "ok":
+            raise ReferenceMismatch(f"{chapter.stem} {describe_failure(rec)}")
+    return run_dir(root, chapter) / "notebook.ipynb"
+
+
+def checked_cells(nb: dict) -> list[dict]:
+    return [c for c in nb.get("cells", [])
+            if "nbval-check-output" in c.get("metadata", {}).get("tags", [])]
+
+
+def _output_texts(cell: dict) -> list[str]:
+    from ..core.ledger import sanitize
+
+    texts = []
+    for out in cell.get("outputs", []):
+        data = out.get("data", {})
+        text = data.get("text/markdown", data.get("text/plain", out.get("text", "")))
+        texts.append(sanitize("".join(text)))
+    return texts
+
+
+def compare_cell(reference: dict, executed: dict) -> None:
+    """Raise ReferenceMismatch unless the two cells have the same code and the same outputs (text,
+    after load-dependent values are reduced to their mark; images are not compared)."""
+    if "".join(reference.get("source", "")) != "".join(executed.get("source", "")):
+        raise ReferenceMismatch("the checked cell's code differs from the reference's; "
+                                "regenerate it: python -m repbook references NN")
+    want, got = _output_texts(reference), _output_texts(executed)
+    if want != got:
+        diff = "\n".join(difflib.unified_diff("\n".join(want).splitlines(),
+                                              "\n".join(got).splitlines(), "reference",
+                                              "this run", lineterm="", n=1))
+        raise ReferenceMismatch(f"checked output differs from the reference:\n{diff}")

@@ -2,11 +2,16 @@
 detective cases (questions from a fixed menu, answered by the structured simulator's facts).
 
 Protocol: POST ``{base_url}/chat/completions`` with JSON ``{"model", "messages", "temperature"}``
-and read ``choices[0].message.content``. Standard library only (`urllib.request`). The API key comes
-from an environment variable (default ``REPBOOK_LLM_API_KEY``), is sent as a bearer token and is
-never part of a repr or an error message. Every failure (timeout, refused connection, HTTP 4xx/5xx,
-a reply that is not JSON or lacks the content) raises `LLMError` with a sentence saying what went
-wrong; the benchmark loop records it and moves on instead of crashing.
+and read ``choices[0].message.content``. The request is made with the standard library
+(`urllib.request`); the `openai` package would do the same with a dependency tree (pydantic,
+httpx) the book does not otherwise need. A hosted endpoint sheds load with HTTP 429 and 5xx
+replies, so the request is retried with exponential backoff and jitter (`tenacity`): HTTP 429,
+500, 502, 503 and 504, timeouts and dropped connections are retried (a `Retry-After` header is
+honoured, up to `max_wait`), other failures are not. The API key comes from an environment
+variable (default ``REPBOOK_LLM_API_KEY``), is sent as a bearer token and is never part of a repr,
+an error message or a log line. Every failure that remains after the retries (timeout, refused
+connection, HTTP 4xx/5xx, a reply that is not JSON or lacks the content) raises `LLMError` with a
+sentence saying what went wrong; the benchmark loop records it and moves on instead of crashing.
 """
 from __future__ import annotations
 
@@ -17,6 +22,8 @@ import socket
 import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
+
+import tenacity
 
 from . import gn
 
@@ -29,12 +36,37 @@ class LLMError(RuntimeError):
     """The chat endpoint could not be reached or gave an unusable reply."""
 
 
+class _Transient(LLMError):
+    """A failure worth another attempt (rate limit, overload, timeout, dropped connection)."""
+
+    def __init__(self, message: str, retry_after: float | None = None):
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+RETRY_STATUS = (429, 500, 502, 503, 504)
+
+
+def _retry_after(headers) -> float | None:
+    try:
+        value = float(headers.get("Retry-After", ""))
+    except (TypeError, ValueError):
+        return None
+    return value if value >= 0 else None
+
+
 @dataclass(frozen=True)
 class ChatClient:
+    """An OpenAI-compatible chat endpoint. `retries` extra attempts follow a transient failure,
+    waiting `backoff`·2^k seconds (with jitter, at most `max_wait`) or what `Retry-After` asks."""
+
     base_url: str
     model: str
     api_key: str | None = field(default=None, repr=False)
     timeout: float = 60.0
+    retries: int = 4
+    backoff: float = 1.0
+    max_wait: float = 30.0
 
     def __post_init__(self):
         if not isinstance(self.base_url, str) or not re.match(r"^https?://[^\s/]+", self.base_url):
@@ -44,37 +76,76 @@ class ChatClient:
             raise ValueError(f"model must be a non-empty string, got {self.model!r}")
         if not (isinstance(self.timeout, (int, float)) and self.timeout > 0):
             raise ValueError(f"timeout must be a positive number of seconds, got {self.timeout!r}")
+        if not (isinstance(self.retries, int) and self.retries >= 0):
+            raise ValueError(f"retries must be an int ≥ 0, got {self.retries!r}")
+        for name in ("backoff", "max_wait"):
+            value = getattr(self, name)
+            if not (isinstance(value, (int, float)) and value >= 0):
+                raise ValueError(f"{name} must be a number of seconds ≥ 0, got {value!r}")
 
     @property
     def url(self) -> str:
         return self.base_url.rstrip("/") + "/chat/completions"
 
+    def _wait(self, state: tenacity.RetryCallState) -> float:
+        exc = state.outcome.exception() if state.outcome else None
+        asked = getattr(exc, "retry_after", None)
+        if asked is not None:
+            return min(asked, self.max_wait)
+        expo = tenacity.wait_random_exponential(multiplier=self.backoff, max=self.max_wait)
+        return expo(state)
+
     def complete(self, messages: list[dict], *, temperature: float = 0.0) -> str:
-        """Send one chat request and return the reply text."""
+        """Send one chat request (retrying transient failures) and return the reply text."""
         if not isinstance(messages, list) or not all(
                 isinstance(m, dict) and {"role", "content"} <= set(m) for m in messages):
             raise ValueError("messages must be a list of {'role': ..., 'content': ...} dicts")
         body = json.dumps({"model": self.model, "messages": messages,
                            "temperature": temperature}).encode()
+        attempts = self.retries + 1
+        retrying = tenacity.Retrying(stop=tenacity.stop_after_attempt(attempts), wait=self._wait,
+                                     retry=tenacity.retry_if_exception_type(_Transient),
+                                     reraise=True)
+        try:
+            raw = retrying(self._post, body)
+        except _Transient as exc:
+            tries = f" (after {attempts} attempts)" if attempts > 1 else ""
+            raise LLMError(f"{exc}{tries}") from None
+        return self._content(raw)
+
+    def _post(self, body: bytes) -> bytes:
         headers = {"Content-Type": "application/json"}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
         req = urllib.request.Request(self.url, data=body, headers=headers, method="POST")
+        timeout_msg = f"no reply from {self.url} within {self.timeout} s (timeout)"
         try:
             with urllib.request.urlopen(req, timeout=self.timeout) as resp:
-                raw = resp.read()
+                return resp.read()
         except urllib.error.HTTPError as exc:
             detail = exc.read(300).decode("utf-8", "replace").strip()
-            raise LLMError(f"the endpoint {self.url} answered HTTP {exc.code} {exc.reason}"
-                           + (f": {detail}" if detail else "")) from None
+            msg = (f"the endpoint {self.url} answered HTTP {exc.code} {exc.reason}"
+                   + (f": {detail}" if detail else ""))
+            if exc.code in RETRY_STATUS:
+                raise _Transient(msg, _retry_after(exc.headers)) from None
+            raise LLMError(msg) from None
         except (socket.timeout, TimeoutError):
-            raise LLMError(f"no reply from {self.url} within {self.timeout} s (timeout)") from None
+            raise _Transient(timeout_msg) from None
         except urllib.error.URLError as exc:
             if isinstance(exc.reason, (socket.timeout, TimeoutError)):
-                raise LLMError(f"no reply from {self.url} within {self.timeout} s (timeout)") from None
+                raise _Transient(timeout_msg) from None
+            if isinstance(exc.reason, (ConnectionResetError, ConnectionAbortedError)):
+                raise _Transient(f"the connection to {self.url} dropped: {exc.reason}") from None
+            # refused, unknown host, or the book's network guard: another attempt will not help
             raise LLMError(f"cannot reach {self.url}: {exc.reason}") from None
+        except ConnectionRefusedError as exc:
+            raise LLMError(f"cannot reach {self.url}: {exc}") from None
+        except (ConnectionResetError, ConnectionAbortedError, BrokenPipeError) as exc:
+            raise _Transient(f"the connection to {self.url} dropped: {exc}") from None
         except ConnectionError as exc:   # includes the book's network guard
             raise LLMError(f"cannot reach {self.url}: {exc}") from None
+
+    def _content(self, raw: bytes) -> str:
         try:
             reply = json.loads(raw)
         except (json.JSONDecodeError, UnicodeDecodeError):
