@@ -26,9 +26,11 @@
 # measures large language models on it and finds them weak at acquiring and at using information.
 #
 # ```{admonition} Claims we test
-# 1. **Active beats passive.** With the same number of queries, questions chosen in the light of
-#    the previous answers identify the hidden answer far more often than the same number of
-#    questions fixed in advance.
+# 1. **Passive versus active.** The paper's central finding: models that reason well when given
+#    all the information at once (passive) do much worse when they must ask for it (active). That
+#    needs a model, so at this scale we check its mechanism (1b): with the same number of queries,
+#    questions chosen in the light of the previous answers identify the hidden answer far more
+#    often than the same number of questions fixed in advance.
 # 2. **Failing to acquire or to use information is what breaks an agent.** Accuracy collapses for
 #    an agent that ignores the feedback, and falls steadily as an agent forgets (keeps only the last
 #    k answers) or misreads (each answer wrong with probability p).
@@ -57,8 +59,8 @@ import numpy as np
 import pandas as pd
 import matplotlib.pyplot as plt
 
-from repbook.core import Ledger, setup, use_style, color_for, reference_line, data_file, fmt
-from repbook.core.plotting import register_colors
+from repbook.core import (Ledger, setup, use_style, color_for, reference_line, data_file,
+                          register_colors, all_of, at_least, at_most)
 from repbook.papers.ar_bench import dc, gn, llm, load_arbench, metrics, sp
 
 SIZES = {
@@ -69,11 +71,11 @@ SIZES = {
                  memories=[0, 1, 2, 3, 4, 6, 25], noises=[0.0, 0.05, 0.1, 0.2, 0.3, 0.5],
                  lookahead_width=16, dc_reps=400, sp_reps=2000, sp_distractors=2, llm_games=100),
 }
-run = setup("01_ar_bench", scale=scale, seed=seed, sizes=SIZES)
+run = setup(scale=scale, seed=seed, sizes=SIZES)
 ledger = Ledger.for_run(run)
 use_style()
 register_colors({"entropy": "ours", "lookahead": "alt", "consistent random": "baseline",
-                 "minimax (Knuth)": "peer", "passive (random clues)": "muted",
+                 "minimax (Knuth)": "peer", "fixed clues (random)": "muted",
                  "ignores feedback": "alt2", "info gain": "ours", "random": "baseline",
                  "follow-up": "ours", "forgetful k=1": "alt3", "noisy p=0.3": "muted"})
 MAX_TURN = gn.MAX_TURN  # the benchmark's default budget: 25 turns
@@ -125,18 +127,26 @@ print(f"{len(fixture_secrets)} fixture secrets, {sum(s[0] == '0' for s in fixtur
 all_idx = np.arange(5040)
 
 # %% [markdown]
-# ## Claim 1 · Active beats passive at an equal number of queries
+# ## Claim 1 · Passive versus active
+#
+# In the paper, *passive* reasoning means that everything needed is given at once and the model
+# only has to deduce; *active* reasoning means the model must ask for it. For a reasoner that
+# deduces exactly, as ours do, passive reasoning is solved by construction (on the detective cases
+# below, all facts given up front give accuracy 1), so the paper's gap between the two is a
+# property of language models that we cannot measure without one (1). What we can test is the
+# mechanism behind it (1b): asking is only as good as the choice of questions.
 #
 # The *active* agent is the simplest one that uses its answers: each turn it guesses uniformly among
-# the secrets still consistent with all feedback (consistent random). The *passive* reasoner gets
+# the secrets still consistent with all feedback (consistent random). The *fixed-clue* reasoner gets
 # $k$ clues — random guesses with their feedback — chosen before seeing any answer. After $k$
-# clues the passive reasoner can name the secret only if the clues leave exactly one candidate;
+# clues the fixed-clue reasoner can name the secret only if the clues leave exactly one candidate;
 # the active agent has the same $k$ answers when it makes guess $k+1$. So we compare the share of
 # secrets solved by guess $k+1$ with the share determined by $k$ random clues.
 #
-# **Criterion (fixed before the run).** At $k = 5$, for each of `seeds` seeds over all 5,040
+# **Criterion (1b, fixed before the run).** At $k = 5$, for each of `seeds` seeds over all 5,040
 # secrets: (share solved by the consistent-random agent within 6 guesses) − (share determined by 5
-# random non-adaptive clues) ≥ 0.4.
+# random non-adaptive clues) ≥ 0.4. It would fail if fixed clues carried about as much information
+# as adaptive ones.
 
 # %%
 ks = np.arange(1, 9)
@@ -152,18 +162,18 @@ pas_share = np.array(passive)
 tree = {name: gn.solve_tree(name, width=run["lookahead_width"]) for name in ("entropy", "lookahead")}
 ent_share = gn.solved_by(tree["entropy"].turns, ks + 1)
 table1 = pd.DataFrame({"k": ks, "active: consistent random": act_share.mean(0),
-                       "active: entropy": ent_share, "passive: k random clues": pas_share.mean(0)})
+                       "active: entropy": ent_share, "fixed: k random clues": pas_share.mean(0)})
 print(table1.round(3).to_string(index=False))
 gap5 = act_share[:, ks == 5].ravel() - pas_share[:, ks == 5].ravel()
-print(f"active − passive at k = 5 per seed: {np.round(gap5, 3).tolist()}")
+print(f"adaptive − fixed at k = 5 per seed: {np.round(gap5, 3).tolist()}")
 
-# %%
+# %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(11, 4))
 ax = axes[0]
 w = 0.38
 for j, (lab, vals, err) in enumerate([
         ("consistent random", act_share.mean(0), act_share.std(0)),
-        ("passive (random clues)", pas_share.mean(0), pas_share.std(0))]):
+        ("fixed clues (random)", pas_share.mean(0), pas_share.std(0))]):
     ax.bar(ks + (j - 0.5) * w, vals, w, yerr=err, label=("active: " if j == 0 else "") + lab,
            color=color_for(lab), capsize=2)
 ax.plot(ks, ent_share, "o-", color=color_for("entropy"), ms=4, label="active: entropy agent")
@@ -177,21 +187,27 @@ for lab, S in [("consistent random", np.concatenate([a.sizes for a in active])),
     ax.plot(turns_axis, np.log2(S[:, turns_axis]).mean(0), "o-", ms=3, color=color_for(lab),
             label=f"active: {lab}")
 P = np.concatenate(passive_sizes)
-ax.plot(np.arange(P.shape[1]), np.log2(P).mean(0), "s--", ms=3, color=color_for("passive (random clues)"),
-        label="passive: random clues")
+ax.plot(np.arange(P.shape[1]), np.log2(P).mean(0), "s--", ms=3, color=color_for("fixed clues (random)"),
+        label="fixed: random clues")
 ax.set(xlabel="answers received", ylabel="mean log₂(candidates left)",
        title="Information held after each answer", xticks=turns_axis)
 ax.legend()
 plt.show()
 
 # %%
-ledger.check(1, "adaptive queries identify far more secrets than the same number of fixed ones",
-             paper="large gap between passive and active reasoning (LLMs)",
-             measured=f"active − passive at k=5: min {fmt(float(gap5.min()))} over {len(gap5)} seeds "
-                      f"(active {fmt(float(act_share[:, ks == 5].mean()))}, passive "
-                      f"{fmt(float(pas_share[:, ks == 5].mean()))})",
-             criterion="active(solved by guess 6) − passive(determined by 5 clues) ≥ 0.4 for every seed",
-             passed=bool(gap5.min() >= 0.4))
+ledger.not_checked(
+    1, "models solve passive versions far better than active ones",
+    paper="large gap between passive and active reasoning (LLMs)", source="abstract",
+    criterion=at_least("passive − active accuracy (same model, GN)", 0.2),
+    note="needs a language model on passive and active versions of the same tasks; set "
+         "llm_base_url to run the chapter's LLM agent")
+ledger.check(
+    "1b", "adaptive queries identify far more secrets than the same number of fixed ones",
+    paper="active questioning is the bottleneck", source="ours",
+    measured={"adaptive − fixed share at k=5, per seed": gap5,
+              "adaptive share": act_share[:, ks == 5].mean(),
+              "fixed-clue share": pas_share[:, ks == 5].mean()},
+    criterion=at_least("adaptive − fixed share at k=5, per seed", 0.4))
 
 # %% [markdown]
 # Read the left panel with the table above: by five answers the adaptive agents have pinned down
@@ -208,10 +224,12 @@ ledger.check(1, "adaptive queries identify far more secrets than the same number
 # secret fits what it believes it drops its oldest observations). Accuracy is the benchmark's: the
 # share of games won within 25 guesses.
 #
-# **Criterion.** (a) The feedback-ignoring agent's accuracy is ≤ 0.05. (b) Accuracy is
-# non-decreasing in the memory $k$ and (c) non-increasing in the misreading probability $p$, up to
-# Monte Carlo noise: no step in the wrong direction exceeds twice the standard error of the
-# difference.
+# **Criterion.** (a) Accuracy is non-decreasing in the memory $k$ and non-increasing in the
+# misreading probability $p$, up to Monte Carlo noise: no step in the wrong direction exceeds twice
+# the standard error of the difference. (b) The failures *break* the agent: accuracy drops by at
+# least 0.5 from full memory to none, and from $p=0$ to the largest $p$. It fails if accuracy is
+# flat (information not used has no cost) or non-monotone. The feedback-ignoring agent is shown for
+# context only: with 25 guesses among 5,040 secrets it can solve at most 25/5,040 by chance.
 
 # %%
 games = all_idx[run.child_rng(300).permutation(5040)[:run["ablation_games"]]]
@@ -244,7 +262,7 @@ print("noisy reader: " + ", ".join(f"p={p}: {a:.3f}" for p, (a, _) in zip(run["n
 print(f"largest step in the wrong direction: memory {max(0.0, z_mem):.2f} SE, "
       f"noise {max(0.0, z_noise):.2f} SE (0 = none)")
 
-# %%
+# %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(11, 3.8), sharey=True)
 ax = axes[0]
 labels = [str(k) if k < 25 else "all" for k in run["memories"]]
@@ -263,20 +281,31 @@ ax.legend(loc="lower left")
 plt.show()
 
 # %%
-ok2 = bool(ign_acc <= 0.05 and z_mem <= 2 and z_noise <= 2)
-ledger.check(2, "ignoring, forgetting or misreading answers breaks the agent",
-             paper="LLMs fail to acquire or to leverage information",
-             measured=f"ignores feedback {fmt(float(ign_acc))}; acc(k) {fmt(mem_acc[:, 0].round(3))}; "
-                      f"acc(p) {fmt(noise_acc[:, 0].round(3))}",
-             criterion="ignores-feedback accuracy ≤ 0.05; accuracy monotone in k (up) and p (down) "
-                       "within 2 SE per step",
-             passed=ok2)
+ledger.check(
+    2, "forgetting or misreading answers breaks the agent",
+    paper="LLMs fail to acquire or to leverage information", source="abstract",
+    measured={"worst wrong-way step in k (SE)": z_mem, "worst wrong-way step in p (SE)": z_noise,
+              "drop, full memory → none": mem_acc[-1, 0] - mem_acc[0, 0],
+              f"drop, p=0 → {run['noises'][-1]}": noise_acc[0, 0] - noise_acc[-1, 0],
+              "accuracy by k": dict(zip(map(str, run["memories"]), mem_acc[:, 0])),
+              "accuracy by p": dict(zip(map(str, run["noises"]), noise_acc[:, 0])),
+              "ignores feedback": ign_acc},
+    criterion=all_of(at_most(["worst wrong-way step in k (SE)",
+                              "worst wrong-way step in p (SE)"], 2),
+                     at_least(["drop, full memory → none",
+                               f"drop, p=0 → {run['noises'][-1]}"], 0.5)),
+    show=["worst wrong-way step in k (SE)", "worst wrong-way step in p (SE)",
+          "drop, full memory → none", f"drop, p=0 → {run['noises'][-1]}"])
 
 # %% [markdown]
 # The agent that ignores answers almost never wins — with 25 guesses among 5,040 secrets it cannot —
 # while the same guessing rule with full memory always wins. Between the two, accuracy rises with
 # the number of answers kept and falls with the misreading rate (values printed above), the two
 # failure modes the paper reports in LLM transcripts: not using what was learned, and misusing it.
+# Forgetting breaks the agent completely. Misreading does less damage than "breaks" asks for: a
+# reader that drops its oldest observations whenever nothing fits what it believes recovers from
+# many misreadings, so even at the largest $p$ it keeps a sizeable share of its wins (the drop is in
+# the verdict table).
 #
 # ## Claim 3 · Tree search helps only modestly
 #
@@ -287,12 +316,20 @@ ledger.check(2, "ignoring, forgetting or misreading answers breaks the agent",
 # the classic **minimax** rule (Knuth's for Mastermind) minimises the largest set that can remain.
 # Each is played against every secret at once by splitting the candidate set along the answers.
 #
+# How large a gain *can* search buy? Optimal bulls-and-cows play needs 26,274 guesses over the
+# 5,040 secrets, a mean of about 5.213 with a worst case of 7 (Tanaka, 1996; a classical result,
+# not AR-Bench's). So the room for any search over the consistent-random agent is the gap between
+# its mean and that optimum.
+#
 # **Criterion.** (a) Over all 5,040 secrets the entropy and lookahead agents each need fewer
-# guesses on average than the consistent-random agent (mean over seeds), by at most 10 % of its
-# mean — a modest gain. (b) (The research brief's check of the entropy agent against the classical
-# optimum) the entropy agent's mean is ≤ 5.35 guesses and its worst case ≤ 7.
+# guesses on average than the consistent-random agent (mean over seeds): a gain > 0; and the gain
+# that even optimal play could buy over consistent random is at most 10 % of its mean ("modest").
+# It fails if search does not help at all, or if consistent random were far from optimal, so that
+# search could buy much. (b) (The research brief's check of the entropy agent against the
+# classical optimum) the entropy agent's mean is ≤ 5.35 guesses and its worst case ≤ 7.
 
 # %%
+OPTIMUM_MEAN = 26274 / 5040   # Tanaka (1996), optimal bulls-and-cows play; not from AR-Bench
 tree["minimax (Knuth)"] = gn.solve_tree("minimax")
 cr_means = np.array([a.turns.mean() for a in active])
 rows = [dict(agent="consistent random", mean_guesses=cr_means.mean(), sd_over_seeds=cr_means.std(),
@@ -307,8 +344,7 @@ print("relative gain over consistent random: " + ", ".join(f"{n} {100 * g:.2f} %
 print(f"secrets needing 8 guesses: entropy {(tree['entropy'].turns == 8).sum()}, "
       f"lookahead {(tree['lookahead'].turns == 8).sum()}, minimax {(tree['minimax (Knuth)'].turns == 8).sum()}")
 
-# %%
-OPTIMUM_MEAN = 26274 / 5040   # Koyama & Lai (1993), optimal bulls-and-cows play; not from AR-Bench
+# %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(11, 3.9))
 ax = axes[0]
 t = np.arange(0, MAX_TURN + 1)
@@ -338,25 +374,25 @@ ax.legend(loc="upper center")
 plt.show()
 
 # %%
-ok3a = all(0 < g <= 0.10 for g in gain.values())
-ledger.check(3, "search (information gain, lookahead) gives only modest gains",
-             paper="ToT / UoT / post-training give modest gains (LLMs)",
-             measured=f"mean guesses: random {fmt(float(cr_means.mean()))}, entropy "
-                      f"{fmt(float(tree['entropy'].turns.mean()))}, lookahead "
-                      f"{fmt(float(tree['lookahead'].turns.mean()))} (gains {fmt(100 * gain['entropy'])} %, "
-                      f"{fmt(100 * gain['lookahead'])} %)",
-             criterion="0 < gain over consistent random ≤ 10 % of its mean, for entropy and lookahead",
-             passed=bool(ok3a))
+achievable = (cr_means.mean() - OPTIMUM_MEAN) / cr_means.mean()
+ledger.check(
+    3, "search (information gain, lookahead) gives only modest gains",
+    paper="ToT / UoT / post-training give modest gains (LLMs)", source="abstract",
+    measured={"gain: entropy": gain["entropy"], "gain: lookahead": gain["lookahead"],
+              "gain of optimal play": achievable, "mean guesses, random": cr_means.mean()},
+    criterion=all_of(at_least(["gain: entropy", "gain: lookahead"], 0, strict=True, scale=0.01),
+                     at_most("gain of optimal play", 0.10)))
 ent = tree["entropy"].turns
-ledger.check("3b", "greedy entropy play comes close to optimal play",
-             paper="optimum 5.213 mean, worst 7 (Koyama & Lai 1993; classical, not AR-Bench)",
-             measured=f"mean {fmt(float(ent.mean()))}, worst {int(ent.max())}",
-             criterion="entropy agent: mean ≤ 5.35 and worst case ≤ 7 (research brief)",
-             passed=bool(ent.mean() <= 5.35 and ent.max() <= 7),
-             note="" if ent.max() <= 7 else
-             f"greedy play is not optimal play: {int((ent == ent.max()).sum())} secret(s) need "
-             f"{int(ent.max())} guesses; the minimax rule's worst case is "
-             f"{int(tree['minimax (Knuth)'].turns.max())}")
+ledger.check(
+    "3b", "greedy entropy play comes close to optimal play",
+    paper="optimum 26,274/5,040 ≈ 5.213 mean, worst 7 (Tanaka 1996; not AR-Bench)",
+    source="literature",
+    measured={"entropy mean": ent.mean(), "entropy worst case": int(ent.max()),
+              "minimax worst case": int(tree["minimax (Knuth)"].turns.max())},
+    criterion=all_of(at_most("entropy mean", 5.35), at_most("entropy worst case", 7)),
+    note="" if ent.max() <= 7 else
+    f"greedy play is not optimal play: {int((ent == ent.max()).sum())} secret(s) need "
+    f"{int(ent.max())} guesses")
 
 # %% [markdown]
 # All agents that use every answer solve every secret within 25 guesses; the search agents save a
@@ -379,15 +415,17 @@ ledger.check("3b", "greedy entropy play comes close to optimal play",
 #
 # **Situation puzzles.** Our five fixture puzzles follow the SP schema (surface, bottom, a story
 # tree whose nodes carry key questions). The puzzle is solved when every key fact is uncovered.
-# Each fact also has `sp_distractors` off-track follow-ups (answered "no"), and a question about a
-# fact whose premise is not known yet is answered "irrelevant". The random questioner draws from the
-# whole bank; the follow-up questioner asks only about facts it has already uncovered,
-# breadth-first. In AR-Bench an LLM plays the suspects and judges the yes/no answers; here both are
+# Each fact also has `sp_distractors` off-track follow-ups (answered "no"); a question about a
+# fact whose premise is not known yet would be answered "irrelevant", so both questioners follow
+# the same rule and ask only questions whose premise is known. The random questioner picks any of
+# those; the follow-up questioner works through the oldest uncovered fact first, breadth-first. In AR-Bench an LLM plays the suspects and judges the yes/no answers; here both are
 # exact, so only the choice of questions differs.
 #
 # **Criterion.** On each simulator, over all fixture records × repetitions, with the benchmark's
-# budget of 25 questions: the informative agent's accuracy is at least the random agent's, and its
-# mean number of questions (unsolved games counted at 25) is at most 0.9 × the random agent's.
+# budget of 25 questions: the informative agent's accuracy and process score (the benchmark's
+# share of key questions asked) are at least the random agent's, and its mean number of questions
+# (unsolved games counted at 25) is at most 0.9 × the random agent's. It fails if choosing
+# questions well buys no fewer questions, or buys them by skipping the key questions.
 
 # %%
 cases = load_arbench(data_file("01_ar_bench", "dc_mini.json"))
@@ -424,7 +462,7 @@ print(summary4.round(3).to_string())
 print(f"DC passive accuracy (all facts given up front): "
       f"{np.mean([dc.passive_accuracy(c) for c in cases]):.2f}")
 
-# %%
+# %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(11, 3.8))
 ax = axes[0]
 bins = np.arange(0.5, 16.5)
@@ -443,28 +481,28 @@ ax.legend()
 plt.show()
 
 # %%
-ok4 = {}
-for task, df, inf in [("DC", dc_df, "info gain"), ("SP", sp_df, "follow-up")]:
-    a, b = df[df.agent == inf], df[df.agent == "random"]
-    ok4[task] = bool(a.correct.mean() >= b.correct.mean() and a.questions.mean() <= 0.9 * b.questions.mean())
-m = summary4["mean questions"]
-acc4 = summary4["accuracy"]
-ledger.check(4, "informative questioning needs fewer questions on DC and SP simulators",
-             paper="active questioning is the bottleneck on all three task families",
-             measured=f"DC questions {fmt(float(m['DC', 'info gain']))} vs {fmt(float(m['DC', 'random']))} "
-                      f"(acc {fmt(float(acc4['DC', 'info gain']))} vs {fmt(float(acc4['DC', 'random']))}); "
-                      f"SP {fmt(float(m['SP', 'follow-up']))} vs {fmt(float(m['SP', 'random']))} "
-                      f"(acc {fmt(float(acc4['SP', 'follow-up']))} vs {fmt(float(acc4['SP', 'random']))})",
-             criterion="informative accuracy ≥ random's and mean questions ≤ 0.9 × random's, on both",
-             passed=bool(ok4["DC"] and ok4["SP"]))
+values4, parts4 = {}, []
+for task, inf in [("DC", "info gain"), ("SP", "follow-up")]:
+    for col, short in [("accuracy", "accuracy"), ("mean questions", "questions"),
+                       ("process score", "process")]:
+        values4[f"{task} {short}: {inf}"] = summary4.loc[(task, inf), col]
+        values4[f"{task} {short}: random"] = summary4.loc[(task, "random"), col]
+    parts4 += [at_least(f"{task} accuracy: {inf}", f"{task} accuracy: random"),
+               at_least(f"{task} process: {inf}", f"{task} process: random"),
+               at_most(f"{task} questions: {inf}", f"{task} questions: random", factor=0.9)]
+ledger.check(
+    4, "informative questioning needs fewer questions on DC and SP simulators",
+    paper="active questioning is the bottleneck on all three task families", source="abstract",
+    measured=values4, criterion=all_of(*parts4))
 
 # %% [markdown]
-# On the detective cases both agents always end certain and right, and the informative questioner
-# gets there with fewer questions; its process score is not higher, because it asks fewer questions
-# in all and skips key questions whose answer it can already infer (numbers above). On the puzzles, following up on what is known
-# uncovers the story within the budget, while scattershot questions waste turns on premises that
-# are not established yet. Both simulators make the answers exact; the paper's difficulty of
-# *judging* free-text answers with an LLM is not modelled.
+# Read the verdict with the table above. On the detective cases both agents always end certain and
+# right, and the information-gain questioner gets there with fewer questions; but its process score
+# is lower, because it asks fewer questions in all and skips key questions whose answer it can
+# already infer: by the benchmark's own process metric, efficient questioning looks worse. On the
+# puzzles both questioners ask only answerable questions, so they differ only in order. Both
+# simulators make the answers exact; the paper's difficulty of *judging* free-text answers with an
+# LLM is not modelled.
 #
 # ## Claim 5 · The paper's LLM results, and your own model
 #
@@ -476,8 +514,8 @@ ledger.check(4, "informative questioning needs fewer questions on DC and SP simu
 # %%
 ledger.quote(5, "LLMs on AR-Bench (the paper's result, not re-measured)",
              paper="contemporary LLMs struggle to acquire and use missing information; tree search "
-                   "and post-training give only modest gains",
-             note="the paper's abstract; its per-model accuracies are in its main tables")
+                   "and post-training give only modest gains", source="abstract",
+             note="its per-model accuracies are in its main tables")
 
 # %% [markdown]
 # ### Use your own LLM
@@ -553,11 +591,34 @@ print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.d
 # - **Simulated answers.** In AR-Bench an LLM plays the suspects and judges yes/no questions and
 #   key-question hits (a reviewer puts that judge's reliability at about 84 % at best). Our DC and SP
 #   simulators answer exactly from the record's structure, so they test questioning strategy only.
-#   The SP distractor questions and the "premise not yet known" rule are our modelling choices.
+#   The SP distractor questions and the rule that both questioners ask only answerable questions
+#   are our modelling choices.
 # - **Paper numbers.** The paper's result tables were not available offline, so claim 5 quotes the
-#   abstract's finding and no per-model number. The optimum for
-#   bulls and cows (26,274/5,040 guesses, worst case 7) is a classical result quoted from memory,
-#   not from AR-Bench.
+#   abstract's finding and no per-model number. The optimum for bulls and cows (26,274/5,040
+#   guesses, worst case 7) is a classical result credited to Tanaka (1996), not from AR-Bench; an
+#   earlier version of this chapter credited it to Koyama and Lai (1993), who solved Mastermind
+#   (mean 4.340).
+# - **Criteria changed after their results were known** (a verdict audit found checks that could not
+#   fail or did not test the paper's claim; each new criterion is derived from the claim, and its
+#   verdict is what came out):
+#   - *Claim 1.* Before: "active beats passive", with *passive* meaning $k$ random clues fixed in
+#     advance (reproduced, smallest gap 0.564). The paper's *passive* means all information given at
+#     once, which an exact reasoner solves by construction. Now: the paper's gap is claim 1,
+#     `not checked at this scale` (it needs a model), and the old test is claim 1b, "adaptive beats
+#     fixed questions", marked as our formulation.
+#   - *Claim 2.* Before: "ignores-feedback accuracy ≤ 0.05" plus monotonicity within 2 SE
+#     (reproduced). The first part could not fail (at most 25/5,040 secrets are solvable by chance)
+#     and the second passes a flat curve. Now: monotonicity within 2 SE and a drop of at least 0.5
+#     from full to no memory and from $p=0$ to the largest $p$, the paper's "breaks".
+#   - *Claim 3.* Before: "0 < gain ≤ 10 %" (reproduced). The upper bound could not fail, since
+#     optimal play itself gains under 10 % over consistent random. Now: gain > 0 for both search
+#     agents, and the gain of optimal play over consistent random at most 10 % of its mean: the
+#     "modest" part is a property of the game, stated as such.
+#   - *Claim 4.* Before: the SP simulator answered "irrelevant" to a question whose premise was not
+#     yet known, which only the random questioner ever asked, so it lost turns by construction; and
+#     the DC process score, where the information-gain agent is worse, was left out (reproduced).
+#     Now: both questioners ask only answerable questions, and the process score is part of the
+#     criterion on both simulators.
 # - **Not run.** The paper's post-training (SFT/DPO) and its ToT/UoT prompting need an LLM; our
 #   lookahead and entropy agents are their algorithmic analogues.
 #

@@ -382,3 +382,13 @@ def test_metrics():
         metrics.accuracy([])
     with pytest.raises(ValueError, match="key question"):
         metrics.process_score(["a"], [])
+
+
+def test_both_questioners_ask_only_answerable_questions(puzzles):
+    """The same rule for both: no question is asked before its premise is known, so every question
+    asked resolves (the random questioner is not handicapped by 'irrelevant' answers)."""
+    for strategy in sp.STRATEGIES:
+        for p in puzzles:
+            par, rev, n = sp.question_bank(p, 2)
+            g = sp.play_puzzle(p, strategy, np.random.default_rng(3), max_turn=len(par))
+            assert g.solved and g.turns <= len(par)

@@ -4,11 +4,13 @@ The hidden story is a tree of facts; each non-root node carries the yes/no *key 
 uncovers it, and the puzzle counts as solved when every key fact is uncovered (process score 1).
 Besides the key questions, each fact has `n_distractors` plausible but off-track follow-ups
 (answered "no"). A question only gets a useful answer once the fact it builds on (its parent) is
-known; asked too early it is answered "irrelevant" and may be asked again later.
+known; asked too early it would be answered "irrelevant". Both questioners follow the same rule and
+ask only questions whose premise is known (a question answered "irrelevant" would be wasted by
+construction); they differ in which of those they pick:
 
-- ``"random"`` asks any unresolved question of the whole bank, not using what it has learned;
-- ``"follow_up"`` asks only follow-ups of facts already uncovered, breadth-first (oldest fact
-  first, random order within a fact).
+- ``"random"`` picks uniformly among all answerable, unresolved questions;
+- ``"follow_up"`` asks only follow-ups of the oldest uncovered fact that still has unresolved
+  questions, breadth-first (random order within a fact).
 In AR-Bench the yes/no answers and the key-question hits are judged by an LLM; here they are exact,
 so the simulator isolates the questioning strategy.
 """
@@ -69,20 +71,19 @@ def play_puzzle(puzzle: Puzzle, strategy: str, rng: np.random.Generator, *, n_di
     hits = []
     turns = 0
     while turns < max_turn and (known_at[1:] >= 0).sum() < n_keys:
+        ready = ~resolved & (known_at[par] >= 0)
+        if not ready.any():
+            break
         if strategy == "random":
-            pool = np.flatnonzero(~resolved)
+            pool = np.flatnonzero(ready)
         else:
-            ready = ~resolved & (known_at[par] >= 0)
-            if not ready.any():
-                break
             oldest = known_at[par[ready]].min()
             pool = np.flatnonzero(ready & (known_at[par] == oldest))
         q = int(rng.choice(pool))
         turns += 1
-        if known_at[par[q]] >= 0:           # the premise is known: a real yes/no answer
-            resolved[q] = True
-            if rev[q] >= 0:
-                known_at[rev[q]] = turns
+        resolved[q] = True                 # the premise is known: a real yes/no answer
+        if rev[q] >= 0:
+            known_at[rev[q]] = turns
         hits.append(int((known_at[1:] >= 0).sum()))
     found = int((known_at[1:] >= 0).sum())
     return SPGame(turns, found == n_keys, found / n_keys if n_keys else float("nan"),
