@@ -59,8 +59,9 @@ import pandas as pd
 import matplotlib.pyplot as plt
 from scipy import stats
 
-from repbook.core import Ledger, setup, use_style, color_for, reference_line, fmt
-from repbook.core.plotting import register_colors
+from repbook.core import (Ledger, setup, use_style, color_for, reference_line,
+                          register_colors, all_of, at_least, at_most, within, monotone,
+                          same_order)
 from repbook.papers import online_conformal as O
 
 SIZES = {
@@ -69,22 +70,15 @@ SIZES = {
     "full": dict(adv_T=1_000_000, checkpoints=[10_000, 100_000, 1_000_000], ar2_T=1_000_000,
                  ar2_seeds=10, ar1_T=1_000_000, peer_T=1_000_000, peer_short=100_000),
 }
-run = setup("17_online_conformal", scale=scale, seed=seed, sizes=SIZES)
+run = setup(scale=scale, seed=seed, sizes=SIZES)
 ledger = Ledger.for_run(run)
 use_style()
 register_colors({"LQT": "ours", "LQT(2)": "ours", "LQT(2), decaying": "ours", "SQT": "baseline",
                  "SQT, decaying": "baseline", "LQT(1)": "alt3", "LQT(2), fixed η": "alt3",
                  "ACI": "alt", "conformal PI": "alt2", "conformalopt": "peer"})
 
-ALPHA = 0.1                                   # target miscoverage, as in the authors' experiments
-# Tuning grids of the authors' experiments (learning rates, biases, lags), and ours for ACI and PI.
-LR_GRID = np.logspace(-5, 5, 11)
-BIAS_GRID = [0.1, 1.0, 5.0, 10.0, 100.0, 200.0, 1000.0]
-P_GRID = [0, 1, 2]
-ACI_GAMMAS = [1e-4, 1e-3, 1e-2, 1e-1, 1.0]
-PI_LRS, PI_CSAT = [1e-3, 1e-2, 1e-1, 1.0, 10.0], [0.1, 1.0, 5.0, 20.0]
-PI_KI = [10.0, 100.0, 200.0, 1000.0]          # plus the largest test score, per stream
-BASELINES = ["SQT", "ACI", "conformal PI"]
+ALPHA = 0.1          # target miscoverage, as in the authors' experiments
+BASELINES = list(O.BASELINES)   # SQT, ACI, conformal PI; grids: O.AUTHORS_LR_GRID, ...
 
 # %% [markdown]
 # ## The method
@@ -169,7 +163,7 @@ for sname in [*streams, "adversary"]:
 adv = pd.DataFrame(adv_rows)
 print(adv.round(4).to_string(index=False))
 
-# %%
+# %% tags=["hide-input"]
 first, last = run["checkpoints"][0], run["checkpoints"][-1]
 C_first, C_last = adv[f"C @{first:,}"], adv[f"C @{last:,}"]
 sqt_rows = adv[adv.tracker == "SQT"]
@@ -194,11 +188,12 @@ fig.suptitle("Miscoverage error stays under C/(ηt), dotted in each tracker's co
 plt.show()
 
 # %%
-ok1 = bool(sqt_worst <= B + ETA and growth <= 2.0)
-ledger.check(1, "miscoverage → α within C/(ηT) on bounded streams", paper="|miscov − α| ≤ C/(ηT)",
-             measured=f"SQT max C {fmt(sqt_worst)} (bound {fmt(B + ETA)}); max C({last:,})/C({first:,}) "
-                      f"= {fmt(growth)} over 3 streams × 3 trackers",
-             criterion="SQT: C ≤ B + η at every checkpoint; all: C(last) ≤ 2·C(10k)", passed=ok1)
+ledger.check(
+    1, "miscoverage → α within C/(ηT) on bounded streams", paper="|miscov − α| ≤ C/(ηT)",
+    source="paper",
+    measured={"SQT: largest C": sqt_worst, f"largest C({last:,}) / C({first:,})": growth},
+    criterion=all_of(at_most("SQT: largest C", B + ETA),
+                     at_most(f"largest C({last:,}) / C({first:,})", 2)))
 print(f"largest C at {last:,} rounds: {C_last.max():.3f}; largest |miscoverage − α| at {last:,}: "
       f"{(adv[f'miscov @{last:,}'] - ALPHA).abs().max():.2e}")
 
@@ -249,7 +244,7 @@ print(summary2.round(4).to_string())
 print("final θ of decaying LQT, seed 0:", np.round(runs2["LQT(2), decaying"].theta[0], 4),
       "; θ* =", np.round(theta_star, 4))
 
-# %%
+# %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 3, figsize=(14, 3.8))
 ax = axes[0]
 for name in ["LQT(2), decaying", "LQT(2), fixed η"]:
@@ -285,12 +280,16 @@ dec, sqt_name = "LQT(2), decaying", "SQT, decaying"
 theta_err = np.linalg.norm(runs2[dec].theta - theta_star, axis=1)
 gap_lqt, gap_sqt = summary2.loc[dec, "conditional gap (mean)"], summary2.loc[sqt_name, "conditional gap (mean)"]
 cov_dev = max(abs(summary2["marginal coverage min"] - 0.9).max(), abs(summary2["marginal coverage max"] - 0.9).max())
-ok2 = bool(theta_err.max() < 0.05 and gap_lqt < 0.01 and gap_lqt < gap_sqt / 3 and cov_dev <= 0.005)
-ledger.check(2, "θ_t → θ* and P(cover | past) → 1 − α (AR(2))", paper="convergence (theorem)",
-             measured=f"max ‖θ_T − θ*‖ {fmt(float(theta_err.max()))}; gap LQT {fmt(float(gap_lqt))} vs "
-                      f"SQT {fmt(float(gap_sqt))}; max |coverage − 0.9| {fmt(float(cov_dev))}",
-             criterion="‖θ_T − θ*‖ < 0.05 every seed; gap < 0.01 and < SQT/3; coverage 0.9 ± 0.005",
-             passed=ok2)
+ledger.check(
+    2, "θ_t → θ* and P(cover | past) → 1 − α (AR(2))", paper="convergence (theorem)",
+    source="paper",
+    measured={"‖θ_T − θ*‖ per seed": theta_err, "conditional gap, LQT": gap_lqt,
+              "conditional gap, SQT": gap_sqt, "max |coverage − 0.9|": cov_dev},
+    criterion=all_of(at_most("‖θ_T − θ*‖ per seed", 0.05, strict=True),
+                     at_most("conditional gap, LQT", 0.01, strict=True),
+                     at_most("conditional gap, LQT", "conditional gap, SQT", factor=1 / 3,
+                             strict=True),
+                     at_most("max |coverage − 0.9|", 0.005)))
 
 # %% [markdown]
 # SQT's coverage is right on average, but at a given round it is typically off by about five points
@@ -324,22 +323,9 @@ n_val = T1 // 4
 Y1 = np.stack([O.ar_series([phi], T1, run.child_rng(300 + k)) for k, phi in enumerate(PHIS)])
 val1, test1 = Y1[:, :n_val], Y1[:, n_val:]
 
-
-def compare_methods(val, test, ki_extra):
-    """Tune LQT on `val`, the baselines on `test`; return each method's test thresholds and settings."""
-    tuned = O.tune_lqt(val, alpha=ALPHA, lrs=LR_GRID, biases=BIAS_GRID, ps=P_GRID)
-    q = {"LQT": np.stack([O.lqt(s, alpha=ALPHA, **c).q for s, c in zip(test, tuned.params)])}
-    settings = {"LQT": tuned.params}
-    for name, res in [("SQT", O.tune_sqt(test, alpha=ALPHA, lrs=LR_GRID)),
-                      ("ACI", O.tune_aci(test, alpha=ALPHA, gammas=ACI_GAMMAS)),
-                      ("conformal PI", O.tune_pi(test, alpha=ALPHA, lrs=PI_LRS, c_sats=PI_CSAT,
-                                                 k_is=[PI_KI + [x] for x in ki_extra]))]:
-        q[name], settings[name] = res.q, res.params
-    return q, settings
-
-
 t0 = time.perf_counter()
-q1, settings1 = compare_methods(val1, test1, np.abs(test1).max(axis=1))
+cmp1 = O.tuned_comparison(val1, test1, alpha=ALPHA)
+q1, settings1 = cmp1.q, cmp1.settings
 rows3 = []
 for i, phi in enumerate(PHIS):
     for name, qq in q1.items():
@@ -363,7 +349,7 @@ print(pd.DataFrame({"LQT mean q": wide3[("set size", "LQT")].to_numpy(),
                     "SQT mean q": wide3[("set size", "SQT")].to_numpy(),
                     "best constant (marginal quantile)": marginal_q}, index=PHIS).round(3).to_string())
 
-# %%
+# %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(11, 3.9), sharey=True)
 fine = np.linspace(0, 0.92, 100)
 for ax, table, what in [(axes[0], red_size, "mean threshold (set size)"), (axes[1], red_loss, "pinball loss")]:
@@ -378,21 +364,21 @@ axes[0].legend(fontsize=8)
 plt.show()
 
 # %%
-mono = {b: bool(np.all(np.diff(red_size[b].to_numpy()) > 0)) for b in BASELINES}
 dev_analytic = np.abs(red_size["SQT"].to_numpy() - analytic)
-gain0 = float(red_size["SQT"].iloc[0])
-ok3 = bool(all(mono.values()) and dev_analytic.max() <= 0.05 and abs(gain0) < 0.01)
-ledger.check(3, "gain over test-tuned baselines grows with dependence (AR(1))",
-             paper="grows with dependence; analytic 1 − √(1 − φ²)",
-             measured=f"size reduction vs SQT {fmt([round(100 * v, 1) for v in red_size['SQT']])} %; "
-                      f"max |Δ analytic| {fmt(100 * float(dev_analytic.max()))} pp; monotone vs "
-                      f"{sum(mono.values())}/3 baselines",
-             criterion="monotone in φ vs each baseline; |reduction − analytic| ≤ 5 pp vs SQT; "
-                       "|reduction| < 1 % at φ = 0",
-             passed=ok3,
-             note="" if ok3 else (f"worst at φ = {PHIS[int(dev_analytic.argmax())]}: SQT tuned on the test "
-                                  f"set (η = {settings1['SQT'][int(dev_analytic.argmax())]['lr']:g}) sits "
-                                  "below the best constant threshold the analytic curve assumes"))
+by_phi = [f"φ={phi}" for phi in PHIS]
+ledger.check(
+    3, "gain over test-tuned baselines grows with dependence (AR(1))",
+    paper="grows with dependence; analytic 1 − √(1 − φ²)", source="paper",
+    measured={**{f"reduction vs {b}": dict(zip(by_phi, red_size[b])) for b in BASELINES},
+              "max |reduction − analytic| vs SQT": dev_analytic.max(),
+              "|reduction| at φ=0 vs SQT": abs(red_size["SQT"].iloc[0])},
+    criterion=all_of(*[monotone(f"reduction vs {b}", "increasing") for b in BASELINES],
+                     at_most("max |reduction − analytic| vs SQT", 0.05),
+                     at_most("|reduction| at φ=0 vs SQT", 0.01, strict=True)),
+    note="" if dev_analytic.max() <= 0.05 else (
+        f"worst at φ = {PHIS[int(dev_analytic.argmax())]}: SQT tuned on the test set (η = "
+        f"{settings1['SQT'][int(dev_analytic.argmax())]['lr']:g}) sits below the best constant "
+        "threshold the analytic curve assumes"))
 
 # %% [markdown]
 # The gain grows with $\varphi$ against every baseline, and up to $\varphi=0.6$ it sits on the
@@ -422,10 +408,21 @@ ledger.check(3, "gain over test-tuned baselines grows with dependence (AR(1))",
 # one-sided $t$-test whose standard error is Newey–West (Bartlett kernel), since $d_t$ is
 # autocorrelated.
 #
-# **Criterion.** (a) On both series every method's test coverage lies in $0.9\pm0.02$. (b) On the
-# electricity series LQT's mean pinball loss is at least 10 % below the best baseline's, and the
-# one-sided test gives $p<0.05$ against each baseline. (c) LQT's relative loss gain over the best
-# baseline is larger on the series whose scores have the larger lag-1 autocorrelation.
+# The authors' learning-rate grid ($10^{-5}$–$10^{5}$) suits scores of order one (their electricity
+# data are normalised to $[0,1]$). Our electricity scores are in MW, up to about $10^4$, and a stable
+# step on *lagged* scores in MW needs a learning rate far below $10^{-5}$. Run exactly as the authors
+# run it, validation may then choose $p=0$, and "LQT" is a scalar tracker whose gain over SQT comes
+# from where its step falls between two points of SQT's grid, not from the lags. So the claim's
+# mechanism, lagged scores, is tested directly (4b, 4c): LQT restricted to $p\in\{1,2\}$, tuned on
+# validation over learning rates $10^{-9}$–$10^{5}$ and the authors' biases, against SQT tuned on the
+# test part over the same learning rates.
+#
+# **Criterion.** (a) On both series every method's test coverage (authors' protocol, all four
+# methods) lies in $0.9\pm0.02$. (b) On the electricity series, LQT with lags has a mean pinball
+# loss at least 10 % below SQT's on the same grid, and the one-sided HAC test gives $p<0.05$.
+# (c) LQT-with-lags' relative loss gain over SQT is larger on the series whose scores have the
+# larger lag-1 autocorrelation. It fails if the lags buy nothing once the scalar tracker gets the
+# same grid, or if the gain does not follow the dependence.
 
 # %%
 from pmdarima.datasets import load_msft, load_taylor
@@ -439,7 +436,8 @@ rows4, q4, test4, settings4 = [], {}, {}, {}
 for sname, (s, frac) in series.items():
     n_v = int(frac * s.size)
     val, test = s[None, :n_v], s[None, n_v:]
-    qq, sets = compare_methods(val, test, [test.max()])
+    cmp = O.tuned_comparison(val, test, alpha=ALPHA)
+    qq, sets = cmp.q, cmp.settings
     q4[sname], test4[sname], settings4[sname] = {k: v[0] for k, v in qq.items()}, test[0], sets
     loss_lqt = O.pinball_loss(test[0], qq["LQT"][0], ALPHA)
     for name in ["LQT", *BASELINES]:
@@ -457,7 +455,7 @@ with pd.option_context("display.float_format", "{:.4g}".format):
     print(res4.to_string(index=False))
 print("settings:", {k: {m: v[0] for m, v in sets.items()} for k, sets in settings4.items()})
 
-# %%
+# %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(13, 3.8))
 for ax, sname in zip(axes, series):
     s, qq = test4[sname], q4[sname]
@@ -474,69 +472,55 @@ fig.suptitle("Thresholds on the real residuals, last 300 test rounds", fontsize=
 plt.show()
 
 # %%
-cov_dev4 = float((res4.coverage - (1 - ALPHA)).abs().max())
-gain = {}
-for sname in series:
-    d = res4[res4.series == sname].set_index("method")
-    gain[sname] = 1 - d.loc["LQT", "pinball loss"] / d.loc[BASELINES, "pinball loss"].min()
-el = res4[(res4.series == "electricity (Taylor)") & (res4.method != "LQT")]
-names = list(series)
-order_ok = (gain[names[0]] - gain[names[1]]) * (rho1[names[0]] - rho1[names[1]]) > 0
-ledger.check("4a", "coverage holds on real residuals (all methods)", paper="coverage ≈ 1 − α",
-             measured=f"max |coverage − 0.9| {fmt(cov_dev4)} over 2 series × 4 methods",
-             criterion="every method within 0.9 ± 0.02 on both series", passed=bool(cov_dev4 <= 0.02))
-ledger.check("4b", "LQT beats every baseline on electricity demand",
-             paper="Elec2: q. loss 0.005 vs 0.011–0.015 (authors' table)",
-             measured=f"loss gain {fmt(100 * gain[names[0]])} % vs best; max HAC p "
-                      f"{fmt(float(el['HAC p (LQT better)'].max()))}",
-             criterion="loss ≥ 10 % below the best baseline and one-sided HAC p < 0.05 vs each",
-             passed=bool(gain[names[0]] >= 0.10 and (el["HAC p (LQT better)"] < 0.05).all()),
-             note=("validation chose p = 0, a scalar tracker with step η·b²: see claim 4's exploratory cell"
-                   if settings4[names[0]]["LQT"][0]["p"] == 0 else ""))
-ledger.check("4c", "the gain is larger on the more dependent series", paper="gain grows with dependence",
-             measured=", ".join(f"{k.split(' ')[0]}: gain {fmt(100 * gain[k])} %, ρ₁ {fmt(rho1[k])}"
-                                for k in names),
-             criterion="gain over best baseline ordered like lag-1 autocorrelation", passed=bool(order_ok))
-
-# %% [markdown]
-# The verdicts hold, but the settings printed above call for care in reading them. On both series the
-# validation search chose $p=0$: "LQT" is then a scalar tracker whose threshold moves by
-# $\eta b^2(\mathrm{err}_t-\alpha)$, i.e. SQT with step $\eta b^2$. On the electricity series that
-# step falls between two points of SQT's decade grid, and that — not the lagged scores — is where
-# the 10 % comes from. The reason the lags were not chosen is the scale: these scores are in MW,
-# up to about $10^4$, so a stable step on lagged features needs a learning rate far below the
-# grid's smallest value, $10^{-5}$ (the authors' electricity data are normalised to $[0,1]$, where
-# the grid fits). The exploratory cell below, added *after* seeing these results and not part of
-# any verdict, makes both points with numbers.
-
-# %%
-el_name = names[0]
-c_el = settings4[el_name]["LQT"][0]
-s_test = test4[el_name]
-same_step = O.sqt(s_test, alpha=ALPHA, lr=c_el["lr"] * c_el["bias"] ** 2).q
-print(f"electricity: SQT with step η·b² = {c_el['lr'] * c_el['bias'] ** 2:g} has pinball loss "
-      f"{O.pinball_loss(s_test, same_step, ALPHA).mean():.1f} (the selected LQT: "
-      f"{O.pinball_loss(s_test, q4[el_name]['LQT'], ALPHA).mean():.1f})")
 FINE_LR = np.logspace(-9, 5, 15)
+rows4b, lagged = [], {}
 for sname, (s, frac) in series.items():
     n_v = int(frac * s.size)
-    lagged = O.tune_lqt(s[None, :n_v], alpha=ALPHA, lrs=FINE_LR, biases=BIAS_GRID, ps=[1, 2])
-    c = lagged.params[0]
-    qx = O.lqt(test4[sname], alpha=ALPHA, **c).q
-    d = res4[res4.series == sname].set_index("method")
-    best_base = d.loc[BASELINES, "pinball loss"].min()
-    lx = O.pinball_loss(test4[sname], qx, ALPHA).mean()
-    print(f"{sname}: LQT with p ∈ {{1, 2}} and learning rates down to 1e-9 → {c}; test coverage "
-          f"{O.coverage(test4[sname], qx):.3f}, pinball loss {lx:.4g} (change vs the best baseline: "
-          f"{100 * (lx / best_base - 1):+.1f} %)")
+    cmp = O.tuned_comparison(s[None, :n_v], s[None, n_v:], alpha=ALPHA, lrs=FINE_LR, ps=[1, 2],
+                             sqt_lrs=FINE_LR, baselines=["SQT"])
+    lagged[sname] = cmp
+    l_lqt = O.pinball_loss(test4[sname], cmp.q["LQT"][0], ALPHA)
+    l_sqt = O.pinball_loss(test4[sname], cmp.q["SQT"][0], ALPHA)
+    rows4b.append({"series": sname, "LQT setting (p ≥ 1)": cmp.settings["LQT"][0],
+                   "SQT η": cmp.settings["SQT"][0]["lr"],
+                   "coverage LQT": O.coverage(test4[sname], cmp.q["LQT"][0]),
+                   "coverage SQT": O.coverage(test4[sname], cmp.q["SQT"][0]),
+                   "loss gain over SQT": 1 - l_lqt.mean() / l_sqt.mean(),
+                   "HAC p (LQT better)": O.newey_west_test(l_sqt - l_lqt).p_greater,
+                   "lag-1 autocorrelation": rho1[sname]})
+res4b = pd.DataFrame(rows4b).set_index("series")
+with pd.option_context("display.float_format", "{:.4g}".format, "display.width", 120):
+    print(res4b.to_string())
+
+# %%
+names = list(series)
+el_name = names[0]
+cov_dev4 = float((res4.coverage - (1 - ALPHA)).abs().max())
+ledger.check(
+    "4a", "coverage holds on real residuals (all methods)", paper="coverage ≈ 1 − α",
+    source="paper", measured={"max |coverage − 0.9|": cov_dev4},
+    criterion=at_most("max |coverage − 0.9|", 0.02))
+ledger.check(
+    "4b", "LQT's lagged scores beat SQT tuned on the same grid (electricity)",
+    paper="Elec2: q. loss 0.005 vs 0.011–0.015", source="official code",
+    measured={"loss gain over SQT": res4b.loc[el_name, "loss gain over SQT"],
+              "HAC p": res4b.loc[el_name, "HAC p (LQT better)"]},
+    criterion=all_of(at_least("loss gain over SQT", 0.10),
+                     at_most("HAC p", 0.05, strict=True)))
+ledger.check(
+    "4c", "the lags' gain is larger on the more dependent series",
+    paper="gain grows with dependence", source="paper",
+    measured={"gain over SQT": res4b["loss gain over SQT"].to_dict(), "lag-1 autocorrelation": rho1},
+    criterion=same_order("gain over SQT", "lag-1 autocorrelation"))
 
 # %% [markdown]
-# With learning rates small enough for features in MW, LQT on lagged scores cuts the electricity
-# loss far more than the pre-registered run shows, while on MSFT, whose daily price changes depend
-# on the past mostly through slowly changing volatility, the lags do not help (numbers above). Both
-# fit the paper's message that the gain follows the dependence; the authors' own stock results
-# (their repository's tables) also show small and mixed differences between methods.
-#
+# Read the verdicts with the two tables above. Under the authors' protocol as is (first table),
+# validation picks the scalar tracker wherever the authors' grid is too coarse for the scale of
+# the scores. With learning rates small enough for features in MW, the lagged scores of the
+# electricity series carry most of the next score's size, and LQT's loss falls far below SQT's on
+# the same grid (second table). On MSFT, whose daily price changes depend on the past mostly
+# through slowly changing volatility, the lags buy nothing: the gain follows the dependence.
+
 # ## Claim 5 · The pre-registered ERCOT experiment (quoted)
 #
 # The authors pre-registered an experiment on Texas electricity demand: the scores are the absolute
@@ -549,6 +533,7 @@ for sname, (s, frac) in series.items():
 # %%
 ledger.quote(5, "pre-registered ERCOT test: smaller sets, lower losses, all hypotheses significant",
              paper="> 10 % smaller sets; > 30 % lower quantile and absolute loss; 78/78 significant",
+             source="abstract",
              note="live-API data window, not re-derived; authors' results file: quantile loss 29.1 "
                   "vs 42.3–76.6, mean set size 691 vs 779–1118")
 
@@ -569,23 +554,10 @@ ledger.quote(5, "pre-registered ERCOT test: smaller sets, lower losses, all hypo
 # thresholds and the package's is at most $10^{-8}$.
 
 # %%
-import conformalopt as oc
-
-
-def conformalopt_thresholds(scores, *, p, lr, bias, schedule, scalar=False):
-    cp = oc.ConformalPredictor(alpha=ALPHA, lr_type=schedule,
-                               quantile_tracker="scalar" if scalar else "linear",
-                               hypers={"lr": lr, "p_order_qt": p, "bias": bias})
-    cp.init_active_fields()
-    for s in scores:
-        cp.step(cp.predict(), s)
-    return np.asarray(cp.get_predictions(), dtype=float)
-
-
 n_long, n_short = run["peer_T"], run["peer_short"]
 y_long = O.ar_series(coef, n_long, run.child_rng(600))
 t0 = time.perf_counter()
-theirs = conformalopt_thresholds(y_long, p=2, lr=0.01, bias=1.0, schedule="fixed")
+theirs = O.conformalopt_thresholds(y_long, alpha=ALPHA, p=2, lr=0.01, schedule="fixed")
 t_theirs = time.perf_counter() - t0
 t0 = time.perf_counter()
 ours = O.lqt(y_long, alpha=ALPHA, p=2, lr=0.01).q
@@ -599,15 +571,16 @@ cases = [("AR(2), LQT(2) decaying η = 1", y_long[:n_short], dict(p=2, lr=1.0, b
          ("electricity test part, tuned LQT", test4["electricity (Taylor)"], dict(**el_lqt, schedule="fixed"))]
 for label, s, kw in cases:
     scalar = kw.pop("scalar", False)
-    ref = conformalopt_thresholds(s, scalar=scalar, **kw)
+    ref = O.conformalopt_thresholds(s, alpha=ALPHA, scalar=scalar, **kw)
     mine = O.lqt(s, alpha=ALPHA, **kw).q
     peer_rows.append((label, s.size, np.abs(mine - ref).max()))
 peer = pd.DataFrame(peer_rows, columns=["stream and method", "rounds", "max |Δq|"])
 print(peer.to_string(index=False, formatters={"max |Δq|": "{:.1e}".format}))
 max_dq = float(peer["max |Δq|"].max())
-ledger.check(6, "our LQT/SQT = conformalopt's thresholds", paper="same algorithm (package)",
-             measured="max |Δq| ≤ 1e-12" if max_dq <= 1e-12 else f"max |Δq| {max_dq:.1e}",
-             criterion="max |Δq| ≤ 1e-8 over 6 stream × setting pairs", passed=bool(max_dq <= 1e-8))
+ledger.check(
+    6, "our LQT/SQT = conformalopt's thresholds", paper="same algorithm (package)",
+    source="official code", measured={f"max |Δq| over {len(peer)} streams × settings": max_dq},
+    criterion=at_most(f"max |Δq| over {len(peer)} streams × settings", 1e-8))
 
 # %%
 print(f"{n_long:,} rounds of LQT(2): ours {t_ours:.2f} s, conformalopt {t_theirs:.2f} s; "
@@ -644,10 +617,19 @@ print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.d
 #   $10^{-5}$–$10^{5}$ grid; SQT uses the full grid. The authors' experiments also include
 #   scorecasters and batched variants, which we did not run.
 # - **Tuning grids and the scale of the scores.** We used the authors' learning-rate grid
-#   ($10^{-5}$–$10^{5}$), which suits scores of order one (their electricity data are normalised).
-#   On our electricity series, in MW, no learning rate in it gives a stable LQT on lagged scores, so
-#   the pre-registered run chose $p=0$ there (claim 4). The exploratory cell of claim 4, added after
-#   seeing the results and outside every verdict, shows what a finer grid does.
+#   ($10^{-5}$–$10^{5}$), which suits scores of order one (their electricity data are normalised),
+#   for claim 3 and claim 4a. On our electricity series, in MW, no learning rate in it gives a
+#   stable LQT on lagged scores, so claims 4b and 4c use learning rates down to $10^{-9}$, for LQT and
+#   SQT alike.
+# - **Criteria changed after their results were known** (a verdict audit found that two checks did
+#   not test the claimed mechanism):
+#   - *Claims 4b and 4c.* Before: the authors' protocol as is — LQT tuned on validation over the
+#     authors' grid including $p=0$, against the three baselines tuned on the test part; 4b asked
+#     for a loss ≥ 10 % below the best baseline with HAC $p<0.05$ against each, 4c for the gain to
+#     follow the lag-1 autocorrelation. Both were reproduced, but validation chose $p=0$ on both
+#     series: "LQT" was a scalar tracker, and its 10 % came from its step falling between two points
+#     of SQT's decade grid. Now: LQT restricted to lagged scores ($p\ge1$) against SQT tuned on the
+#     same, finer learning-rate grid, with the same thresholds (10 %, $p<0.05$, ordering).
 # - **Data.** The paper's 15+ data sets are in the authors' experiments repository, which has no
 #   licence and cannot be fetched at run time. Claim 4 uses two public series shipped inside
 #   `pmdarima` with simple forecasters of our choosing: the electricity series is the closest stand-in
@@ -666,5 +648,6 @@ print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.d
 # jupytext --to ipynb -o - notebooks/17_online_conformal.py | papermill - out.ipynb -p scale full -k python3
 # ```
 # Full scale runs $10^6$-round streams for claims 1–3 (checkpoints at 10k, 100k and 1M rounds),
-# 10 AR(2) seeds, and the package comparison over $10^6$ rounds: CPU work only (about 6 minutes
-# on a shared 2-core machine when we ran it), no GPU.
+# 10 AR(2) seeds, and the package comparison over $10^6$ rounds: CPU work only, no GPU. When a
+# full run has been recorded (`make full CH=17`), the scoreboard shows its verdicts beside these
+# and the environment page says where and when it ran.

@@ -152,17 +152,31 @@ def test_step_sizes():
 
 
 def test_matches_conformalopt_package():
-    import conformalopt as oc  # a requirement: missing is an error, not a skip
     y = O.ar_series([0.3, -0.3], 3000, np.random.default_rng(0))
     for schedule, lr, p in [("fixed", 0.01, 2), ("decaying", 1.0, 1), ("fixed", 0.1, 0)]:
-        cp = oc.ConformalPredictor(alpha=0.1, lr_type=schedule,
-                                   quantile_tracker="linear" if p else "scalar",
-                                   hypers={"lr": lr, "p_order_qt": p, "bias": 1.0})
-        cp.init_active_fields()
-        for s in y:
-            cp.step(cp.predict(), s)
+        theirs = O.conformalopt_thresholds(y, alpha=0.1, p=p, lr=lr, schedule=schedule,
+                                           scalar=p == 0)
         ours = O.lqt(y, alpha=0.1, p=p, lr=lr, schedule=schedule)
-        np.testing.assert_allclose(np.array(cp.get_predictions()), ours.q, atol=1e-10, rtol=0)
+        np.testing.assert_allclose(theirs, ours.q, atol=1e-10, rtol=0)
+    with pytest.raises(ValueError, match="schedule"):
+        O.conformalopt_thresholds(y, alpha=0.1, p=1, lr=0.1, schedule="cosine")
+
+
+def test_tuned_comparison_follows_the_protocol():
+    rng = np.random.default_rng(5)
+    Y = np.stack([O.ar_series([0.8], 4000, rng), O.ar_series([0.0], 4000, rng)])
+    val, test = Y[:, :1000], Y[:, 1000:]
+    cmp = O.tuned_comparison(val, test, alpha=0.1, lrs=[1e-3, 1e-2, 1e-1], biases=[1.0],
+                             ps=[0, 2], baselines=["SQT"])
+    assert set(cmp.q) == {"LQT", "SQT"} and cmp.q["LQT"].shape == test.shape
+    direct = O.tune_lqt(val, alpha=0.1, lrs=[1e-3, 1e-2, 1e-1], biases=[1.0], ps=[0, 2])
+    assert cmp.settings["LQT"] == direct.params
+    np.testing.assert_array_equal(cmp.q["SQT"],
+                                  O.tune_sqt(test, alpha=0.1, lrs=[1e-3, 1e-2, 1e-1]).q)
+    with pytest.raises(ValueError, match="same streams"):
+        O.tuned_comparison(val[:1], test, alpha=0.1)
+    with pytest.raises(ValueError, match="unknown baseline"):
+        O.tuned_comparison(val, test, alpha=0.1, baselines=["ARIMA"])
 
 
 # --- baselines -------------------------------------------------------------------------------------

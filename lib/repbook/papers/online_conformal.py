@@ -621,8 +621,11 @@ class HACTest:
 def newey_west_test(d, lags: int | None = None) -> HACTest:
     """Test mean(d) > 0 for a dependent series d (e.g. per-round loss differences).
 
-    Bartlett-kernel long-run variance with `lags` lags (default ⌊4(T/100)^(2/9)⌋), normal p-value.
+    The standard error is statsmodels' HAC estimate for a regression on a constant: Bartlett kernel
+    with `lags` lags (default ⌊4(T/100)^(2/9)⌋), no small-sample correction; normal p-value.
     """
+    import statsmodels.api as sm
+
     d = _check_scores(d)
     T = d.size
     if T < 2:
@@ -631,13 +634,15 @@ def newey_west_test(d, lags: int | None = None) -> HACTest:
         lags = int(math.floor(4 * (T / 100) ** (2 / 9)))
     if isinstance(lags, bool) or not isinstance(lags, (int, np.integer)) or not 0 <= lags < T:
         raise ValueError(f"lags must be an int in [0, {T}), got {lags!r}")
-    e = d - d.mean()
-    lrv = e @ e / T
-    for j in range(1, lags + 1):
-        lrv += 2 * (1 - j / (lags + 1)) * (e[j:] @ e[:-j]) / T
-    se = math.sqrt(max(lrv, 0.0) / T)
-    t = d.mean() / se if se > 0 else (math.inf if d.mean() > 0 else (-math.inf if d.mean() < 0 else 0.0))
-    return HACTest(float(d.mean()), se, float(t), float(stats.norm.sf(t)), int(lags))
+    fit = sm.OLS(d, np.ones(T)).fit(cov_type="HAC",
+                                    cov_kwds={"maxlags": int(lags), "use_correction": False})
+    se = float(fit.bse[0])
+    mean = float(d.mean())
+    if not se > 0:
+        t = math.inf if mean > 0 else (-math.inf if mean < 0 else 0.0)
+    else:
+        t = mean / se
+    return HACTest(mean, se, float(t), float(stats.norm.sf(t)), int(lags))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -737,3 +742,72 @@ def lag1_autocorrelation(x) -> float:
         raise ValueError(f"need at least 3 values, got {x.size}")
     e = x - x.mean()
     return float((e[1:] @ e[:-1]) / (e @ e))
+
+
+# ----------------------------------------------------------------------------------------------
+# the authors' tuning protocol, and their package side by side
+AUTHORS_LR_GRID = tuple(float(x) for x in np.logspace(-5, 5, 11))
+"""Learning rates of the authors' experiments."""
+AUTHORS_BIAS_GRID = (0.1, 1.0, 5.0, 10.0, 100.0, 200.0, 1000.0)
+AUTHORS_P_GRID = (0, 1, 2)
+ACI_GAMMAS = (1e-4, 1e-3, 1e-2, 1e-1, 1.0)
+"""Our grids for the baselines (see the chapter's deviations)."""
+PI_LRS, PI_CSAT, PI_KI = (1e-3, 1e-2, 1e-1, 1.0, 10.0), (0.1, 1.0, 5.0, 20.0), \
+    (10.0, 100.0, 200.0, 1000.0)
+BASELINES = ("SQT", "ACI", "conformal PI")
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Each method's thresholds on the test part (streams × rounds) and its chosen settings."""
+
+    q: dict
+    settings: dict
+
+
+def tuned_comparison(val, test, *, alpha: float, lrs=AUTHORS_LR_GRID, biases=AUTHORS_BIAS_GRID,
+                     ps=AUTHORS_P_GRID, sqt_lrs=None, baselines=BASELINES) -> Comparison:
+    """The authors' protocol: LQT (fixed steps) tuned on `val` over lrs × biases × ps and run from
+    scratch on `test`; each baseline tuned on `test` itself (the lowest pinball loss among the
+    settings with coverage within 0.01 of 1 − α), which favours the baselines. `val` and `test` are
+    (streams × rounds). SQT searches `sqt_lrs` (default: `lrs`); conformal PI's K_I grid gets each
+    test stream's largest |score| added."""
+    val, test = _streams(val), _streams(test)
+    if val.shape[0] != test.shape[0]:
+        raise ValueError(f"val and test must hold the same streams, got {val.shape[0]} and "
+                         f"{test.shape[0]}")
+    unknown = set(baselines) - set(BASELINES)
+    if unknown:
+        raise ValueError(f"unknown baseline(s) {sorted(unknown)}; choose from {BASELINES}")
+    tuned = tune_lqt(val, alpha=alpha, lrs=lrs, biases=biases, ps=ps)
+    q = {"LQT": np.stack([lqt(s, alpha=alpha, **c).q for s, c in zip(test, tuned.params)])}
+    settings = {"LQT": tuned.params}
+    ki_extra = np.abs(test).max(axis=1)
+    for name in baselines:
+        if name == "SQT":
+            res = tune_sqt(test, alpha=alpha, lrs=lrs if sqt_lrs is None else sqt_lrs)
+        elif name == "ACI":
+            res = tune_aci(test, alpha=alpha, gammas=ACI_GAMMAS)
+        else:
+            res = tune_pi(test, alpha=alpha, lrs=PI_LRS, c_sats=PI_CSAT,
+                          k_is=[list(PI_KI) + [float(x)] for x in ki_extra])
+        q[name], settings[name] = res.q, res.params
+    return Comparison(q, settings)
+
+
+def conformalopt_thresholds(scores, *, alpha: float, p: int, lr: float, bias: float = 1.0,
+                            schedule: str = "fixed", scalar: bool = False) -> np.ndarray:
+    """The thresholds of the authors' package `conformalopt` on `scores`, one predict()/step()
+    pair per round as its documentation loop does (never its fit() or eval(), which search grids
+    and write files). A fresh `hypers` dict each time: the package's default argument is a shared
+    dictionary that its scalar tracker modifies."""
+    import conformalopt as oc
+
+    s = _check_scores(scores)
+    cp = oc.ConformalPredictor(alpha=_check_alpha(alpha), lr_type=_check_schedule(schedule),
+                               quantile_tracker="scalar" if scalar else "linear",
+                               hypers={"lr": lr, "p_order_qt": _check_p(p), "bias": bias})
+    cp.init_active_fields()
+    for x in s:
+        cp.step(cp.predict(), float(x))
+    return np.asarray(cp.get_predictions(), dtype=float)
