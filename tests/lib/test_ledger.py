@@ -205,3 +205,12 @@ def test_show_limits_the_table_not_the_record():
     with pytest.raises(CriterionError, match="not measured"):
         led.check(2, "s", paper="p", source="ours", measured={"a": 1.0},
                   criterion=at_least("a", 0), show=["b"])
+
+
+def test_not_checked_may_show_what_a_stand_in_gave():
+    led = Ledger("99_demo", "quick")
+    led.not_checked("1", "s", paper="p", source="paper", criterion=within("slope", 0.9, 1.1),
+                    note="needs the paper's construction", measured={"slope on ours": 0.989})
+    c = led.claims[0]
+    assert c.ours() == "slope on ours = 0.989" and c.margin is None and not c.checked
+    assert led.counts()["not checked at this scale"] == 1

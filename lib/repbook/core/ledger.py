@@ -318,16 +318,19 @@ class Ledger:
         return outcome
 
     def not_checked(self, claim_id, statement: str, *, paper: str, source: str,
-                    criterion: Criterion, note: str) -> None:
-        """A claim this scale cannot test; `note` says what would test it."""
+                    criterion: Criterion, note: str,
+                    measured: Mapping[str, Any] | None = None) -> None:
+        """A claim this scale cannot test; `note` says what would test it. `measured` may hold
+        what a stand-in of ours gave (shown and stored as numbers; it decides no verdict)."""
         claim_id = self._common(claim_id, statement, paper, source, note)
         if not isinstance(criterion, Criterion):
             raise TypeError(f"claim {claim_id!r}: criterion must be a typed criterion")
         if not note.strip():
             raise ValueError(f"claim {claim_id!r}: say what would check it (note=...)")
+        values = plain_values(measured) if measured is not None else {}
         claim = Claim(self.chapter, claim_id, statement, paper, source,
-                      "not checked at this scale", self.scale, criterion=criterion.to_dict(),
-                      note=note)
+                      "not checked at this scale", self.scale, measured=values,
+                      criterion=criterion.to_dict(), note=note)
         self.claims.append(claim)
         self._print(claim)
 
