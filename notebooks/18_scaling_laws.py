@@ -27,8 +27,7 @@
 # ```{admonition} Claims we test
 # 1. Predictions are more accurate when the fitted models are closer in size to the target.
 # 2. Fitting intermediate checkpoints, not only final losses, makes predictions more accurate.
-# 3. Dropping the earliest checkpoints (about the first 10 % of training) improves fits — where
-#    training has an early transient such as a learning-rate warm-up.
+# 3. Dropping the earliest checkpoints (about the first 10 % of training) improves fits.
 # 4. Final losses vary from seed to seed by a few percent, which bounds the achievable error.
 # 5. One model of the target family plus scaling parameters borrowed from another family predicts
 #    better than fitting that one model alone.
@@ -37,22 +36,25 @@
 #
 # **What the quick scale can and cannot show.** The model families here are teacher–student linear
 # regressions trained by SGD: their loss is exact, they train in seconds, and they follow a
-# power law in both $N$ and $D$. They have no learning-rate transient unless we put one in, so for
-# claim 3 we train a second family with a warm-up and say so; the setting where the paper saw the
-# effect — language models — is the full scale (small character-level transformers on Python source).
+# power law in both $N$ and $D$. Claim 3 is tested on a family whose early training we did not
+# shape (family A); a second family with an injected warm-up (W) shows what an early transient does,
+# as context only, since there the gain is built in. The setting where the paper saw the effect —
+# language models — is the full scale (small character-level transformers on Python source).
 
 # %% tags=["parameters"]
 scale = "quick"  # "quick" (≤ 90 s on 2 CPU cores) or "full" (adds transformer LM families)
 seed = 0
 
 # %%
+import os
+
 import numpy as np
 import pandas as pd
 import matplotlib.pyplot as plt
 from scipy import stats
 
-from repbook.core import Ledger, setup, use_style, color_for, reference_line, fmt
-from repbook.core.plotting import register_colors
+from repbook.core import (Ledger, setup, use_style, color_for, reference_line,
+                          register_colors, all_of, at_least, at_most, within)
 from repbook.papers import scaling_laws as S
 
 SIZES = {
@@ -64,7 +66,8 @@ SIZES = {
                  heat_seeds=3, transformers=True, tf_widths=[32, 48, 64, 96, 128, 192], tf_seeds=3,
                  tf_steps=4000, tf_text=20_000_000),
 }
-run = setup("18_scaling_laws", scale=scale, seed=seed, sizes=SIZES)
+run = setup(scale=scale, seed=seed, sizes=SIZES)
+JOBS = 2 if scale == "quick" else (os.cpu_count() or 1)   # processes for independent fits
 ledger = Ledger.for_run(run)
 use_style()
 register_colors({"all checkpoints": "ours", "final only": "baseline", "after 10 %": "alt",
@@ -119,7 +122,7 @@ curves.to_csv(ledger.output_dir() / "18_scaling_laws_curves.csv", index=False)  
 print(f"{len(curves):,} checkpoints from {curves.groupby(['family', 'N', 'seed']).ngroups} runs; "
       f"target N = {target}")
 
-# %%
+# %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), sharey=True)
 fit_show = S.fit_curves(S.select(fam_A, max_N=256, seeds=[0]))
 palette = plt.cm.viridis(np.linspace(0, 0.9, len(sizes)))
@@ -148,17 +151,16 @@ plt.show()
 # %%
 D_end = steps * run["batch"]   # every run's final D, the target's included
 res_A = S.protocol_errors(fam_A, target_N=target, D_target=D_end, max_sizes=run["max_fitted"],
-                          seeds=range(run["seeds"]))
+                          seeds=range(run["seeds"]), n_jobs=JOBS)
 med = res_A.groupby(["protocol", "m"]).are.median().unstack(0)
 print("median ARE, family A (rows: largest fitted size m):")
 print(med.map(lambda v: f"{100 * v:.2f} %").to_string())
 ms = np.array(run["max_fitted"])
 med_all = med["all checkpoints"].to_numpy()
 rho1 = float(stats.spearmanr(ms, med_all).statistic)
-ok1 = bool(med_all[-1] < med_all[0] and rho1 <= -0.8)
 print(f"Spearman(m, median ARE) = {rho1:.2f}")
 
-# %%
+# %% tags=["hide-input"]
 fig, ax = plt.subplots()
 for proto in ["all checkpoints", "final only", "after 10 %"]:
     d = res_A[res_A.protocol == proto]
@@ -173,10 +175,13 @@ ax.legend()
 plt.show()
 
 # %%
-ledger.check(1, "closer fitted sizes → better predictions", paper="most accurate from similar sizes",
-             measured=f"median ARE {fmt(100 * med_all[0])} % (m=32) → {fmt(100 * med_all[-1])} % "
-                      f"(m=256); ρ = {fmt(rho1)}",
-             criterion="median ARE(m=256) < median ARE(m=32) and Spearman ρ ≤ −0.8", passed=ok1)
+ledger.check(
+    1, "closer fitted sizes → better predictions", paper="most accurate from similar sizes",
+    source="paper",
+    measured={f"median ARE, m={ms[0]}": med_all[0], f"median ARE, m={ms[-1]}": med_all[-1],
+              "Spearman ρ(m, median ARE)": rho1},
+    criterion=all_of(at_most(f"median ARE, m={ms[-1]}", f"median ARE, m={ms[0]}", strict=True),
+                     at_most("Spearman ρ(m, median ARE)", -0.8)))
 
 # %% [markdown]
 # The dots are single fits: at every $m$ they spread over about an order of magnitude, as widely as
@@ -188,8 +193,8 @@ ledger.check(1, "closer fitted sizes → better predictions", paper="most accura
 # A final-only fit sees a single $D$ (every run is trained for the same number of steps), so
 # $B/D^\beta$ is a constant and the law reduces to $E+A/N^\alpha$, fitted on the final losses.
 #
-# **Criterion.** Over the family-A fits above ($m\in\{32,\dots,256\}$ × seeds, at least 20 pairs),
-# the all-checkpoint fit has the lower ARE in more than half of the pairs, its median ARE is lower,
+# **Criterion.** Over the family-A fits above ($m\in\{32,\dots,256\}$ × seeds: 20 pairs at quick
+# scale), the all-checkpoint fit has the lower ARE in more than half of the pairs, its median ARE is lower,
 # and a one-sided sign test gives p < 0.1.
 
 # %%
@@ -200,9 +205,8 @@ p2 = float(stats.binomtest(wins2, n2, 0.5, alternative="greater").pvalue)
 med2 = wide.median()
 print(f"all checkpoints better in {wins2}/{n2} fits; median ARE {100 * med2['all checkpoints']:.2f} % "
       f"vs final only {100 * med2['final only']:.2f} %; sign test p = {p2:.3g}")
-ok2 = bool(n2 >= 20 and wins2 > n2 / 2 and med2["all checkpoints"] < med2["final only"] and p2 < 0.1)
 
-# %%
+# %% tags=["hide-input"]
 fig, ax = plt.subplots(figsize=(5.5, 4))
 lim = [100 * wide.min().min() * 0.8, 100 * wide.max().max() * 1.25]
 ax.plot(lim, lim, color=color_for("reference"), ls="--", lw=1, label="equal error")
@@ -211,10 +215,17 @@ ax.set(xscale="log", yscale="log", xlim=lim, ylim=lim, xlabel="ARE, final losses
        ylabel="ARE, all checkpoints (%)", title="Each point: one (m, seed) fit")
 ax.legend()
 plt.show()
-ledger.check(2, "intermediate checkpoints improve fits", paper="substantially improves accuracy",
-             measured=f"better in {wins2}/{n2}; median {fmt(100 * med2['all checkpoints'])} % vs "
-                      f"{fmt(100 * med2['final only'])} %; p = {fmt(p2)}",
-             criterion="≥ 20 pairs; wins > half; lower median; one-sided sign test p < 0.1", passed=ok2)
+
+# %%
+ledger.check(
+    2, "intermediate checkpoints improve fits", paper="substantially improves accuracy",
+    source="paper",
+    measured={"pairs": n2, "wins": wins2, "half the pairs": n2 / 2,
+              "median ARE, all checkpoints": med2["all checkpoints"],
+              "median ARE, final only": med2["final only"], "sign test p": p2},
+    criterion=all_of(at_least("wins", "half the pairs", strict=True),
+                     at_most("median ARE, all checkpoints", "median ARE, final only", strict=True),
+                     at_most("sign test p", 0.1, strict=True)))
 
 # %% [markdown]
 # Below the diagonal, intermediate checkpoints helped.
@@ -225,7 +236,7 @@ ledger.check(2, "intermediate checkpoints improve fits", paper="substantially im
 # one seed at quick scale (so a cell is a single fit and as noisy as the dots above), the median
 # of three seeds at full scale. No criterion is attached; it shows claims 1 and 2 together.
 
-# %%
+# %% tags=["hide-input"]
 fracs = [0.1, 0.25, 0.5, 1.0]
 heat = np.zeros((len(fracs), len(run["max_fitted"])))
 heat_seeds = range(min(run["heat_seeds"], run["seeds"]))
@@ -259,14 +270,17 @@ plt.show()
 # %% [markdown]
 # ## Claim 3 · Dropping the first 10 % of training
 #
-# **Criterion.** On family W (warm-up transient), over $m\in\{32,\dots,256\}$ × seeds: fits that drop
-# checkpoints with $\le 10\%$ of training have the lower ARE in more than half of the fits, a lower
-# median ARE, and a one-sided sign test p < 0.1. Family A, without a transient, is reported alongside
-# with the same statistics (no criterion: the paper expects no gain there).
+# **Criterion.** On family A (whose early training we did not shape), over
+# $m\in\{32,\dots,256\}$ × seeds: fits that drop checkpoints with $\le 10\%$ of training have the
+# lower ARE in more than half of the fits, a lower median ARE, and a one-sided sign test p < 0.1. It
+# fails if the early checkpoints of an ordinary training run do not mislead the fit. Family W, whose
+# warm-up we injected over exactly the first 10 %, is reported alongside with the same statistics, as
+# context: there the gain is built into the set-up.
 
 # %%
 res_W = S.protocol_errors(fam_W, target_N=target, D_target=D_end, max_sizes=run["max_fitted"],
-                          seeds=range(run["seeds_other"]), protocols=["all checkpoints", "after 10 %"])
+                          seeds=range(run["seeds_other"]),
+                          protocols=["all checkpoints", "after 10 %"], n_jobs=JOBS)
 
 
 def drop_stats(res):
@@ -282,10 +296,8 @@ for name, w, wins, p in [("W (warm-up)", wide_W, wins3, p3), ("A (constant)", wi
     print(f"family {name}: dropping the first 10 % better in {wins}/{len(w)}; median ARE "
           f"{100 * w['after 10 %'].median():.2f} % vs {100 * w['all checkpoints'].median():.2f} %; "
           f"sign test p = {p:.3g}")
-ok3 = bool(wins3 > len(wide_W) / 2 and wide_W["after 10 %"].median() < wide_W["all checkpoints"].median()
-           and p3 < 0.1)
 
-# %%
+# %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), sharey=True)
 for ax, (name, w) in zip(axes, [("family W (warm-up)", wide_W), ("family A (constant)", wide_A3)]):
     for (m, s), r in w.iterrows():
@@ -297,11 +309,28 @@ for ax, (name, w) in zip(axes, [("family W (warm-up)", wide_W), ("family A (cons
            yscale="log", title=name)
 axes[0].set_ylabel("ARE on the target (%)")
 plt.show()
-ledger.check(3, "dropping the first 10 % helps (warm-up family)", paper="ARE >15 % → 4–10 % for some families",
-             measured=f"W: better in {wins3}/{len(wide_W)}, p = {fmt(p3)}; A: {wins3A}/{len(wide_A3)}",
-             criterion="family W: wins > half; lower median; sign test p < 0.1", passed=ok3)
+
+# %%
+ledger.check(
+    3, "dropping the first 10 % helps (family A, no injected transient)",
+    paper="ARE >15 % → 4–10 % for some families", source="secondary summary",
+    measured={"wins": wins3A, "half the fits": len(wide_A3) / 2,
+              "median ARE, first 10 % dropped": wide_A3["after 10 %"].median(),
+              "median ARE, all checkpoints": wide_A3["all checkpoints"].median(),
+              "sign test p": p3A, "family W (context): wins": wins3,
+              "family W (context): sign test p": p3},
+    criterion=all_of(at_least("wins", "half the fits", strict=True),
+                     at_most("median ARE, first 10 % dropped", "median ARE, all checkpoints",
+                             strict=True),
+                     at_most("sign test p", 0.1, strict=True)))
 
 # %% [markdown]
+# Read the verdict with the printed statistics. On family A, whose early training we left alone,
+# dropping the first 10 % of checkpoints does not improve the fits: its early losses already lie on
+# the fitted law, so dropping them only removes data. On family W the injected warm-up makes the
+# early losses lie off the law, and dropping them helps, as it was built to. Whether real language
+# models' early checkpoints mislead a fit is what claim 3T tests at full scale.
+#
 # ## Claim 4 · Seed-to-seed variation bounds the achievable error
 #
 # **Criterion.** The coefficient of variation of the final loss across family A's seeds, taken as the
@@ -309,7 +338,7 @@ ledger.check(3, "dropping the first 10 % helps (warm-up family)", paper="ARE >15
 # any protocol in claims 1–3 is at least half the seed CV at the target size — no fit predicts one run
 # much better than runs differ from each other.
 
-# %%
+# %% tags=["hide-input"]
 finals = fam_A[fam_A.frac == 1.0]
 cv = finals.groupby("N").loss.agg(lambda x: x.std(ddof=1) / x.mean())
 cv_med, cv_target = float(cv.median()), float(cv.loc[target])
@@ -318,7 +347,6 @@ best_are = float(min(res_A.groupby(["protocol", "m"]).are.median().min(),
 print("seed CV of the final loss by N: " + ", ".join(f"{n}: {100 * v:.2f} %" for n, v in cv.items()))
 print(f"median CV {100 * cv_med:.2f} %, at the target {100 * cv_target:.2f} %; "
       f"best median ARE of any protocol {100 * best_are:.2f} %")
-ok4 = bool(0.005 <= cv_med <= 0.10 and best_are >= 0.5 * cv_target)
 
 fig, ax = plt.subplots()
 ax.bar([str(n) for n in cv.index], 100 * cv, color=color_for("muted"), label="seed CV of final loss")
@@ -326,10 +354,15 @@ reference_line(ax, 100 * best_are, "best median ARE (any protocol)")
 ax.set(xlabel="model size N", ylabel="%", title="Runs differ by about as much as the best fits err")
 ax.legend()
 plt.show()
-ledger.check(4, "seed variation is a few percent and bounds ARE", paper="≈3.5 % (secondary source)",
-             measured=f"median CV {fmt(100 * cv_med)} %, target {fmt(100 * cv_target)} %; best ARE "
-                      f"{fmt(100 * best_are)} %",
-             criterion="median CV in [0.5, 10] %; best median ARE ≥ CV(target)/2", passed=ok4)
+
+# %%
+ledger.check(
+    4, "seed variation is a few percent and bounds ARE", paper="≈ 3.5 %",
+    source="secondary summary",
+    measured={"median seed CV": cv_med, "seed CV at the target": cv_target,
+              "best median ARE": best_are},
+    criterion=all_of(within("median seed CV", 0.005, 0.10),
+                     at_least("best median ARE", "seed CV at the target", factor=0.5)))
 
 # %% [markdown]
 # ## Claim 5 · One model plus borrowed scaling parameters
@@ -338,13 +371,15 @@ ledger.check(4, "seed variation is a few percent and bounds ARE", paper="≈3.5 
 # with its checkpoints. A *free* fit of all five parameters to it is ill-posed: one $N$ cannot separate
 # $E$ from $A/N^\alpha$. The *borrowed* fit takes the model-size part $(A,\alpha)$ from family A (fitted
 # on its models up to 256, all checkpoints, same seed index) and fits $E,B,\beta$ on the one model —
-# as the official code's one-model fit fixes $A$ and $\alpha$. For context we also use family A's law
-# as is.
+# as the official code's one-model fit fixes $A$ and $\alpha$. The strongest honest alternative is
+# to use family A's law *as is*, without the one model of family B: borrowing helps only if that one
+# model adds information. (The free fit is shown too, but it is ill-posed, so beating it is easy.)
 #
-# **Criterion.** Over $n$ × seeds (9 fits), the borrowed fit has the lower ARE in at least 7 (one-sided
-# sign test p < 0.1) and a lower median ARE than the free fit.
+# **Criterion.** Over $n$ × seeds (9 fits), the borrowed fit has the lower ARE than family A's law as
+# is in at least 7 (one-sided sign test p < 0.1) and a lower median ARE. It fails if the one model
+# of the target family adds nothing to the borrowed parameters.
 
-# %%
+# %% tags=["hide-input"]
 rows = []
 for s in range(run["seeds_other"]):
     source = S.fit_curves(S.select(fam_A, max_N=256, seeds=[s]))
@@ -357,12 +392,13 @@ for s in range(run["seeds_other"]):
             rows.append(dict(n=n, seed=s, protocol=proto, are=S.are(f.predict(target, D_end), actual)))
 res_B = pd.DataFrame(rows)
 wide_B = res_B.pivot_table(index=["n", "seed"], columns="protocol", values="are")
-wins5 = int((wide_B["borrowed (A, α)"] < wide_B["free fit"]).sum())
+wins5 = int((wide_B["borrowed (A, α)"] < wide_B["other family as is"]).sum())
+wins5_free = int((wide_B["borrowed (A, α)"] < wide_B["free fit"]).sum())
 p5 = float(stats.binomtest(wins5, len(wide_B), 0.5, alternative="greater").pvalue)
 print((100 * wide_B.groupby("n").median()).round(2).to_string())
-print(f"borrowed better than free in {wins5}/{len(wide_B)} fits; sign test p = {p5:.3g}; medians: "
+print(f"borrowed better than family A as is in {wins5}/{len(wide_B)} fits (sign test p = "
+      f"{p5:.3g}); better than the free fit in {wins5_free}; medians: "
       + ", ".join(f"{k} {100 * v:.2f} %" for k, v in wide_B.median().items()))
-ok5 = bool(wins5 >= 7 and wide_B["borrowed (A, α)"].median() < wide_B["free fit"].median())
 
 fig, ax = plt.subplots()
 order = ["borrowed (A, α)", "free fit", "other family as is"]
@@ -373,17 +409,22 @@ for i, proto in enumerate(order):
 ax.set(xticks=range(3), xticklabels=order, yscale="log", ylabel="ARE on family B's target (%)",
        title="One model of the target family: what to add")
 plt.show()
-ledger.check(5, "one model + borrowed parameters beats fitting it alone",
-             paper="a single model plus parameters from other families suffices",
-             measured=f"borrowed better in {wins5}/{len(wide_B)}; medians {fmt(100 * wide_B['borrowed (A, α)'].median())} % vs "
-                      f"{fmt(100 * wide_B['free fit'].median())} %",
-             criterion="borrowed better in ≥ 7 of 9 and lower median ARE", passed=ok5)
+
+# %%
+ledger.check(
+    5, "one model + borrowed parameters beats the other family's law alone",
+    paper="a single model plus parameters from other families suffices", source="paper",
+    measured={"wins over A as is": wins5, "sign test p": p5,
+              "median ARE, borrowed": wide_B["borrowed (A, α)"].median(),
+              "median ARE, A as is": wide_B["other family as is"].median(),
+              "median ARE, free fit": wide_B["free fit"].median()},
+    criterion=all_of(at_least("wins over A as is", 7), at_most("sign test p", 0.1, strict=True),
+                     at_most("median ARE, borrowed", "median ARE, A as is", strict=True)))
 
 # %% [markdown]
-# The third column is a control the claim does not ask for: family A's law used unchanged. When its
-# median (printed above) is below the borrowed fit's, our two families are similar enough that the
-# one model of family B adds more noise than information — borrowing beats a free fit, but the
-# borrowed parameters carry most of the prediction.
+# Read the verdict with the medians printed above. Borrowing beats a free fit of the one model
+# easily, since that fit cannot separate $E$ from $A/N^\alpha$; the question the claim raises is
+# whether the one model of family B adds anything to family A's law used unchanged.
 #
 # ## Claim 6 · Several small models or one larger one, at equal compute
 #
@@ -394,7 +435,7 @@ ledger.check(5, "one model + borrowed parameters beats fitting it alone",
 # **Criterion.** The median ARE of the two-seeds-of-smaller-models fits (every pair of seeds) is at
 # most the median ARE of the one-seed-up-to-256 fits (every seed).
 
-# %%
+# %% tags=["hide-input"]
 mean_target = float(finals[finals.N == target].loss.mean())
 one_big = [S.are(S.fit_curves(S.select(fam_A, max_N=256, seeds=[s])).predict(target, D_end),
                  mean_target) for s in range(run["seeds"])]
@@ -407,7 +448,6 @@ print(f"compute: one seed up to 256 = {cost_big:.3g}, two seeds up to 128 = {cos
       f"(ratio {cost_small / cost_big:.3f})")
 print(f"median ARE: two seeds ≤ 128 {100 * np.median(two_small):.2f} % ({len(two_small)} pairs), "
       f"one seed ≤ 256 {100 * np.median(one_big):.2f} % ({len(one_big)} seeds)")
-ok6 = bool(np.median(two_small) <= np.median(one_big))
 
 fig, ax = plt.subplots(figsize=(5.5, 3.8))
 for i, (name, vals, role) in enumerate([("two seeds, N ≤ 128", two_small, "alt"),
@@ -418,11 +458,14 @@ for i, (name, vals, role) in enumerate([("two seeds, N ≤ 128", two_small, "alt
 ax.set(xticks=[0, 1], xticklabels=["two seeds, N ≤ 128", "one seed, N ≤ 256"], xlim=(-0.5, 1.5),
        yscale="log", ylabel="ARE on the mean target (%)", title="Equal compute, two ways")
 plt.show()
-ledger.check(6, "several small models can beat one larger at equal compute",
-             paper="sometimes more useful (seed variability)",
-             measured=f"median {fmt(100 * np.median(two_small))} % (2 seeds ≤128) vs "
-                      f"{fmt(100 * np.median(one_big))} % (1 seed ≤256)",
-             criterion="median ARE(two seeds ≤ 128) ≤ median ARE(one seed ≤ 256)", passed=ok6)
+
+# %%
+ledger.check(
+    6, "several small models can beat one larger at equal compute",
+    paper="sometimes more useful (seed variability)", source="paper",
+    measured={"median ARE, two seeds ≤ 128": np.median(two_small),
+              "median ARE, one seed ≤ 256": np.median(one_big)},
+    criterion=at_most("median ARE, two seeds ≤ 128", "median ARE, one seed ≤ 256"))
 
 # %% [markdown]
 # ## Full scale · transformer language models
@@ -446,17 +489,26 @@ if run["transformers"]:
     w = res_T.pivot_table(index=["m", "seed"], columns="protocol", values="are")
     wins = int((w["after 10 %"] < w["all checkpoints"]).sum())
     p = float(stats.binomtest(wins, len(w), 0.5, alternative="greater").pvalue)
-    ledger.check("3T", "dropping the first 10 % helps (transformers)", paper="ARE >15 % → 4–10 %",
-                 measured=f"better in {wins}/{len(w)}, p = {fmt(p)}",
-                 criterion="wins > half; lower median; sign test p < 0.1",
-                 passed=bool(wins > len(w) / 2 and w["after 10 %"].median() < w["all checkpoints"].median()
-                             and p < 0.1))
+CRIT_3T = all_of(at_least("wins", "half the fits", strict=True),
+                 at_most("median ARE, first 10 % dropped", "median ARE, all checkpoints",
+                         strict=True),
+                 at_most("sign test p", 0.1, strict=True))
+if run["transformers"]:
+    ledger.check(
+        "3T", "dropping the first 10 % helps (transformers)", paper="ARE >15 % → 4–10 %",
+        source="secondary summary",
+        measured={"wins": wins, "half the fits": len(w) / 2,
+                  "median ARE, first 10 % dropped": w["after 10 %"].median(),
+                  "median ARE, all checkpoints": w["all checkpoints"].median(), "sign test p": p},
+        criterion=CRIT_3T)
 else:
-    ledger.not_checked("3T", "dropping the first 10 % helps (transformer LMs)", paper="ARE >15 % → 4–10 %",
-                       criterion="wins > half; lower median; sign test p < 0.1",
-                       note="full scale: 18 transformer LMs on Python sources (GPU recommended)")
+    ledger.not_checked(
+        "3T", "dropping the first 10 % helps (transformer LMs)", paper="ARE >15 % → 4–10 %",
+        source="secondary summary", criterion=CRIT_3T,
+        note="full scale: 18 transformer LMs on Python sources (GPU recommended)")
 ledger.quote("Q", "ARE reachable by the best practices on the paper's 485 models",
-             paper="about 4 % is where decisions get made; seeds alone ≈ 3.5 % (secondary source)")
+             paper="about 4 % is where decisions get made; seeds alone ≈ 3.5 %",
+             source="secondary summary")
 
 # %% [markdown]
 # ## Verdicts
@@ -473,15 +525,27 @@ print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.d
 # - **Data.** The paper's 485-model collection (`IBM/ColPret`) cannot be fetched here; we generate
 #   families whose losses are exact. Their seed variation comes only from SGD noise, so it is smaller
 #   than between real LM runs; claims 4 and 6 depend on that.
-# - **Claim 3 needs a transient.** Family W's warm-up is a mechanism we put in on purpose; without it
-#   (family A) the claim has nothing to act on. The paper's evidence is on language models; our
-#   full scale trains small ones, the quick scale does not.
+# - **Claim 3 and transients.** Family W's warm-up is a mechanism we put in on purpose, so it is
+#   shown as context, not tested. The paper's evidence is on language models; our full scale trains
+#   small ones (claim 3T), the quick scale does not.
+# - **Criteria changed after their results were known** (a verdict audit found checks whose outcome
+#   the set-up decided, or whose comparison was not the claim's):
+#   - *Claim 3.* Before: tested on family W, whose warm-up was injected over exactly the first 10 %
+#     of training (reproduced); on family A the same statistics gave p = 0.59. A gain built into the
+#     set-up is not evidence, so the test is now family A, and W is context.
+#   - *Claim 5.* Before: the borrowed fit against a free fit of the one model (reproduced), a fit this
+#     chapter calls ill-posed. Now: against the strongest honest alternative, family A's law used as
+#     is, with the same thresholds (≥ 7 of 9, sign test p < 0.1, lower median).
+#   - *Claim 2.* The criterion no longer lists "at least 20 pairs": the number of pairs is fixed by
+#     the design (4 sizes × 5 seeds at quick scale), so it was not a test; the rest is unchanged.
+#   - *Quoted numbers.* "ARE > 15 % → 4–10 %", "≈ 3.5 %" and "about 4 %" come from secondary
+#     summaries of the paper and are labelled so in the table.
 # - **Fitting.** We fit in log space with a Huber loss as the brief and Chinchilla do; the official
 #   code fits with `scipy.optimize.curve_fit` (least squares on the loss itself) by default. Borrowing
 #   follows its one-model fit, which fixes $A$ and $\alpha$. The paper's exact ARE protocol (which
 #   checkpoints of the target count) could not be checked; we use the target's final loss.
-# - **Numbers quoted.** The 4 % / 3.5 % figures come from the research brief, marked there as a
-#   secondary source; they are shown, not re-derived.
+# - **Numbers quoted.** The 4 % / 3.5 % figures come from a secondary summary of the paper (not its
+#   text); they are shown, not re-derived.
 #
 # ## Run it at full scale
 #

@@ -146,3 +146,14 @@ def test_protocol_errors_matches_fitting_by_hand():
     assert res.set_index("protocol").are["after 10 %"] == pytest.approx(by_hand, rel=1e-12)
     with pytest.raises(ValueError, match="unknown protocol"):
         S.protocol_errors(c, target_N=64, D_target=3200, max_sizes=[32], seeds=[0], protocols=["best"])
+
+
+def test_protocol_errors_in_parallel_equal_the_serial_ones():
+    fam = S.teacher_student_family(S.TeacherStudent(spectrum=1.3), [8, 16, 32, 64, 128], range(2),
+                                   steps=300, batch=8, lr=0.5, n_checkpoints=10)
+    kw = dict(target_N=128, D_target=300 * 8, max_sizes=[32, 64], seeds=range(2))
+    serial = S.protocol_errors(fam, **kw)
+    parallel = S.protocol_errors(fam, n_jobs=2, **kw)
+    pd.testing.assert_frame_equal(serial, parallel)
+    with pytest.raises(ValueError, match="n_jobs"):
+        S.protocol_errors(fam, n_jobs=0, **kw)

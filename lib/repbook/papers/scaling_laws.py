@@ -196,23 +196,39 @@ PROTOCOLS = {
 checkpoint after the first 10 % of training."""
 
 
+def _protocol_are(name: str, pts: pd.DataFrame, target_N, D_target: float,
+                  actual: float) -> tuple[int, float]:
+    f = PROTOCOLS[name](pts)
+    return f.n_points, are(f.predict(target_N, D_target), actual)
+
+
 def protocol_errors(curves: pd.DataFrame, *, target_N, D_target: float, max_sizes, seeds,
-                    protocols=tuple(PROTOCOLS)) -> pd.DataFrame:
+                    protocols=tuple(PROTOCOLS), n_jobs: int = 1) -> pd.DataFrame:
     """ARE of each protocol fitted on the models up to m (one seed at a time), predicting that
-    seed's target final loss; one row per (m, seed, protocol)."""
+    seed's target final loss; one row per (m, seed, protocol). The fits are independent and
+    deterministic: `n_jobs` > 1 runs them in that many worker processes, with the same results."""
     unknown = [p for p in protocols if p not in PROTOCOLS]
     if unknown:
         raise ValueError(f"unknown protocol(s) {unknown}; choose from {list(PROTOCOLS)}")
-    rows = []
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1:
+        raise ValueError(f"n_jobs must be a positive int, got {n_jobs!r}")
+    keys, tasks = [], []
     for m in max_sizes:
         for s in seeds:
             actual = final_loss(curves, target_N, s)
             pts = select(curves, max_N=m, seeds=[s])
             for name in protocols:
-                f = PROTOCOLS[name](pts)
-                rows.append(dict(m=m, seed=s, protocol=name, n_points=f.n_points,
-                                 are=are(f.predict(target_N, D_target), actual)))
-    return pd.DataFrame(rows)
+                keys.append((m, s, name))
+                tasks.append((name, pts, target_N, D_target, actual))
+    if n_jobs == 1:
+        results = [_protocol_are(*t) for t in tasks]
+    else:
+        from joblib import Parallel, delayed
+
+        results = Parallel(n_jobs=n_jobs, backend="loky", inner_max_num_threads=1)(
+            delayed(_protocol_are)(*t) for t in tasks)
+    return pd.DataFrame([dict(m=m, seed=s, protocol=name, n_points=n, are=e)
+                         for (m, s, name), (n, e) in zip(keys, results)])
 
 
 def final_loss(curves: pd.DataFrame, N, seed) -> float:
@@ -401,31 +417,35 @@ def transformer_family(text: str, widths, seeds, *, steps: int, batch: int = 32,
     for width in widths:
         for s in seeds:
             g = torch.Generator().manual_seed(int(s) * 10_007 + int(width))
-            torch.manual_seed(int(s) * 10_007 + int(width))
-            model = _char_lm(len(chars), int(width), layers, heads, context).to(device)
-            N = non_embedding_params(model)
-            opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.1)
-            eval_idx = torch.randint(0, len(held) - context - 1, (eval_batches, batch), generator=g)
-            for t in range(1, steps + 1):
-                idx = torch.randint(0, len(train) - context - 1, (batch,), generator=g)
-                x = torch.stack([train[i: i + context] for i in idx]).to(device)
-                y = torch.stack([train[i + 1: i + context + 1] for i in idx]).to(device)
-                for group in opt.param_groups:
-                    group["lr"] = float(rates[t - 1])
-                loss = torch.nn.functional.cross_entropy(model(x).flatten(0, 1), y.flatten())
-                opt.zero_grad()
-                loss.backward()
-                opt.step()
-                if t in ck:
-                    model.eval()
-                    with torch.no_grad():
-                        total = 0.0
-                        for row in eval_idx:
-                            xe = torch.stack([held[i: i + context] for i in row]).to(device)
-                            ye = torch.stack([held[i + 1: i + context + 1] for i in row]).to(device)
-                            total += float(torch.nn.functional.cross_entropy(
-                                model(xe).flatten(0, 1), ye.flatten()))
-                    model.train()
-                    rows.append((family, N, s, t, t * batch * context, t / steps,
-                                 total / eval_batches))
+            # initialisation and dropout draw from torch's global generator: fork it, so the
+            # caller's random state is untouched and each model depends only on (seed, width)
+            devices = [torch.device(device).index or 0] if str(device).startswith("cuda") else []
+            with torch.random.fork_rng(devices=devices):
+                torch.manual_seed(int(s) * 10_007 + int(width))
+                model = _char_lm(len(chars), int(width), layers, heads, context).to(device)
+                N = non_embedding_params(model)
+                opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.1)
+                eval_idx = torch.randint(0, len(held) - context - 1, (eval_batches, batch), generator=g)
+                for t in range(1, steps + 1):
+                    idx = torch.randint(0, len(train) - context - 1, (batch,), generator=g)
+                    x = torch.stack([train[i: i + context] for i in idx]).to(device)
+                    y = torch.stack([train[i + 1: i + context + 1] for i in idx]).to(device)
+                    for group in opt.param_groups:
+                        group["lr"] = float(rates[t - 1])
+                    loss = torch.nn.functional.cross_entropy(model(x).flatten(0, 1), y.flatten())
+                    opt.zero_grad()
+                    loss.backward()
+                    opt.step()
+                    if t in ck:
+                        model.eval()
+                        with torch.no_grad():
+                            total = 0.0
+                            for row in eval_idx:
+                                xe = torch.stack([held[i: i + context] for i in row]).to(device)
+                                ye = torch.stack([held[i + 1: i + context + 1] for i in row]).to(device)
+                                total += float(torch.nn.functional.cross_entropy(
+                                    model(xe).flatten(0, 1), ye.flatten()))
+                        model.train()
+                        rows.append((family, N, s, t, t * batch * context, t / steps,
+                                     total / eval_batches))
     return pd.DataFrame(rows, columns=COLUMNS)
