@@ -1,0 +1,647 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 16 · Causal graph regression: confounders that predict, and contrastive intervention
+#
+# Yujia Yin, Tianyi Qu, Zihao Wang, Yifan Chen — *A Recipe for Causal Graph Regression:
+# Confounding Effects Revisited*, ICML 2025 · PMLR 267:72414–72427 · arXiv
+# [2507.00440](https://arxiv.org/abs/2507.00440) · official code: `causal-graph/CGR` (no
+# licence: we read it to understand it and wrote our own).
+#
+# Causal graph learning splits a graph $G$ into a *causal* subgraph $C$, which decides
+# the response $Y$, and a *confounding* subgraph $S$, which is only correlated with it.
+# Methods built for classification (CAL, DisC) assume that $S$ predicts nothing and
+# intervene by mixing $C$ and $S$ within a class, which needs discrete labels. For graph
+# **regression** the paper changes two things: an *enhanced graph information
+# bottleneck* in which the confounder branch is allowed — in fact trained — to predict
+# $Y$, and a *contrastive* causal intervention that needs no labels: the causal part of
+# graph $i$ plus the confounding part of another graph $j$ should still look like graph
+# $i$.
+#
+# ```{admonition} Claims we test
+# 1. Our benchmark has a real shortcut: ERM trained where the base graph's type tracks
+#    the response does clearly worse when that pairing is reversed
+#    (OOD MAE ≥ 1.4 × IID MAE).
+# 2. CGR (enhanced GIB + contrastive intervention) has a lower out-of-distribution MAE
+#    than ERM with the same encoder.
+# 3. CGR pays no large in-distribution price: its IID MAE is at most 0.05 above ERM's.
+# 4. The paper's ablation directions: (a) training the confounder head to predict $Y$
+#    (enhanced GIB) gives a lower OOD MAE than the released code's penalty that makes it
+#    uninformative; (b) removing the contrastive intervention $L_\mathrm{mix}$ raises
+#    the OOD MAE.
+# 5. *Quoted:* the paper's GOOD-ZINC (Table 1) and ReactionOOD Cycloaddition (Table 2)
+#    results.
+# ```
+#
+# GOOD-ZINC and ReactionOOD need downloads, so claims 1–4 are tested on a synthetic
+# regression task with a structural shortcut, built below; claim 5 is quoted from the
+# paper.
+
+# %% tags=["parameters"]
+scale = "quick"  # "quick" (≤ 150 s on 2 CPU cores, training-heavy) or "full" (one GPU)
+seed = 0
+
+# %%
+import warnings
+
+import matplotlib.pyplot as plt
+import networkx as nx
+import numpy as np
+import pandas as pd
+import torch
+
+from repbook.core import (Ledger, setup, use_style, color_for, register_colors,
+                          at_least, at_most)
+
+# torch-geometric 2.8 calls torch.jit.script at import, which torch 2.13 deprecates, and
+# imports tqdm.auto, which warns when ipywidgets is absent (we show no progress bars)
+warnings.filterwarnings("ignore", message=r"`torch.jit.script` is deprecated",
+                        category=DeprecationWarning)
+warnings.filterwarnings("ignore", message="IProgress not found")
+from torch_geometric.data import Batch  # noqa: E402
+from torch_geometric.loader import DataLoader  # noqa: E402
+
+from repbook.papers import causal_graph_regression as C  # noqa: E402
+
+SIZES = {
+    "quick": dict(n_train=600, n_val=200, n_test=300, hidden=32, layers=3, epochs=20,
+                  batch=64, select_after=10, seeds=3, shortcut=0.9, sweep=[],
+                  sweep_seeds=0),
+    "full": dict(n_train=10_000, n_val=1_000, n_test=2_000, hidden=300, layers=3,
+                 epochs=100, batch=128, select_after=10, seeds=10, shortcut=0.9,
+                 sweep=[0.5, 0.7, 0.8, 0.95], sweep_seeds=3),
+}
+run = setup(scale=scale, seed=seed, sizes=SIZES)
+ledger = Ledger.for_run(run)
+use_style()
+ERM, PEER = "ERM", "ERM (torch-geometric)"
+CGR, VAR, NOMIX = "CGR (enhanced GIB)", "CGR (variance penalty)", "CGR without L_mix"
+register_colors({CGR: "ours", ERM: "baseline", PEER: "peer", VAR: "alt",
+                 NOMIX: "alt2"})
+
+# %% [markdown]
+# ## The method
+#
+# A GIN encoder turns each node into an embedding $x_v$ and the graph into
+# $h_G=\sum_v x_v$. Two small attention layers give every node and edge a soft split,
+# $(a^c_v, a^o_v)=\mathrm{softmax}(W_n x_v)$ and
+# $(e^c_{uv}, e^o_{uv})=\mathrm{softmax}(W_e[x_u, x_v])$, with $a^o$ the causal
+# ("object") mask $M$ and $a^c = 1-a^o$ its complement. Each part passes through its
+# **own** BatchNorm and then **one shared** edge-weighted GCN layer, and is sum-pooled
+# into $h_o$ (the paper's $H_c$) and $h_c$ (its $H_s$). Two heads predict $\hat y_o$ and
+# $\hat y_c$; the model's prediction is $\hat y_o$ alone. Every head predicts on a
+# standardised scale, $\hat y = \bar y + s_y\cdot\mathrm{MLP}(h)$, with the training
+# mean and standard deviation fixed beforehand.
+#
+# The paper's enhanced GIB objective (its Eq. 4) adds a confounder term to the usual
+# bottleneck,
+#
+# $$\min\; -I(C;Y) + \alpha\, I(C;G) - \beta\, I(S;Y),$$
+#
+# so that $S$ is *allowed to be predictive* instead of forced to be noise; $-I(C;Y)$ and
+# $-I(S;Y)$ become regression losses of the two heads. The causal intervention (its Eq.
+# 16–17) mixes the causal embedding of graph $i$ with the confounding embedding of graph
+# $j$ and asks the mixture to be recognised as graph $i$ among the batch:
+#
+# $$h^{\mathrm{mix}}_{ij}=h_{o,i}+h_{c,j},\qquad
+# \ell_{ij}=-s(h^{\mathrm{mix}}_{ij},h_{G,i})
+#   +\log\sum_{k\neq i}\exp s(h^{\mathrm{mix}}_{ij},h_{G,k}),\qquad
+# L_\mathrm{mix}=\frac{1}{B(B-1)}\sum_{i\neq j}\ell_{ij},$$
+#
+# with $s$ the cosine similarity (temperature 1) and, as in the released code, the
+# positive left out of the denominator. Our total loss is
+#
+# $$L = |\hat y_o - y| + \beta\,\mathrm{conf}
+#   + \alpha\,\mathrm{KL}\big(a^o\,\|\,\mathrm{Bern}(0.3)\big)
+#   + \lambda L_\mathrm{mix}$$
+#
+# with $\alpha=\beta=\lambda=0.5$ (the paper sets every weight to 0.5), where "conf" is
+# $|\hat y_c - y|$ for the enhanced GIB (our default, the paper's text) or the batch
+# variance of $\hat y_c$ (the released code's penalty).
+#
+# By hand, $L_\mathrm{mix}$ is a loop over the $B(B-1)$ ordered pairs; the library
+# computes all $B^3$ similarities in one einsum.
+
+# %%
+gen = run.torch_generator(0)
+h_o, h_c, h_g = (torch.randn(4, 8, generator=gen) for _ in range(3))
+cos = torch.nn.functional.cosine_similarity
+terms = []
+for i in range(4):
+    for j in range(4):
+        if i != j:
+            s = torch.stack([cos(h_o[i] + h_c[j], h_g[k], dim=0) for k in range(4)])
+            negatives = torch.cat([s[:i], s[i + 1:]])           # k ≠ i
+            terms.append(-s[i] + torch.logsumexp(negatives, dim=0))
+print(f"by hand, loop over 12 ordered pairs: L_mix = {torch.stack(terms).mean():.6f}")
+print(f"library, one (B, B, B) einsum:       L_mix = {C.mix_loss(h_o, h_c, h_g):.6f}")
+
+# %% [markdown]
+# ## The benchmark: a cycle that decides $y$, a base graph that correlates with it
+#
+# Each graph is a 5-cycle whose node values $v\sim U(0,1)$ give
+# $y=\sum v+\mathcal N(0,0.05^2)$, joined by one edge to a base graph of 10–15 nodes (a
+# random tree, a ladder or a wheel) whose nodes carry irrelevant $U(0,1)$ values. Node
+# features are [value, 1]; nothing marks the cycle. The response is binned ($y<2$,
+# $2\le y\le3$, $y>3$). In the training and IID test splits the base type equals the bin
+# (tree, ladder, wheel) with probability 0.9; in the OOD validation and test splits the
+# pairing is reversed (bin $b$ → type $2-b$) with probability 0.9. A model that reads
+# the base type learns a coarse guess of $y$ that the OOD split turns against it. Model
+# selection uses the OOD validation split, as the paper does on GOOD. Every seed draws
+# its own data and initialisation.
+
+# %%
+def make_splits(r):
+    rng, p = run.child_rng(100 + r), run["shortcut"]
+    return {"train": C.make_dataset(run["n_train"], rng, shortcut=p),
+            "OOD val": C.make_dataset(run["n_val"], rng, shortcut=p, shift="reversed"),
+            "IID test": C.make_dataset(run["n_test"], rng, shortcut=p),
+            "OOD test": C.make_dataset(run["n_test"], rng, shortcut=p,
+                                       shift="reversed")}
+
+
+splits0 = make_splits(0)
+for name, graphs in splits0.items():
+    shift = "reversed" if "OOD" in name else "train"
+    print(f"{name:9s} {len(graphs):5d} graphs · base type follows the {shift} pairing "
+          f"in {C.shortcut_rate(graphs, shift):.1%} · follows the training pairing in "
+          f"{C.shortcut_rate(graphs, 'train'):.1%}")
+table = pd.crosstab(
+    [pd.Series([s for s, gs in splits0.items() for _ in gs], name="split"),
+     pd.Series([int(g.y_bin) for gs in splits0.values() for g in gs], name="y-bin")],
+    pd.Series([C.BASE_TYPES[int(g.base_type)] for gs in splits0.values() for g in gs],
+              name="base type"))
+print(table.loc[["train", "OOD test"]].to_string())
+
+# %% [markdown]
+# The reversed pairing leaves the middle bin on the ladder, so the OOD split keeps the
+# training pairing for the middle bin of $y$ (the largest, see the table) and flips it
+# for both tails (the rates printed above).
+#
+# ## Training: ERM, CGR and its ablations, with the torch-geometric peer
+#
+# Five models per seed, on the same data: ERM (our GIN encoder, sum pooling, an MLP
+# head, L1 loss); the same ERM built from torch-geometric's `GINConv`, `global_add_pool`
+# and `DataLoader` (the peer); CGR with the enhanced GIB (the default); CGR with the
+# released code's variance penalty; and CGR without $L_\mathrm{mix}$. All use Adam
+# (learning rate $10^{-3}$, cosine decay to $10^{-8}$), and the weights of the epoch
+# with the best OOD-validation MAE after epoch 10 (the released selection rule). The
+# sizes for this scale are printed at the top.
+
+# %% tags=["hide-input"]
+METHODS = {ERM: ("erm", C.erm_loss),
+           CGR: ("cgr", C.CGRLoss(confounder="gib")),
+           VAR: ("cgr", C.CGRLoss(confounder="var")),
+           NOMIX: ("cgr", C.CGRLoss(confounder="gib", lam=0.0))}
+dev = run.device
+arch = dict(hidden=run["hidden"], layers=run["layers"], device=dev)
+fit_kw = dict(epochs=run["epochs"], select_after=run["select_after"])
+
+
+def train_all(splits, r, methods):
+    """Fit each method on one seed's splits; return result rows and models."""
+    train = C.GraphSet(splits["train"], dev)
+    arch["target"] = (float(train.y.mean()), float(train.y.std()))   # y's scale
+    val, iid, ood = (C.GraphSet(splits[k], dev).full()
+                     for k in ("OOD val", "IID test", "OOD test"))
+    rows, models = [], {}
+    for name in methods:
+        if name == PEER:   # torch-geometric's layers, pooling, batching and collation
+            loader = DataLoader(splits["train"], batch_size=run["batch"], shuffle=True,
+                                drop_last=True, generator=run.torch_generator(r))
+            pyg = {k: Batch.from_data_list(splits[k]).to(dev)
+                   for k in ("OOD val", "IID test", "OOD test")}
+            model = C.make_model("pyg-erm", seed=1000 * seed + r, **arch)
+            f = C.fit(model, C.erm_loss, lambda e: (b.to(dev) for b in loader),
+                      pyg["OOD val"], **fit_kw)
+            test = {"IID": pyg["IID test"], "OOD": pyg["OOD test"]}
+        else:
+            kind, loss = METHODS[name]
+            gen = run.torch_generator(r)     # every method sees the same batches
+            model = C.make_model(kind, seed=1000 * seed + r, **arch)
+            f = C.fit(model, loss, lambda e: train.batches(run["batch"], gen), val,
+                      **fit_kw)
+            test = {"IID": iid, "OOD": ood}
+        row = dict(method=name, seed=r, epoch=f.best_epoch,
+                   IID=C.mae(f.model, test["IID"]), OOD=C.mae(f.model, test["OOD"]))
+        if isinstance(f.model, C.CausalGIN):
+            att = C.attention_by_part(f.model, ood)
+            row.update({"a_o cycle": att["cycle"], "a_o base": att["base"]})
+        rows.append(row)
+        models[name] = f.model
+    return rows, models
+
+
+ORDER = [ERM, PEER, CGR, VAR, NOMIX]
+rows, models0 = [], None
+for r in range(run["seeds"]):
+    splits = splits0 if r == 0 else make_splits(r)
+    new_rows, models = train_all(splits, r, ORDER)
+    rows += new_rows
+    models0 = models if r == 0 else models0
+res = pd.DataFrame(rows)
+ood0 = C.GraphSet(splits0["OOD test"], dev).full()
+
+# %%
+per_seed = res.pivot(index="method", columns="seed", values=["IID", "OOD"]).loc[ORDER]
+summary = res.groupby("method")[["IID", "OOD"]].agg(["mean", "std"]).loc[ORDER]
+print("test MAE per seed (epoch selected on OOD validation):")
+print(per_seed.round(3).to_string())
+print("\nmean and standard deviation over seeds:")
+print(summary.round(3).to_string())
+epochs = res.groupby("method").epoch.apply(list).loc[ORDER]
+print("\nselected epochs:", epochs.to_dict())
+
+# %% tags=["hide-input"]
+fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
+for ax, split in zip(axes, ["IID", "OOD"]):
+    for k, name in enumerate(ORDER):
+        v = res[res.method == name][split].to_numpy()
+        ax.bar(k, v.mean(), color=color_for(name), alpha=0.35, width=0.7)
+        ax.scatter(np.full(v.size, k) + np.linspace(-0.15, 0.15, v.size), v,
+                   color=color_for(name), zorder=3, s=22)
+    labels = [n.replace(" (", "\n(").replace(" without", "\nwithout") for n in ORDER]
+    ax.set_xticks(range(len(ORDER)), labels, fontsize=8)
+    ax.set(title=f"{split} test",
+           ylabel="MAE (lower is better)" if split == "IID" else "")
+fig.suptitle("Test MAE per method: bars are means, dots are seeds", fontweight="bold")
+plt.show()
+
+# %% [markdown]
+# ## Claim 1 · The shortcut hurts ERM
+#
+# If the base type carries usable information about $y$, ERM will use it, and the
+# reversed pairing will cost it accuracy. Without a real shortcut, claims 2–4 would test
+# nothing.
+#
+# **Criterion (fixed before the run).** Mean over seeds of ERM's OOD-test MAE ≥ 1.4 ×
+# its mean IID-test MAE. It fails if ERM finds the cycle sum alone (then the two MAEs
+# are close).
+
+# %%
+erm, cgr = (res[res.method == m].sort_values("seed") for m in (ERM, CGR))
+peer = res[res.method == PEER].sort_values("seed")
+print(f"ERM: OOD MAE {erm.OOD.mean():.3f} against IID MAE {erm.IID.mean():.3f} "
+      f"(ratio {erm.OOD.mean() / erm.IID.mean():.2f}); the peer built from "
+      f"torch-geometric: {peer.OOD.mean():.3f} against {peer.IID.mean():.3f}")
+
+# %%
+ledger.check(
+    "1", "a structural shortcut: ERM's OOD MAE ≥ 1.4 × its IID MAE",
+    paper="premise of the benchmark (the shortcut must hurt ERM)", source="ours",
+    measured={"ERM OOD MAE": erm.OOD.mean(), "ERM IID MAE": erm.IID.mean(),
+              "OOD per seed": erm.OOD.tolist(), "IID per seed": erm.IID.tolist()},
+    criterion=at_least("ERM OOD MAE", "ERM IID MAE", factor=1.4))
+
+# %% [markdown]
+# ## Claim 2 · CGR beats ERM out of distribution
+#
+# The paper's central result is a lower OOD error than ERM on every GOOD-ZINC split
+# (claim 5). Here CGR with the enhanced GIB and $L_\mathrm{mix}$ faces ERM on the same
+# data, seeds and selection rule. An earlier prototype of this benchmark saw a
+# seed-to-seed spread near 0.05 and a causal attention that did not single out the
+# cycle, so we show every seed and the mean causal attention $a^o$ on cycle and base
+# nodes of the OOD test graphs.
+#
+# **Criterion.** Mean OOD-test MAE of CGR < mean OOD-test MAE of ERM (a gain, however
+# small; the per-seed values show how much of it the spread could explain). It fails if
+# CGR is no better than ERM on average.
+
+# %%
+gap = cgr.OOD.to_numpy() - erm.OOD.to_numpy()
+gap_peer = cgr.OOD.to_numpy() - peer.OOD.to_numpy()
+att_diff = cgr["a_o cycle"].mean() - cgr["a_o base"].mean()
+print("OOD MAE per seed:  ERM " + ", ".join(f"{v:.3f}" for v in erm.OOD)
+      + "  ·  CGR " + ", ".join(f"{v:.3f}" for v in cgr.OOD))
+print(f"CGR − ERM per seed: {', '.join(f'{v:+.3f}' for v in gap)} "
+      f"(mean {gap.mean():+.3f}; lower on {(gap < 0).sum()} of {gap.size} seeds)")
+print(f"CGR − ERM (torch-geometric) per seed: "
+      f"{', '.join(f'{v:+.3f}' for v in gap_peer)} (mean {gap_peer.mean():+.3f})")
+erm_sd = erm.OOD.std(ddof=1)
+print(f"for scale: the sd of ERM's OOD MAE over seeds is {erm_sd:.3f}, and "
+      f"our ERM and the torch-geometric ERM (the same function; other initial weights "
+      f"and batch order) differ by {peer.OOD.mean() - erm.OOD.mean():+.3f} in mean OOD "
+      f"MAE")
+print(f"mean causal attention a_o on OOD test graphs: cycle nodes "
+      f"{cgr['a_o cycle'].mean():.3f}, base nodes {cgr['a_o base'].mean():.3f} "
+      f"(difference {att_diff:+.3f})")
+
+# %%
+ledger.check(
+    "2", "CGR (enhanced GIB) has a lower OOD MAE than ERM",
+    paper="lower OOD MAE than ERM on all 4 GOOD-ZINC splits (Table 1)", source="paper",
+    measured={"CGR OOD MAE": cgr.OOD.mean(), "ERM OOD MAE": erm.OOD.mean(),
+              "CGR per seed": cgr.OOD.tolist(), "ERM per seed": erm.OOD.tolist(),
+              "a_o cycle": cgr["a_o cycle"].mean(), "a_o base": cgr["a_o base"].mean()},
+    criterion=at_most("CGR OOD MAE", "ERM OOD MAE", strict=True),
+    note=("unstable at quick scale: the verdict differs between chapter seeds 0 and 1"
+          if run.scale == "quick" else ""))
+
+# %% tags=["hide-input"]
+fig, axes = plt.subplots(1, 2, figsize=(10, 4.2), sharex=True, sharey=True)
+y0 = ood0.y.cpu().numpy()
+base0 = np.array([int(g.base_type) for g in splits0["OOD test"]])
+lim = (y0.min() - 0.2, y0.max() + 0.2)
+for ax, name in zip(axes, [ERM, CGR]):
+    pred = C.predict(models0[name], ood0).cpu().numpy()
+    for t, kind in enumerate(C.BASE_TYPES):
+        m = base0 == t
+        ax.scatter(y0[m], pred[m], s=9, alpha=0.7, label=f"base: {kind}",
+                   color=[color_for("alt3"), color_for("muted"), color_for("alt2")][t])
+    ax.plot(lim, lim, color=color_for("reference"), ls="--", lw=1, label="y = ŷ")
+    for edge in C.BIN_EDGES:
+        ax.axvline(edge, color=color_for("muted"), lw=0.6, ls=":")
+    ax.set(title=f"{name}: MAE {np.abs(pred - y0).mean():.3f}", xlabel="true y",
+           ylabel="predicted y", xlim=lim, ylim=lim)
+axes[0].legend(fontsize=8, loc="upper left")
+fig.suptitle("OOD test, seed 0: predictions against truth, coloured by base type",
+             fontweight="bold")
+plt.show()
+
+# %% tags=["hide-input"]
+picks = [next(i for i, g in enumerate(splits0["OOD test"]) if int(g.base_type) == t)
+         for t in range(3)]
+fig, axes = plt.subplots(1, 3, figsize=(12, 3.8))
+for ax, i in zip(axes, picks):
+    g = splits0["OOD test"][i]
+    att = C.node_attention(models0[CGR], C.GraphSet([g], dev).full()).cpu().numpy()
+    G = nx.Graph(g.edge_index.T.tolist())
+    pos = nx.kamada_kawai_layout(G)
+    nodes = sorted(G.nodes())
+    causal = g.causal.numpy()[nodes]
+    drawn = nx.draw_networkx_nodes(
+        G, pos, nodelist=nodes, node_color=att[nodes], cmap="viridis", vmin=0, vmax=1,
+        node_size=[140 if c else 60 for c in causal], ax=ax,
+        edgecolors=["black" if c else "none" for c in causal], linewidths=1.5)
+    nx.draw_networkx_edges(G, pos, ax=ax, alpha=0.4)
+    ax.set_title(f"{C.BASE_TYPES[int(g.base_type)]} base, y = {float(g.y):.2f}\n"
+                 f"mean a_o: cycle {att[g.causal.numpy()].mean():.2f}, "
+                 f"base {att[~g.causal.numpy()].mean():.2f}", fontsize=9)
+    ax.axis("off")
+fig.colorbar(drawn, ax=axes, label="causal node attention a_o", shrink=0.8)
+fig.suptitle("CGR's causal attention on OOD test graphs (cycle nodes ringed in black)",
+             fontweight="bold")
+plt.show()
+
+# %% [markdown]
+# The scatter plots show where the errors come from: a model that leans on the base type
+# pulls its predictions for the tails of $y$ towards the bin that type stood for in
+# training (in the OOD split a wheel marks a low $y$, a tree a high one). The signed
+# errors on the tails measure that pull; the attention maps show whether CGR's causal
+# mask found the cycle.
+
+# %%
+tails = {"y < 2": y0 < C.BIN_EDGES[0], "y > 3": y0 > C.BIN_EDGES[1]}
+for name in (ERM, CGR):
+    pred = C.predict(models0[name], ood0).cpu().numpy()
+    print(f"{name:19s} seed 0, mean signed error on the OOD tails: " + ", ".join(
+        f"{k} {np.mean(pred[m] - y0[m]):+.3f}" for k, m in tails.items()))
+verb = "separates" if abs(att_diff) >= 0.05 else "does not separate"
+print(f"over all seeds, a_o on cycle nodes minus base nodes = {att_diff:+.3f}: the "
+      f"causal mask {verb} the cycle from the base (reading threshold ±0.05)")
+size_word = "smaller" if abs(gap.mean()) < erm_sd else "larger"
+print(f"CGR's mean OOD gain over our ERM ({-gap.mean():+.3f}) is {size_word} than the "
+      f"seed sd of ERM's OOD MAE ({erm_sd:.3f})")
+
+# %% [markdown]
+# ## Claim 3 · No large IID sacrifice
+#
+# A model that ignores the shortcut gives up a little information that was valid in
+# training. The paper's Table 1 even shows CGR with a lower ID error than ERM.
+#
+# **Criterion.** Mean IID-test MAE of CGR − mean IID-test MAE of ERM ≤ 0.05. It fails if
+# CGR's regularisers cost it more than 0.05 in distribution (a prototype saw 0.165
+# against 0.123 on one seed).
+
+# %%
+iid_gap = cgr.IID.mean() - erm.IID.mean()
+print(f"IID MAE: CGR {cgr.IID.mean():.3f}, ERM {erm.IID.mean():.3f}, "
+      f"difference {iid_gap:+.3f}")
+
+# %%
+ledger.check(
+    "3", "CGR's IID MAE is at most 0.05 above ERM's",
+    paper="ID MAE below ERM's on GOOD-ZINC (Table 1)", source="paper",
+    measured={"CGR − ERM IID MAE": iid_gap, "CGR IID MAE": cgr.IID.mean(),
+              "ERM IID MAE": erm.IID.mean()},
+    criterion=at_most("CGR − ERM IID MAE", 0.05))
+
+# %% [markdown]
+# ## Claim 4 · The ablation directions
+#
+# The paper ablates on GOOD-Motif (its Fig. 3: letting the confounder be predictive
+# against ignoring its predictive role) and on four regression sets (its Fig. 4: the
+# full model has the lowest error, and removing the causal intervention hurts). We
+# compare, on the same seeds and data, the enhanced GIB against the released code's
+# variance penalty (both with $L_\mathrm{mix}$), and CGR against CGR without
+# $L_\mathrm{mix}$.
+#
+# **Criteria.** (a) Mean OOD MAE with the enhanced GIB < mean OOD MAE with the variance
+# penalty. (b) Mean OOD MAE without $L_\mathrm{mix}$ > mean OOD MAE of CGR. Each fails
+# if the component the paper credits does not lower the mean OOD error here.
+
+# %%
+var, nomix = (res[res.method == m].sort_values("seed") for m in (VAR, NOMIX))
+print(f"mean OOD MAE: enhanced GIB {cgr.OOD.mean():.3f}, variance penalty "
+      f"{var.OOD.mean():.3f}, without L_mix {nomix.OOD.mean():.3f}")
+print("per seed: variance penalty " + ", ".join(f"{v:.3f}" for v in var.OOD)
+      + "  ·  without L_mix " + ", ".join(f"{v:.3f}" for v in nomix.OOD))
+for label, other in (("variance penalty − GIB", var), ("without L_mix − CGR", nomix)):
+    d = other.OOD.to_numpy() - cgr.OOD.to_numpy()
+    print(f"{label}: per seed {', '.join(f'{v:+.3f}' for v in d)}, "
+          f"mean {d.mean():+.3f}, positive on {(d > 0).sum()} of {d.size} seeds")
+
+# %%
+ledger.check(
+    "4a", "enhanced GIB gives a lower OOD MAE than the variance penalty",
+    paper="predictive confounder beats ignoring it (Fig. 3 left, GOOD-Motif)",
+    source="paper",
+    measured={"GIB OOD MAE": cgr.OOD.mean(),
+              "variance-penalty OOD MAE": var.OOD.mean()},
+    criterion=at_most("GIB OOD MAE", "variance-penalty OOD MAE", strict=True))
+ledger.check(
+    "4b", "removing L_mix raises the OOD MAE",
+    paper="w/o CI worse than the full model on 4 datasets (Fig. 4)", source="paper",
+    measured={"without L_mix OOD MAE": nomix.OOD.mean(), "CGR OOD MAE": cgr.OOD.mean()},
+    criterion=at_least("without L_mix OOD MAE", "CGR OOD MAE", strict=True))
+
+# %% [markdown]
+# Both directions are judged on means over three seeds, as the criteria say; the
+# per-seed differences printed above show how many seeds agree with the mean.
+#
+# ## Claim 5 · The paper's benchmarks (quoted)
+#
+# The numbers below are the paper's, read from its Table 1 (GOOD-ZINC, MAE, mean ±
+# standard error over 3 seeds) and Table 2 (ReactionOOD Cycloaddition, RMSE), not
+# re-derived. We could not run them: both benchmarks are downloaded at run time (Google
+# Drive through `gdown` in the released code).
+
+# %%
+quoted = pd.DataFrame(
+    [("scaffold", "covariate", 0.1188, 0.1660, 0.0514, 0.1046),
+     ("scaffold", "concept", 0.1174, 0.1248, 0.0659, 0.0518),
+     ("size", "covariate", 0.1222, 0.2331, 0.0466, 0.1484),
+     ("size", "concept", 0.1304, 0.1406, 0.0577, 0.0580)],
+    columns=["domain", "shift", "ERM ID", "ERM OOD", "CGR ID", "CGR OOD"])
+print("GOOD-ZINC, MAE (the paper's Table 1):")
+print(quoted.to_string(index=False))
+
+# %%
+ledger.quote(
+    "5a", "GOOD-ZINC OOD MAE, CGR vs ERM (Table 1)",
+    paper="scaffold-cov. 0.1046 vs 0.1660; scaffold-concept 0.0518 vs 0.1248; "
+          "size-cov. 0.1484 vs 0.2331; size-concept 0.0580 vs 0.1406",
+    source="paper", note="best of 10 methods on every split; 3 seeds")
+ledger.quote(
+    "5b", "ReactionOOD Cycloaddition OOD RMSE, CGR vs ERM (Table 2)",
+    paper="scaffold-cov. 4.22 vs 4.80; scaffold-concept 5.37 vs 5.60; atom-number-cov. "
+          "4.42 vs 4.36; atom-number-concept 5.53 vs 5.69",
+    source="paper", note="best OOD RMSE in 6 of 10 ReactionOOD settings (paper's text)")
+
+# %% [markdown]
+# ## Peers side by side
+#
+# The peer is ERM assembled from torch-geometric 2.8's `GINConv`, `global_add_pool`,
+# `Batch` and `DataLoader`, trained on the same splits with the same seeds (its batches
+# come from torch-geometric's own shuffling). With identical weights, it and our
+# hand-written ERM compute the same function; trained separately, they differ only
+# through their initial weights (torch-geometric's `GINConv` re-initialises its MLP) and
+# batch order, so their gap is a yardstick for run-to-run noise.
+
+# %%
+size = dict(hidden=run["hidden"], layers=run["layers"])
+ours_m = C.make_model("erm", seed=7, **size).eval()
+peer_m = C.make_model("pyg-erm", seed=0, **size).eval()
+C.copy_erm_weights(ours_m, peer_m)
+probe = splits0["OOD test"][:50]
+same_fn = (C.predict(ours_m, C.GraphSet(probe).full())
+           - C.predict(peer_m, Batch.from_data_list(probe))).abs().max()
+print(f"identical weights, 50 graphs: max |ours − torch-geometric| = {same_fn:.1e}")
+for split in ("IID", "OOD"):
+    d = erm[split].to_numpy() - peer[split].to_numpy()
+    print(f"{split} MAE, ours − torch-geometric per seed: "
+          + ", ".join(f"{v:+.3f}" for v in d) + f" (mean {d.mean():+.3f})")
+
+# %% [markdown]
+# ## Full scale only: OOD error against shortcut strength
+#
+# At full scale the chapter also trains ERM and CGR with training shortcut strengths
+# from 0.5 to 0.95 (the OOD split keeps its 0.9 reversal); at quick scale this section
+# does nothing.
+
+# %% tags=["hide-input"]
+sweep_rows = []
+for p in run["sweep"]:
+    for r in range(run["sweep_seeds"]):
+        rng = run.child_rng(10_000 + r)
+        sp = {"train": C.make_dataset(run["n_train"], rng, shortcut=p),
+              "OOD val": C.make_dataset(run["n_val"], rng, shortcut=0.9,
+                                        shift="reversed"),
+              "IID test": C.make_dataset(run["n_test"], rng, shortcut=p),
+              "OOD test": C.make_dataset(run["n_test"], rng, shortcut=0.9,
+                                         shift="reversed")}
+        sweep_rows += [dict(row, shortcut=p) for row in train_all(sp, r, [ERM, CGR])[0]]
+if sweep_rows:
+    sweep = pd.DataFrame(sweep_rows)
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for name in (ERM, CGR):
+        d = sweep[sweep.method == name]
+        ax.scatter(d.shortcut, d.OOD, color=color_for(name), s=14, alpha=0.6)
+        m = d.groupby("shortcut").OOD.mean()
+        ax.plot(m.index, m.values, color=color_for(name), marker="o", label=name)
+    ax.set(xlabel="training shortcut strength", ylabel="OOD test MAE",
+           title="OOD error grows with the shortcut's strength")
+    ax.legend()
+    plt.show()
+    print(sweep.groupby(["shortcut", "method"]).OOD.agg(["mean", "std"]).round(3))
+else:
+    print(f"shortcut sweep: not run at scale {run.scale!r}")
+
+# %% [markdown]
+# ## Verdicts
+
+# %% tags=["nbval-check-output"]
+ledger.show()
+
+# %% tags=["nbval-ignore-output"]
+print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.device}")
+
+# %% [markdown]
+# ## Deviations from the paper
+#
+# - **Changed after the first run.** The criteria are unchanged. In the first quick run
+#   every model, ERM included, had an MAE near 1.6, worse than predicting the training
+#   mean (about 0.54): the released head ends in BatchNorm → Linear, so y's offset of
+#   about 2.5 had to be learned by the output bias at Adam's step size, which 180
+#   optimiser steps cannot do. All heads (ERM, peer, both CGR branches) now predict on a
+#   standardised scale, $\hat y=\bar y+s_y\cdot\mathrm{MLP}(h)$, with $\bar y, s_y$
+#   fixed from the training targets; nothing else changed (sizes were fixed by timing
+#   before any MAE).
+# - **Stability.** We ran the chapter with `seed=0` and `seed=1` (each with three data
+#   sets and initialisations of its own). Claims 1, 3 and 4a were reproduced with both,
+#   and 4b too, but with `seed=0` only one of three paired seeds had the direction of
+#   the mean. Claim 2 was reproduced with `seed=0` and not with `seed=1`: at quick scale
+#   the OOD gap between CGR and ERM is smaller than the run-to-run noise, which the two
+#   ERM implementations (same function, other initial weights and batch order) make
+#   visible. The full scale's ten seeds are the test that can settle it.
+# - **Data.** GOOD-ZINC and ReactionOOD are downloaded at run time, so claims 1–4 use
+#   our own synthetic regression task with a structural shortcut (the base graph's type
+#   tracks the response bin). The reversed OOD pairing maps bin $b$ to type $2-b$, which
+#   leaves the middle bin's pairing unchanged: the shift acts on the tails of $y$ only.
+#   The paper's own ablation used GOOD-Motif, a *classification* task; ours is
+#   regression.
+# - **Scale.** Quick scale: 600 training graphs, hidden width 32, 20 epochs, batch 64, 3
+#   seeds. The paper: three-layer GIN of width 300, 300 epochs, GOOD-ZINC's 100–150k
+#   training graphs, 3 seeds (its Appendix A.4). With 3 seeds a mean difference smaller
+#   than the seed spread (printed in claim 2) is weak evidence in either direction.
+# - **Objective, as the paper writes it and as we run it.**
+#   - The paper derives least-squares terms for $-I(C;Y)$ and $-I(S;Y)$ (its Eq. 14–15);
+#     the released code and we use L1 on both heads (MAE is the metric).
+#   - $I(C;G)$: the paper's proxy is $\tfrac12\,\mathbb E\|\mu_\phi(G)\|^2$ of a
+#     Gaussian causal embedding (its Eq. 8); the released code has no such term.
+#     Following the chapter's specification, we use the KL of the causal node attention
+#     to Bernoulli(0.3) (GSAT's form).
+#   - $L_\mathrm{mix}$: the paper's Eq. 17 writes the denominator with
+#     $s(h_{G,i}, h_{G,k})$; the released code (and we) use
+#     $s(h^{\mathrm{mix}}_{ij}, h_{G,k})$, $k\ne i$, without the positive.
+#     `mix_loss(..., include_positive=True)` gives the standard InfoNCE.
+#   - Confounder term: the enhanced GIB trains the confounder head on $|\hat y_c-y|$
+#     (the paper's text; our default); the released `train_cal.py` uses
+#     $\mathrm{Var}(\hat y_c)$ with the predictive version commented out. Claim 4a
+#     compares the two.
+#   - Weights $\alpha=\beta=\lambda=0.5$ as the paper states; the released model's third
+#     (random-mix) readout head is not in any loss and is left out.
+# - **Architecture.** Our GIN, GCN and pooling layers are written in torch
+#   (`sum_neighbours`); unit tests show they equal torch-geometric's `GINConv` and
+#   `GCNConv`. The shared GCN layer normalises by the target node's weighted degree
+#   (torch-geometric's convention); the released layer uses the source's. No weight
+#   decay.
+# - **What we could not confirm.** The paper's numbers were read from a text extraction
+#   of the PMLR PDF; the GOOD-ZINC values match those its Section 5.3 repeats in prose.
+#   The paper's appendix gives no per-split hyper-parameters beyond those above.
+# - **Not implemented.** The issue's full-scale extras beyond size, width, seeds and the
+#   shortcut sweep — concept and covariate variants, house/crane motifs, IRM and VREx —
+#   are not in this chapter. The full scale has not been run on a GPU yet.
+#
+# ## Run it at full scale
+#
+# ```bash
+# .venv/bin/python -m repbook run 16 --scale full
+# # or, directly with papermill:
+# jupytext --to ipynb -o - notebooks/16_causal_graph_regression.py \
+#   | papermill - out.ipynb -p scale full -k python3
+# ```
+# Full scale: 10,000 training graphs, 1,000 OOD-validation and 2,000 + 2,000 test
+# graphs, hidden width 300, 100 epochs, batch 128, 10 seeds for the five models, and the
+# shortcut sweep (4 strengths × 3 seeds × ERM and CGR). It needs a GPU (hours on CPU).

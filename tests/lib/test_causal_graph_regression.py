@@ -1,0 +1,401 @@
+import networkx as nx
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+from repbook.papers import causal_graph_regression as C
+
+
+@pytest.fixture(scope="module")
+def graphs():
+    return C.make_dataset(40, np.random.default_rng(3), shortcut=0.9)
+
+
+def to_nx(g):
+    G = nx.Graph()
+    G.add_nodes_from(range(g.x.size(0)))
+    G.add_edges_from(g.edge_index.T.tolist())
+    return G
+
+
+# --- data -----------------------------------------------------------------------------
+@pytest.mark.parametrize("shortcut", [0.0, 0.5, 0.9, 1.0])
+@pytest.mark.parametrize("shift", ["train", "reversed"])
+def test_shortcut_rate_matches_setting(shortcut, shift):
+    n = 600
+    data = C.make_dataset(
+        n, np.random.default_rng(11), shortcut=shortcut, shift=shift, base_nodes=(4, 5)
+    )
+    rate = C.shortcut_rate(data, shift)
+    se = np.sqrt(shortcut * (1 - shortcut) / n)
+    assert abs(rate - shortcut) <= 4 * se + 1e-12
+
+
+def test_reversed_mapping_and_bins():
+    assert [C.shortcut_type(b, "train") for b in range(3)] == [0, 1, 2]
+    assert [C.shortcut_type(b, "reversed") for b in range(3)] == [2, 1, 0]
+    assert [C.y_bin(v) for v in (1.99, 2.0, 3.0, 3.01)] == [0, 1, 1, 2]
+
+
+def test_graph_structure(graphs):
+    for g in graphs:
+        G = to_nx(g)
+        assert nx.is_connected(G)
+        causal = g.causal.numpy()
+        assert causal.sum() == 5
+        cyc = G.subgraph(np.flatnonzero(causal))
+        assert sorted(d for _, d in cyc.degree()) == [2] * 5 and nx.is_connected(cyc)
+        cut = [(u, v) for u, v in G.edges() if causal[u] != causal[v]]
+        assert len(cut) == 1  # one edge joins cycle and base
+        base = G.subgraph(np.flatnonzero(~causal))
+        kind = C.BASE_TYPES[int(g.base_type)]
+        nb = base.number_of_nodes()
+        assert 10 <= nb <= 15
+        if kind == "tree":
+            assert nx.is_tree(base)
+        elif kind == "wheel":
+            assert max(
+                d for _, d in base.degree()
+            ) == nb - 1 and base.number_of_edges() == 2 * (nb - 1)
+        else:
+            assert nb % 2 == 0 and base.number_of_edges() == 3 * nb // 2 - 2
+        assert torch.all(g.x[:, 1] == 1) and torch.all(
+            (g.x[:, 0] >= 0) & (g.x[:, 0] <= 1)
+        )
+        # undirected: every edge in both directions
+        e = set(map(tuple, g.edge_index.T.tolist()))
+        assert all((v, u) in e for u, v in e)
+
+
+def test_y_is_the_cycle_sum_without_noise():
+    data = C.make_dataset(30, np.random.default_rng(0), shortcut=0.9, noise=0.0)
+    for g in data:
+        assert float(g.y) == pytest.approx(float(g.x[g.causal, 0].sum()), abs=1e-5)
+        assert int(g.y_bin) == C.y_bin(float(g.y))
+
+
+def test_same_generator_same_data():
+    a = C.make_dataset(5, np.random.default_rng(7), shortcut=0.9)
+    b = C.make_dataset(5, np.random.default_rng(7), shortcut=0.9)
+    c = C.make_dataset(5, np.random.default_rng(8), shortcut=0.9)
+    assert all(
+        torch.equal(x.x, y.x) and torch.equal(x.edge_index, y.edge_index)
+        for x, y in zip(a, b)
+    )
+    assert not all(torch.equal(x.y, y.y) for x, y in zip(a, c))
+
+
+def test_graphset_batch_matches_torch_geometric(graphs):
+    from torch_geometric.data import Batch
+
+    idx = [5, 0, 17, 3]
+    ours = C.GraphSet(graphs).batch(idx)
+    ref = Batch.from_data_list([graphs[i] for i in idx])
+    assert torch.equal(ours.x, ref.x) and torch.equal(ours.edge_index, ref.edge_index)
+    assert torch.equal(ours.batch, ref.batch) and torch.equal(ours.y, ref.y)
+    assert ours.num_graphs == 4
+
+
+# --- layers against torch-geometric ---------------------------------------------------
+def test_gin_layer_equals_torch_geometric(graphs):
+    from torch_geometric.nn import GINConv
+
+    b = C.GraphSet(graphs).batch(range(8))
+    torch.manual_seed(0)
+    mlp = torch.nn.Sequential(
+        torch.nn.Linear(2, 8), torch.nn.ReLU(), torch.nn.Linear(8, 8)
+    )
+    ours, ref = C.GINLayer(mlp), GINConv(mlp, eps=0.0)
+    torch.testing.assert_close(ours(b.x, b.edge_index), ref(b.x, b.edge_index))
+
+
+def test_weighted_gcn_equals_torch_geometric(graphs):
+    from torch_geometric.nn import GCNConv
+
+    b = C.GraphSet(graphs).batch(range(8))
+    torch.manual_seed(0)
+    x = torch.randn(b.x.size(0), 6)
+    w = torch.rand(b.edge_index.size(1))
+    ours, ref = C.WeightedGCNLayer(6, 5), GCNConv(6, 5)
+    with torch.no_grad():
+        ours.lin.weight.copy_(ref.lin.weight)
+        ours.bias.copy_(torch.randn(5))
+        ref.bias.copy_(ours.bias)
+    torch.testing.assert_close(ours(x, b.edge_index, w), ref(x, b.edge_index, w))
+
+
+def test_copied_weights_give_the_same_function(graphs):
+    from torch_geometric.data import Batch
+
+    ours = C.make_model("erm", seed=3, hidden=16).eval()
+    peer = C.copy_erm_weights(ours, C.make_model("pyg-erm", seed=9, hidden=16).eval())
+    torch.testing.assert_close(
+        C.predict(ours, C.GraphSet(graphs).full()),
+        C.predict(peer, Batch.from_data_list(graphs)),
+    )
+    with pytest.raises(ValueError, match="differ in shape"):
+        C.copy_erm_weights(ours, C.make_model("pyg-erm", seed=0, hidden=16, layers=2))
+    with pytest.raises(TypeError, match="src must be"):
+        C.copy_erm_weights(peer, ours)
+
+
+# --- models ---------------------------------------------------------------------------
+def permute_graphs(graphs, rng):
+    from torch_geometric.data import Data
+
+    out = []
+    for g in graphs:
+        n = g.x.size(0)
+        p = torch.from_numpy(rng.permutation(n))  # new position of old node i is p[i]
+        x = torch.empty_like(g.x)
+        x[p] = g.x
+        causal = torch.empty_like(g.causal)
+        causal[p] = g.causal
+        out.append(Data(x=x, edge_index=p[g.edge_index], y=g.y, causal=causal))
+    return out
+
+
+@pytest.mark.parametrize("kind", ["erm", "cgr", "pyg-erm"])
+def test_outputs_are_invariant_to_node_permutations(graphs, kind):
+    model = C.make_model(kind, seed=1, hidden=16)
+    b = C.GraphSet(graphs)
+    # a few training steps so that BatchNorm running statistics are not the defaults
+    C.fit(
+        model,
+        C.CGRLoss() if kind == "cgr" else C.erm_loss,
+        lambda e: b.batches(8, torch.Generator().manual_seed(e)),
+        b.full(),
+        epochs=2,
+        select_after=0,
+    )
+    perm = C.GraphSet(permute_graphs(graphs, np.random.default_rng(0)))
+    torch.testing.assert_close(
+        C.predict(model, b.full()), C.predict(model, perm.full()), atol=1e-5, rtol=1e-5
+    )
+    if kind == "cgr":
+        a1 = C.node_attention(model, b.full())
+        a2 = C.node_attention(model, perm.full())
+        assert a1.sort().values.allclose(a2.sort().values, atol=1e-6)
+
+
+def test_no_batchnorm_is_shared_by_the_branches(graphs):
+    model = C.make_model("cgr", seed=0, hidden=16)
+    assert model.bn_causal is not model.bn_conf
+    shared = [
+        m
+        for m in model.shared_conv.modules()
+        if isinstance(m, torch.nn.modules.batchnorm._BatchNorm)
+    ]
+    assert not shared, "the shared GCN layer must hold no BatchNorm"
+    assert model.head_causal is not model.head_conf
+    ids = lambda m: {id(p) for p in m.parameters()}  # noqa: E731
+    assert not ids(model.head_causal) & ids(model.head_conf)
+    model.train()
+    model(C.GraphSet(graphs).batch(range(16)))
+    assert not torch.allclose(model.bn_causal.running_mean, model.bn_conf.running_mean)
+
+
+def test_predict_is_the_causal_head(graphs):
+    model = C.make_model("cgr", seed=0, hidden=16).eval()
+    b = C.GraphSet(graphs).full()
+    with torch.no_grad():
+        out = model(b)
+    torch.testing.assert_close(out.y_causal, C.predict(model, b))
+    assert (
+        out.h_causal.shape == out.h_conf.shape == out.h_graph.shape == (len(graphs), 16)
+    )
+    assert torch.all((out.node_att > 0) & (out.node_att < 1))
+
+
+def test_target_scale_is_applied_by_every_head(graphs):
+    from torch_geometric.data import Batch
+
+    b = C.GraphSet(graphs).full()
+    for kind in ("erm", "cgr", "pyg-erm"):
+        plain = C.make_model(kind, seed=2, hidden=8).eval()
+        scaled = C.make_model(kind, seed=2, hidden=8, target=(2.5, 0.6)).eval()
+        data = b if kind != "pyg-erm" else Batch.from_data_list(graphs)
+        torch.testing.assert_close(
+            C.predict(scaled, data), 2.5 + 0.6 * C.predict(plain, data)
+        )
+    with torch.no_grad():
+        out = C.make_model("cgr", seed=2, hidden=8, target=(2.5, 0.6)).eval()(b)
+        raw = C.make_model("cgr", seed=2, hidden=8).eval()(b)
+    torch.testing.assert_close(out.y_conf, 2.5 + 0.6 * raw.y_conf)
+    for bad in [(0.0, 0.0), (0.0, -1.0), (float("nan"), 1.0), (1.0,)]:
+        with pytest.raises(ValueError, match="target must be"):
+            C.make_model("erm", seed=0, target=bad)
+
+
+def test_make_model_is_seeded_and_leaves_global_rng_alone():
+    state = torch.random.get_rng_state()
+    a, b = C.make_model("cgr", seed=5), C.make_model("cgr", seed=5)
+    c = C.make_model("cgr", seed=6)
+    assert torch.equal(torch.random.get_rng_state(), state)
+    pa, pb, pc = (torch.cat([p.flatten() for p in m.parameters()]) for m in (a, b, c))
+    assert torch.equal(pa, pb) and not torch.equal(pa, pc)
+
+
+# --- losses ---------------------------------------------------------------------------
+def mix_loss_loop(hc, hs, hg, temperature=1.0, include_positive=False):
+    b, total = hc.size(0), 0.0
+    for i in range(b):
+        for j in range(b):
+            if i == j:
+                continue
+            m = hc[i] + hs[j]
+            s = [F.cosine_similarity(m, hg[k], dim=0) / temperature for k in range(b)]
+            den = [torch.exp(s[k]) for k in range(b) if include_positive or k != i]
+            total = total - torch.log(torch.exp(s[i]) / sum(den))
+    return total / (b * (b - 1))
+
+
+@pytest.mark.parametrize("b", [2, 3, 7])
+@pytest.mark.parametrize("include_positive", [False, True])
+@pytest.mark.parametrize("temperature", [1.0, 0.3])
+def test_mix_loss_einsum_equals_loop(b, include_positive, temperature):
+    g = torch.Generator().manual_seed(b)
+    hc, hs, hg = (torch.randn(b, 5, generator=g, dtype=torch.float64) for _ in range(3))
+    got = C.mix_loss(
+        hc, hs, hg, temperature=temperature, include_positive=include_positive
+    )
+    want = mix_loss_loop(hc, hs, hg, temperature, include_positive)
+    torch.testing.assert_close(got, want)
+
+
+def test_mix_loss_gradient_flows_to_all_inputs():
+    hc, hs, hg = (torch.randn(4, 3, requires_grad=True) for _ in range(3))
+    C.mix_loss(hc, hs, hg).backward()
+    assert all(t.grad is not None and t.grad.abs().sum() > 0 for t in (hc, hs, hg))
+
+
+def test_bernoulli_kl():
+    assert float(C.bernoulli_kl(torch.full((5,), 0.3), 0.3)) == pytest.approx(
+        0, abs=1e-7
+    )
+    a = torch.tensor([0.9])
+    want = 0.9 * np.log(0.9 / 0.3) + 0.1 * np.log(0.1 / 0.7)
+    assert float(C.bernoulli_kl(a, 0.3)) == pytest.approx(want, rel=1e-5)
+
+
+def test_cgr_loss_parts(graphs):
+    model = C.make_model("cgr", seed=0, hidden=16).train()
+    b = C.GraphSet(graphs).batch(range(10))
+    out = model(b)
+    gib = C.CGRLoss("gib").parts(out, b.y)
+    assert set(gib) == {"causal L1", "confounder", "I(C;G)", "L_mix"}
+    want = 0.5 * F.l1_loss(out.y_conf, b.y).item()
+    assert gib["confounder"].item() == pytest.approx(want)
+    var = C.CGRLoss("var").parts(out, b.y)
+    assert var["confounder"].item() == pytest.approx(0.5 * out.y_conf.var().item())
+    assert set(C.CGRLoss("none", lam=0, alpha=0).parts(out, b.y)) == {"causal L1"}
+    total = C.CGRLoss()(out, b.y)
+    assert total.item() == pytest.approx(sum(v.item() for v in gib.values()))
+
+
+def test_fit_selects_the_best_epoch_after_warm_up(graphs):
+    s = C.GraphSet(graphs)
+    f = C.fit(
+        C.make_model("erm", seed=0, hidden=8),
+        C.erm_loss,
+        lambda e: s.batches(8, torch.Generator().manual_seed(e)),
+        s.full(),
+        epochs=4,
+        select_after=2,
+    )
+    assert f.best_epoch in (3, 4)
+    assert f.val_mae[f.best_epoch - 1] == f.val_mae[2:].min()
+    assert C.mae(f.model, s.full()) == pytest.approx(
+        f.val_mae[f.best_epoch - 1], rel=1e-6
+    )
+
+
+# --- bad inputs -----------------------------------------------------------------------
+@pytest.mark.parametrize("bad", [-0.1, 1.2, float("nan"), "0.5", True])
+def test_bad_probability(bad):
+    with pytest.raises(ValueError, match="shortcut must be a probability"):
+        C.make_dataset(3, np.random.default_rng(0), shortcut=bad)
+
+
+def test_empty_graph_is_rejected(graphs):
+    from torch_geometric.data import Data
+
+    empty = Data(
+        x=torch.zeros(0, 2),
+        edge_index=torch.zeros(2, 0, dtype=torch.long),
+        y=torch.zeros(1),
+        causal=torch.zeros(0, dtype=torch.bool),
+    )
+    with pytest.raises(ValueError, match=r"graphs\[1\] is an empty graph"):
+        C.GraphSet([graphs[0], empty])
+    with pytest.raises(ValueError, match="graphs is empty"):
+        C.GraphSet([])
+
+
+def test_batch_too_small_for_mix_loss():
+    h = torch.randn(1, 4)
+    with pytest.raises(ValueError, match="at least 2 graphs"):
+        C.mix_loss(h, h, h)
+    with pytest.raises(ValueError, match="share one"):
+        C.mix_loss(torch.randn(3, 4), torch.randn(3, 5), torch.randn(3, 4))
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (
+            lambda: C.make_dataset(0, np.random.default_rng(0), shortcut=0.9),
+            "n must be an int",
+        ),
+        (
+            lambda: C.make_dataset(
+                3, np.random.default_rng(0), shortcut=0.9, shift="up"
+            ),
+            "shift",
+        ),
+        (
+            lambda: C.make_dataset(
+                3, np.random.default_rng(0), shortcut=0.9, base_nodes=(9, 5)
+            ),
+            "low ≤ high",
+        ),
+        (
+            lambda: C.make_dataset(3, np.random.default_rng(0), shortcut=0.9, noise=-1),
+            "noise",
+        ),
+        (lambda: C.make_dataset(3, 0, shortcut=0.9), "rng must be"),
+        (
+            lambda: C.base_graph("star", 6, np.random.default_rng(0)),
+            "kind must be one of",
+        ),
+        (lambda: C.make_model("gat", seed=0), "kind must be one of"),
+        (lambda: C.make_model("erm", seed=-1), "seed must be"),
+        (lambda: C.CGRLoss(confounder="kl"), "confounder must be one of"),
+        (lambda: C.CGRLoss(r=1.0), "r must lie"),
+        (lambda: C.CGRLoss(lam=-0.5), "lam must be"),
+        (lambda: C.shortcut_rate([], "train"), "graphs is empty"),
+    ],
+)
+def test_bad_arguments(call, match):
+    with pytest.raises((ValueError, TypeError), match=match):
+        call()
+
+
+def test_bad_training_arguments(graphs):
+    s = C.GraphSet(graphs)
+    with pytest.raises(ValueError, match="select_after"):
+        C.fit(
+            C.make_model("erm", seed=0),
+            C.erm_loss,
+            lambda e: [],
+            s.full(),
+            epochs=5,
+            select_after=5,
+        )
+    with pytest.raises(ValueError, match="batch_size"):
+        s.batches(1, torch.Generator())
+    with pytest.raises(ValueError, match="idx must lie"):
+        s.batch([0, 99])
+    with pytest.raises(TypeError, match="CausalGIN"):
+        C.attention_by_part(C.make_model("erm", seed=0), s.full())
