@@ -27,8 +27,8 @@
 # frequent runs with byte-pair encoding (BPE).
 #
 # ```{admonition} Claims we test
-# 1. PTME ranks tokenizers without training: raw MeshXL sequences have a much higher PTME than
-#    MeshAnything V2 and EdgeRunner, whose compression ratios are about 0.35–0.55.
+# 1. MeshAnything V2 and EdgeRunner compress a face to about 4–5 coordinates (MeshXL writes 9),
+#    so raw MeshXL sequences have a much higher PTME.
 # 2. Naive coordinate merging (BPE on the sequences as they are, "MC") gives no meaningful PTME
 #    reduction.
 # 3. Rearranging then merging ("RMC") lowers PTME for all three tokenizers, and lowers it further as
@@ -36,15 +36,15 @@
 # 4. The paper's first-order formula predicts which merges help: a merge lowers PTME when the pair's
 #    pointwise mutual information exceeds 1 and its joint probability is high.
 # 5. RMC fits more faces into a fixed context (fewer tokens per face), more so as the vocabulary grows.
-# 6. PTME tracks learnability: a sequence model reaches fewer held-out bits per face on tokenisations
-#    with lower PTME (full scale only).
+# 6. PTME ranks tokenisations without training, as learnability would: a next-token model reaches
+#    fewer held-out bits per face on tokenisations with lower PTME.
 # ```
 #
 # We implement the three serialisations the paper evaluates, each with a decoder, the rearrangement
 # and its inverse, SentencePiece BPE merging and PTME in `repbook.papers.mesh_tokenizers`, and run
-# them on real meshes that ship inside installed packages. The paper's "up to 21.2 %" and its
-# PTME–Chamfer-distance correlation need its Objaverse-trained generator; they are quoted, not
-# re-derived.
+# them on real meshes that ship inside installed packages. The "up to 21.2 %" that a secondary
+# summary attributes to the paper, and the PTME–Chamfer-distance correlation in the official
+# repository's figure, need the paper's Objaverse-trained generator; they are quoted, not re-derived.
 
 # %% tags=["parameters"]
 scale = "quick"  # "quick" (≤ 90 s on 2 CPU cores) or "full" (more meshes, rotations, vocabularies, LM)
@@ -59,8 +59,8 @@ import pandas as pd
 from mpl_toolkits.mplot3d.art3d import Poly3DCollection
 from scipy import stats
 
-from repbook.core import Ledger, setup, use_style, color_for, fmt
-from repbook.core.plotting import register_colors
+from repbook.core import (Ledger, setup, use_style, color_for, register_colors, all_of,
+                          at_least, at_most, within, monotone)
 from repbook.papers import mesh_tokenizers as M
 
 SIZES = {
@@ -71,7 +71,7 @@ SIZES = {
                  lm=dict(d_model=256, n_layers=4, n_heads=4, context=1024, steps=4000, batch=32,
                          lr=6e-4)),
 }
-run = setup("03_mesh_ptme", scale=scale, seed=seed, sizes=SIZES)
+run = setup(scale=scale, seed=seed, sizes=SIZES)
 ledger = Ledger.for_run(run)
 use_style()
 register_colors({"base": "baseline", "MC": "muted", "RMC": "ours",
@@ -214,11 +214,17 @@ print("held-out PTME (bits per raw coordinate):")
 print(table.round(3).to_string())
 
 # %% [markdown]
-# ## Claim 1 · PTME ranks the tokenizers without training
+# ## Claim 1 · AMT and EDR compress the connectivity
 #
-# **Criterion (fixed before the run).** On the held-out meshes, the PTME of raw MeshXL sequences is at
-# least 1.5 times the larger of the AMT and EDR values, and the mean per-mesh compression ratio of AMT
-# and of EDR (over all meshes) each lies in [0.35, 0.55].
+# For an unmerged sequence PTME $=H\cdot\mathrm{CR}$, and the per-token entropy $H$ of the three
+# serialisations is similar (all three write 7-bit coordinates), so the ratio of their PTMEs is set
+# by their compression ratios: the PTME ranking of unmerged tokenizers follows from CR and is shown,
+# not tested. Whether PTME ranks tokenisations as a model's learning does is claim 6.
+#
+# **Criterion.** Over all meshes, the mean number of base tokens per face of AMT and of EDR each lies
+# in [4, 5] (a secondary summary of the paper: about 4–5 coordinates per face). It fails if the
+# strips or sub-meshes of these real meshes are short (more full faces, CR toward 1) or if our
+# serialisers drop tokens.
 
 # %%
 base_ptme = res[res.method == "base"].set_index("tokenizer").ptme
@@ -232,7 +238,7 @@ print("entropy per token H (bits): " + ", ".join(f"{tk} {base_h[tk]:.3f}" for tk
 for tk in ("AMT", "EDR"):
     print(f"{tk}: mean CR {cr_mean[tk]:.3f}, per-mesh range {cr_range[tk][0]:.3f}–{cr_range[tk][1]:.3f}")
 
-# %%
+# %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
 ax = axes[0]
 xs = np.arange(3)
@@ -244,19 +250,20 @@ ax = axes[1]
 for k, tk in enumerate(("AMT", "EDR")):
     vals = meshes[f"CR_{tk}"].values
     ax.scatter(meshes.faces, vals, s=10, alpha=0.6, color=color_for(tk), label=NAMES[tk])
-ax.axhspan(0.35, 0.55, color=color_for("muted"), alpha=0.12, label="claimed range 0.35–0.55")
+ax.axhspan(4 / 9, 5 / 9, color=color_for("muted"), alpha=0.12,
+           label="4–5 tokens per face (secondary summary)")
 ax.set(xscale="log", xlabel="faces (after quantisation)", ylabel="CR = base tokens / 9F",
        title="Compression ratio of each mesh", ylim=(0.25, 0.65))
 ax.legend(fontsize=8)
 plt.show()
 
 # %%
-ok1 = bool(ratio1 >= 1.5 and all(0.35 <= cr_mean[tk] <= 0.55 for tk in cr_mean))
-ledger.check(1, "PTME: RAW ≫ AMT, EDR; AMT/EDR CR ≈ 0.35–0.55",
-             paper="RAW highest PTME; CR of AMT/EDR ≈ 0.35–0.55",
-             measured=f"RAW/max(AMT,EDR) = {fmt(ratio1)}; CR AMT {fmt(cr_mean['AMT'])}, "
-                      f"EDR {fmt(cr_mean['EDR'])}",
-             criterion="PTME ratio ≥ 1.5 and mean CR of AMT and EDR in [0.35, 0.55]", passed=ok1)
+ledger.check(
+    1, "AMT and EDR write about 4–5 tokens per face (MeshXL: 9)",
+    paper="about 4–5 coordinates per face", source="secondary summary",
+    measured={"base tokens per face": {tk: 9 * cr_mean[tk] for tk in ("AMT", "EDR")},
+              "PTME RAW / max(AMT, EDR)": ratio1},
+    criterion=within("base tokens per face", 4, 5))
 
 # %% [markdown]
 # Since PTME $= H\cdot\mathrm{CR}$ for an unmerged sequence, compressing the connectivity (AMT, EDR)
@@ -278,7 +285,7 @@ mc["RMC / base"] = mc.RMC / mc.base
 print(mc[["tokenizer", "V", "base", "MC", "RMC", "MC / base", "RMC / base"]].round(3).to_string(index=False))
 worst_mc = float(mc["MC / base"].min())
 
-# %%
+# %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 3, figsize=(12, 3.6), sharex=True)
 for ax, tk in zip(axes, M.TOKENIZERS):
     d = mc[mc.tokenizer == tk]
@@ -294,10 +301,12 @@ fig.suptitle("Merging lowers PTME only after rearranging", fontweight="bold")
 plt.show()
 
 # %%
-ledger.check(2, "naive merging (MC) gives no meaningful PTME reduction", paper="MC does not reduce PTME",
-             measured=f"min PTME(MC)/PTME(base) = {fmt(worst_mc)}",
-             criterion="PTME(MC, V) ≥ 0.97 · PTME(base) for all 3 tokenizers and all V",
-             passed=bool(worst_mc >= 0.97))
+ledger.check(
+    2, "naive merging (MC) gives no meaningful PTME reduction", paper="MC does not reduce PTME",
+    source="paper",
+    measured={"PTME(MC) / PTME(base)": {f"{r.tokenizer} V={r.V}": r["MC / base"]
+                                        for _, r in mc.iterrows()}},
+    criterion=at_least("PTME(MC) / PTME(base)", 0.97))
 
 # %% [markdown]
 # ## Claim 3 · Rearranging then merging lowers PTME, more with a larger vocabulary
@@ -314,17 +323,21 @@ for tk in M.TOKENIZERS:
                        reduction=float(1 - d.RMC.values[-1] / d.base.values[-1]))
 checks3 = pd.DataFrame(checks3).T
 print(checks3.to_string())
-ok3 = bool(checks3.below_base.all() and checks3.below_mc.all() and checks3.decreasing.all()
-           and (checks3.reduction >= 0.05).all())
 
 # %%
-ledger.check(3, "RMC lowers PTME on all tokenizers, further as V grows",
-             paper="RMC lowers PTME, monotone in V",
-             measured="reduction at V=" + str(run["vocab"][-1]) + ": "
-                      + ", ".join(f"{tk} {fmt(100 * checks3.reduction[tk])} %" for tk in M.TOKENIZERS),
-             criterion="RMC < base and < MC at every V, strictly decreasing in V, ≥ 5 % below base at "
-                       "the largest V, for each tokenizer",
-             passed=ok3)
+v3 = {"PTME(RMC) / PTME(base)": {f"{r.tokenizer} V={r.V}": r["RMC / base"]
+                                 for _, r in mc.iterrows()},
+      "PTME(RMC) / PTME(MC)": {f"{r.tokenizer} V={r.V}": r.RMC / r.MC for _, r in mc.iterrows()},
+      f"reduction at V={run['vocab'][-1]}": checks3.reduction.to_dict()}
+for tk in M.TOKENIZERS:
+    v3[f"PTME(RMC) by V, {tk}"] = mc[mc.tokenizer == tk].sort_values("V").RMC.to_numpy()
+ledger.check(
+    3, "RMC lowers PTME on all tokenizers, further as V grows",
+    paper="RMC lowers PTME, monotone in V", source="paper", measured=v3,
+    criterion=all_of(at_most(["PTME(RMC) / PTME(base)", "PTME(RMC) / PTME(MC)"], 1, strict=True),
+                     *[monotone(f"PTME(RMC) by V, {tk}", "decreasing") for tk in M.TOKENIZERS],
+                     at_least(f"reduction at V={run['vocab'][-1]}", 0.05)),
+    show=[f"reduction at V={run['vocab'][-1]}"])
 
 # %% [markdown]
 # In each panel the MC curve stays close to the base line (the ratios MC / base are in the table of
@@ -360,7 +373,8 @@ print(f"RMC with two BPE implementations ({time.perf_counter() - t0:.1f} s); hel
 print(peer.round(3).to_string(index=False))
 print("largest relative PTME difference: "
       f"{(peer['PTME tokenizers'] / peer['PTME sentencepiece'] - 1).abs().max():.1%}")
-#
+
+# %% [markdown]
 # ### What the merged pieces look like
 #
 # One held-out mesh, its rearranged MeshXL sequence and the largest RMC vocabulary. Each face is
@@ -368,7 +382,7 @@ print("largest relative PTME difference: "
 # of length $l$ costs $1/l$ token); the strip on the right shows the first 180 coordinates of the
 # sequence, one block per merged piece, and the histogram the lengths of the pieces used.
 
-# %%
+# %% tags=["hide-input"]
 V_max = run["vocab"][-1]
 show = int(test_idx[np.argmax(meshes.faces.values[test_idx])])
 q_show = qmeshes[show]
@@ -454,7 +468,7 @@ agree = pairs.groupby(["tokenizer", "order"], sort=False).apply(
                          "PMI > 1": int((d.pmi > 1).sum())}), include_groups=False)
 print(agree.round(3).to_string())
 
-# %%
+# %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(10, 4))
 for ax, order in zip(axes, ("as is", "RAC")):
     d = pairs[(pairs.tokenizer == "RAW") & (pairs.order == order)]
@@ -471,7 +485,6 @@ plt.show()
 
 # %%
 raw_agree = agree.loc["RAW"]
-ok4 = bool((raw_agree["sign agreement"] >= 0.9).all() and (raw_agree["Spearman"] >= 0.9).all())
 # a closer look at RAW + RAC: pairs of two equal tokens (a, a) against pairs of distinct tokens
 d4 = pairs[(pairs.tokenizer == "RAW") & (pairs.order == "RAC")].copy()
 d4["kind"] = np.where(d4.a == d4.b, "self-pair (a, a)", "distinct (a, b)")
@@ -481,15 +494,17 @@ by_kind = d4.groupby("kind").apply(lambda d: pd.Series({
     "max p_ab / min(p_a, p_b)": float((d.p_ab / np.minimum(d.p_a, d.p_b)).max())}), include_groups=False)
 print("RAW + RAC, by kind of pair:")
 print(by_kind.round(3).to_string())
-ledger.check(4, "first-order formula predicts which merges help (PMI > 1, high p_ab)",
-             paper="ΔPTME ≈ −F*/l̄, F* = p_ab(PMI − 1)",
-             measured="RAW (as is / RAC): sign agreement "
-                      + " / ".join(f"{100 * x:.0f} %" for x in raw_agree["sign agreement"])
-                      + ", Spearman " + " / ".join(fmt(x) for x in raw_agree["Spearman"]),
-             criterion="sign agreement ≥ 0.9 and Spearman ≥ 0.9 on the top pairs of RAW and RAW+RAC",
-             passed=ok4,
-             note="" if ok4 else "the formula gets every sign right but ranks self-pairs (a, a) and "
-                                 "distinct pairs on different scales (see text)")
+
+# %%
+ok4 = ledger.check(
+    4, "first-order formula predicts which merges help (PMI > 1, high p_ab)",
+    paper="ΔPTME ≈ −F*/l̄, F* = p_ab(PMI − 1)", source="paper",
+    measured={"sign agreement, RAW": raw_agree["sign agreement"].to_dict(),
+              "Spearman, RAW": raw_agree["Spearman"].to_dict()},
+    criterion=all_of(at_least("sign agreement, RAW", 0.9), at_least("Spearman, RAW", 0.9))).passed
+if not ok4:
+    print("the formula gets every sign right but ranks self-pairs (a, a) and distinct pairs on "
+          "different scales (see text)")
 
 # %% [markdown]
 # Points below zero are merges that lower PTME; the colour is their PMI. The first table counts, per
@@ -515,15 +530,18 @@ tpf = res.pivot_table(index=["tokenizer", "V"], columns="method", values="tokens
 tpf["base"] = tpf.tokenizer.map(res[res.method == "base"].set_index("tokenizer").tokens_per_face)
 tpf = tpf.dropna(subset=["RMC"])
 ctx = run["context"]
-ok5, lines5 = True, []
+lines5, v5 = [], {}
 for tk in M.TOKENIZERS:
     d = tpf[tpf.tokenizer == tk].sort_values("V")
-    ok5 &= bool((d.RMC < d.base).all() and np.all(np.diff(d.RMC.values) < 0))
+    v5[f"tokens per face, RMC / base, {tk}"] = (d.RMC / d.base).to_numpy()
+    v5[f"tokens per face by V, {tk}"] = d.RMC.to_numpy()
+    v5[f"faces per {ctx} tokens, {tk}: base"] = ctx / d.base.values[0]
+    v5[f"faces per {ctx} tokens, {tk}: RMC V={d.V.values[-1]}"] = ctx / d.RMC.values[-1]
     lines5.append(f"{tk} {ctx / d.base.values[0]:.0f} → {ctx / d.RMC.values[-1]:.0f}")
 print(tpf.round(3).to_string(index=False))
 print(f"faces in a {ctx}-token context, base → RMC at V = {V_max}: " + ", ".join(lines5))
 
-# %%
+# %% tags=["hide-input"]
 fig, ax = plt.subplots(figsize=(6.4, 3.9))
 for tk in M.TOKENIZERS:
     d = tpf[tpf.tokenizer == tk].sort_values("V")
@@ -538,77 +556,107 @@ ax.legend(fontsize=7, ncols=2)
 plt.show()
 
 # %%
-ledger.check(5, "RMC fits more faces into a fixed context", paper="more faces per context",
-             measured=f"faces per {ctx} tokens: " + "; ".join(lines5),
-             criterion="RMC tokens/face < base at every V and strictly decreasing in V, each tokenizer",
-             passed=bool(ok5))
+ledger.check(
+    5, "RMC fits more faces into a fixed context", paper="more faces per context",
+    source="paper", measured=v5,
+    criterion=all_of(at_most([f"tokens per face, RMC / base, {tk}" for tk in M.TOKENIZERS], 1,
+                             strict=True),
+                     *[monotone(f"tokens per face by V, {tk}", "decreasing")
+                       for tk in M.TOKENIZERS]),
+    show=[k for k in v5 if k.startswith("faces per")])
 
 # %% [markdown]
 # Dashed lines are the base tokenizers, dotted lines MC, solid lines RMC. MC shortens the sequences
 # too — any merge does; what it fails to do is lower PTME (claim 2): since PTME $= H\cdot$ tokens$/9F$,
 # its entropy per token rises about as fast as its length falls.
 #
-# ## Claim 6 · Does PTME track what a model can learn?
+# ## Claim 6 · Does PTME rank tokenisations as learning does?
 #
-# The paper trains a point-cloud-conditioned generator on Objaverse and correlates PTME with the
-# Chamfer distance of its meshes. At full scale we ask a smaller question: train the same small causal
-# transformer on each of six tokenisations of our training meshes (the three tokenizers, base and RMC
-# at the largest $V$) and measure held-out **bits per face**.
+# PTME is a unigram statistic: it scores a tokenisation without training anything. The paper's
+# argument is that it tracks what a model can learn (in the paper: a point-cloud-conditioned
+# generator on Objaverse, correlated with the Chamfer distance of its meshes). We ask the same of a
+# next-token model trained on each of six tokenisations of our training meshes (the three
+# tokenizers, base and RMC at the largest $V$), scored by held-out **bits per face**. At quick
+# scale the model is a count-based trigram with interpolated absolute discounting (it sees the two
+# previous tokens, which a unigram statistic like PTME does not); at full scale it is a small causal
+# transformer.
 #
 # **Criterion.** The Spearman correlation between PTME and held-out bits per face over the six
-# tokenisations is at least 0.8.
+# tokenisations is at least 0.8. It fails if context makes some tokenisations far easier to
+# predict than their unigram entropy says (for example if merging only moved predictable structure
+# into the vocabulary).
 
 # %%
-if run["lm"] is None:
-    ledger.not_checked(6, "PTME tracks learnability (held-out bits per face)",
-                       paper="PTME ∝ Chamfer distance, r = 0.965 (Objaverse)",
-                       criterion="Spearman(PTME, LM bits/face) ≥ 0.8 over 6 tokenisations",
-                       note="trains six transformers: run with scale='full' on a GPU")
-else:
-    lm_rows = []
-    for k, tk in enumerate(M.TOKENIZERS):
-        for method in ("base", "RMC"):
-            if method == "base":
-                tr = [seqs[(tk, False)][i] for i in train_idx]
-                te = [seqs[(tk, False)][i] for i in test_idx]
-                vocab = M.ALPHABET[tk]
-            else:
-                mgk = mergers[(tk, "RMC", V_max)]
-                tr = [mgk.encode(seqs[(tk, True)][i]) for i in train_idx]
-                te = [mgk.encode(seqs[(tk, True)][i]) for i in test_idx]
-                vocab = mgk.vocab_size
+lm_rows = []
+for k, tk in enumerate(M.TOKENIZERS):
+    for method in ("base", "RMC"):
+        if method == "base":
+            tr = [seqs[(tk, False)][i] for i in train_idx]
+            te = [seqs[(tk, False)][i] for i in test_idx]
+            vocab = M.ALPHABET[tk]
+        else:
+            mgk = mergers[(tk, "RMC", V_max)]
+            tr = [mgk.encode(seqs[(tk, True)][i]) for i in train_idx]
+            te = [mgk.encode(seqs[(tk, True)][i]) for i in test_idx]
+            vocab = mgk.vocab_size
+        if run["lm"] is None:
+            out = M.ngram_bits_per_face(tr, te, faces_test, vocab=vocab, order=3)
+        else:
             out = M.lm_bits_per_face(tr, te, faces_test, vocab=vocab, device=run.device,
                                      generator=run.torch_generator(60 + 2 * k + (method == "RMC")),
                                      **run["lm"])
-            ptme_k = res[(res.tokenizer == tk) & (res.method == method)
-                         & ((res.V == V_max) | (res.method == "base"))].ptme.values[0]
-            lm_rows.append(dict(tokenizer=tk, method=method, ptme=ptme_k, **out))
-    lm = pd.DataFrame(lm_rows)
-    rho6 = float(stats.spearmanr(lm.ptme, lm.bits_per_face)[0])
-    print(lm.round(3).to_string(index=False))
-    print(f"Spearman(PTME, bits per face) = {rho6:.3f}")
-    fig, ax = plt.subplots()
-    for _, r in lm.iterrows():
-        ax.scatter(r.ptme, r.bits_per_face, color=color_for(r.tokenizer),
-                   marker="o" if r.method == "base" else "*", s=60, label=f"{r.tokenizer} {r.method}")
-    ax.set(xlabel="PTME (bits / raw coord.)", ylabel="held-out LM bits per face",
-           title="Learnability against PTME")
-    ax.legend(fontsize=8)
-    plt.show()
-    ledger.check(6, "PTME tracks learnability (held-out bits per face)",
-                 paper="PTME ∝ Chamfer distance, r = 0.965 (Objaverse)",
-                 measured=f"Spearman = {fmt(rho6)}",
-                 criterion="Spearman(PTME, LM bits/face) ≥ 0.8 over 6 tokenisations",
-                 passed=bool(rho6 >= 0.8))
+        ptme_k = res[(res.tokenizer == tk) & (res.method == method)
+                     & ((res.V == V_max) | (res.method == "base"))].ptme.values[0]
+        lm_rows.append(dict(tokenizer=tk, method=method, ptme=ptme_k, **out))
+lm = pd.DataFrame(lm_rows)
+rho6 = float(stats.spearmanr(lm.ptme, lm.bits_per_face)[0])
+model6 = "trigram" if run["lm"] is None else "transformer"
+print(f"next-token model: {model6}")
+print(lm.round(3).to_string(index=False))
+print(f"Spearman(PTME, bits per face) = {rho6:.3f}")
+
+# %% tags=["hide-input"]
+fig, ax = plt.subplots()
+for _, r in lm.iterrows():
+    ax.scatter(r.ptme, r.bits_per_face, color=color_for(r.tokenizer),
+               marker="o" if r.method == "base" else "*", s=80,
+               label=f"{NAMES[r.tokenizer]}, {'base' if r.method == 'base' else 'RMC'}")
+ax.set(xlabel="PTME (bits / raw coord.)", ylabel=f"held-out {model6} bits per face",
+       title=f"Learnability against PTME (Spearman {rho6:.2f})")
+ax.legend(fontsize=7)
+plt.show()
+
+# %%
+ledger.check(
+    6, "PTME ranks tokenisations as a next-token model's held-out bits per face do",
+    paper="PTME tracks generation quality (r = 0.965 with Chamfer distance)",
+    source="official code",
+    measured={"Spearman(PTME, bits per face)": rho6,
+              "bits per face": {f"{r.tokenizer} {r.method}": r.bits_per_face
+                                for _, r in lm.iterrows()}},
+    criterion=at_least("Spearman(PTME, bits per face)", 0.8),
+    show=["Spearman(PTME, bits per face)"],
+    note=f"{model6} at {run.scale} scale" + (
+        "; a weak test: its held-out bits per face exceed 9·PTME on every tokenisation"
+        if (lm.bits_per_face > 9 * lm.ptme).all() else ""))
+
+# %% [markdown]
+# Compare the bits per face in the table with $9\cdot$PTME, the unigram entropy per face of the
+# test sequences themselves. Where the model's held-out bits exceed it, the model has learned
+# nothing from context that pays for what it loses to unseen events: on a corpus of a few dozen
+# meshes a trigram is little more than a smoothed unigram model, and agreement with PTME, itself a
+# unigram statistic, is then close to built in. The full-scale transformer, trained on more meshes,
+# is the test that can separate the two.
 
 # %%
 ledger.quote("7", "RMC improves compression by up to 21.2 % across the three tokenizers",
-             paper="up to 21.2 % (secondary summary of the paper; whether a ratio or a reduction is "
-                   "ambiguous)",
+             paper="up to 21.2 % (whether a ratio or a reduction is ambiguous)",
+             source="secondary summary",
              note="needs the paper's Objaverse corpus and vocabularies")
 ledger.quote("8", "PTME correlates with the Chamfer distance of generated meshes",
-             paper="r = 0.965 (EDR + RMC, official repository figure)",
-             note="needs the paper's trained point-cloud-conditioned generator")
+             paper="r = 0.965 (EDR + RMC; the figure names no data set)", source="official code",
+             note="a figure in the official repository (figures/EDR_RMC_PTME_CD.png), not the "
+                  "paper's text; needs the paper's trained point-cloud-conditioned generator")
 
 # %% [markdown]
 # ## Verdicts
@@ -646,8 +694,20 @@ print("serialisation time per mesh (median / max, ms): "
 #   first-order formula is checked on the 50 most frequent pairs, with the exact change computed from
 #   the counts (the paper's identity $\Delta = -\mathrm{CR}\,F_{ab}/\bar l$).
 # - **Not checked here.** The paper's generator (point-cloud conditioning, Chamfer / Hausdorff
-#   distances, the 21.2 % figure) needs Objaverse and GPU training; claim 6 replaces it at full
-#   scale by a small language model's held-out bits per face.
+#   distances, the 21.2 % figure) needs Objaverse and GPU training; claim 6 replaces it by a
+#   next-token model's held-out bits per face (a trigram at quick scale, a small transformer at full
+#   scale).
+# - **Criteria changed after their results were known** (a verdict audit):
+#   - *Claim 1.* Before: "PTME(RAW) ≥ 1.5 × max(AMT, EDR) and mean CR of AMT and EDR in
+#     [0.35, 0.55]" (reproduced). The PTME ratio follows from the CR condition (PTME $=H\cdot$CR for
+#     unmerged sequences, with similar $H$), and no source has the 0.35–0.55 range. Now: base tokens
+#     per face of AMT and EDR in [4, 5], the value a secondary summary of the paper gives; the PTME
+#     ratio is shown, not tested.
+#   - *Claim 6.* Before: `not checked at this scale` (six transformers, full scale only). The paper's
+#     central claim needs a test at every scale: now a trigram model at quick scale, the same
+#     criterion (Spearman ≥ 0.8).
+#   - *Quotes.* "21.2 %" comes from a secondary summary and "r = 0.965" from a figure in the official
+#     repository that names no data set; both are labelled so.
 # - **Peers.** The three tokenizers the paper compares are the peers, each run side by side as base,
 #   MC and RMC. None of them is distributed as a Python package (MeshXL, MeshAnything V2 and
 #   EdgeRunner ship research repositories), so they are re-implemented here and checked by round

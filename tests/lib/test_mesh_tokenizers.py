@@ -384,3 +384,51 @@ def test_hf_merger_round_trip_separators_and_determinism():
         assert a.piece_length[ids].sum() == s.size
     with pytest.raises(ValueError, match="vocab_size must be an int above"):
         M.train_merger_hf(seqs, alphabet_size=131, vocab_size=100)
+
+
+def _ngram_prob_brute(train, history, w, vocab, order, d):
+    """P(w | history) of the interpolated absolute-discounting model, by direct counting."""
+    from collections import Counter
+
+    seqs = [[vocab] * (order - 1) + list(q) for q in train]
+    p = 1.0 / vocab
+    for j in range(order):
+        pairs, ctxs = Counter(), Counter()
+        for q in seqs:
+            for i in range(order - 1, len(q)):
+                c = tuple(q[i - j:i]) if j else ()
+                pairs[(c, q[i])] += 1
+                ctxs[c] += 1
+        c = tuple(history[len(history) - j:]) if j else ()
+        if ctxs[c]:
+            types = sum(1 for (cc, _) in pairs if cc == c)
+            p = max(pairs[(c, w)] - d, 0) / ctxs[c] + d * types / ctxs[c] * p
+    return p
+
+
+def test_ngram_model_matches_counting_and_sums_to_one():
+    rng = np.random.default_rng(0)
+    train = [rng.integers(0, 5, 30) for _ in range(4)]
+    vocab, order, d = 5, 3, 0.75
+    hist = [vocab, vocab, 2, 4]                # two start symbols, then tokens 2, 4
+    probs = [_ngram_prob_brute(train, hist, w, vocab, order, d) for w in range(vocab)]
+    assert sum(probs) == pytest.approx(1.0)
+    for w in range(vocab):                     # the library on a one-sequence test set [2, 4, w]
+        out = M.ngram_bits_per_face(train, [np.array([2, 4, w])], 1, vocab=vocab, order=order)
+        first = [_ngram_prob_brute(train, [vocab, vocab], 2, vocab, order, d),
+                 _ngram_prob_brute(train, [vocab, vocab, 2], 4, vocab, order, d), probs[w]]
+        assert out["bits_per_face"] == pytest.approx(-np.log2(first).sum())
+
+
+def test_ngram_model_learns_structure_and_rejects_bad_input():
+    periodic = [np.tile(np.arange(6), 50)]
+    noise = [np.random.default_rng(1).integers(0, 6, 300)]
+    fit = M.ngram_bits_per_face(periodic, periodic, 100, vocab=6)
+    rnd = M.ngram_bits_per_face(noise, noise, 100, vocab=6)
+    assert fit["bits_per_token"] < 0.2 < 2.0 < rnd["bits_per_token"]
+    with pytest.raises(ValueError, match="order"):
+        M.ngram_bits_per_face(periodic, periodic, 1, vocab=6, order=0)
+    with pytest.raises(ValueError, match="token ids"):
+        M.ngram_bits_per_face([np.array([7])], periodic, 1, vocab=6)
+    with pytest.raises(ValueError, match="non-empty"):
+        M.ngram_bits_per_face([], periodic, 1, vocab=6)

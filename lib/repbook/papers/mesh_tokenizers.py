@@ -950,8 +950,11 @@ def lm_bits_per_face(train, test, test_faces, *, vocab: int, generator, device: 
                 x = blk(x, mask)
             return self.head(self.ln(x))
 
-    torch.manual_seed(int(torch.randint(0, 2**31 - 1, (1,), generator=generator)))
-    model = LM().to(device)
+    init_seed = int(torch.randint(0, 2**31 - 1, (1,), generator=generator))
+    devices = [torch.device(device).index or 0] if str(device).startswith("cuda") else []
+    with torch.random.fork_rng(devices=devices):   # initialise from `generator`, not global state
+        torch.manual_seed(init_seed)
+        model = LM().to(device)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.1)
     model.train()
@@ -1033,3 +1036,72 @@ def train_merger_hf(sequences, *, alphabet_size: int, vocab_size: int, separator
                                   show_progress=False)
     tok.train_from_iterator([to_text(s) for s in seqs if s.size], trainer=trainer)
     return HFMerger(tok, alphabet_size, tuple(int(s) for s in separators))
+
+
+# ----------------------------------------------------------------------------------------------
+# a count-based next-token model: held-out bits per face without training a network
+def ngram_bits_per_face(train, test, test_faces, *, vocab: int, order: int = 3,
+                        discount: float = 0.75) -> dict:
+    """Held-out bits per token and per face of an interpolated absolute-discounting n-gram model.
+
+    P_k(w | last k−1 tokens) = max(c(ctx, w) − d, 0) / c(ctx) + d · T(ctx) / c(ctx) · P_{k−1}(w),
+    with T(ctx) the number of distinct tokens seen after ctx, falling back to P_{k−1} for an unseen
+    context; P_0 is uniform over the `vocab` tokens. Each sequence starts from `order − 1` start
+    symbols. Trained on `train`, scored on `test` (lists of int token arrays); `test_faces` is the
+    number of faces per test sequence (or their total).
+    """
+    if isinstance(order, bool) or not isinstance(order, (int, np.integer)) or order < 1:
+        raise ValueError(f"order must be a positive int, got {order!r}")
+    if not 0 < discount < 1:
+        raise ValueError(f"discount must lie in (0, 1), got {discount!r}")
+    if isinstance(vocab, bool) or not isinstance(vocab, (int, np.integer)) or vocab < 2:
+        raise ValueError(f"vocab must be an int ≥ 2, got {vocab!r}")
+    if not train or not test:
+        raise ValueError("train and test must be non-empty lists of token sequences")
+    base = int(vocab) + 1                      # token ids 0..vocab−1 and the start symbol `vocab`
+    if base ** order >= 2 ** 62:
+        raise ValueError(f"vocab {vocab} and order {order} do not fit 64-bit context keys")
+
+    def contexts(seqs):
+        """(target, context key of length j for j = 0..order−1) for every position."""
+        tgt, ctx = [], [[] for _ in range(order)]
+        for q in seqs:
+            q = np.asarray(q, dtype=np.int64)
+            if q.ndim != 1 or (q.size and (q.min() < 0 or q.max() >= vocab)):
+                raise ValueError(f"token ids must be a 1-D array in [0, {vocab})")
+            padded = np.concatenate([np.full(order - 1, vocab, dtype=np.int64), q])
+            tgt.append(q)
+            key = np.zeros(q.size, dtype=np.int64)
+            ctx[0].append(key.copy())
+            for j in range(1, order):          # context of the last j tokens
+                key = key * base + padded[order - 1 - j: order - 1 - j + q.size]
+                ctx[j].append(key.copy())
+        return np.concatenate(tgt), [np.concatenate(c) for c in ctx]
+
+    t_tr, c_tr = contexts(train)
+    t_te, c_te = contexts(test)
+    prob = np.full(t_te.size, 1.0 / vocab)     # P_0: uniform
+    for j in range(order):                      # j = context length: unigram, bigram, ...
+        pair = c_tr[j] * base + t_tr
+        pair_keys, pair_counts = np.unique(pair, return_counts=True)
+        ctx_keys, ctx_counts = np.unique(c_tr[j], return_counts=True)
+        distinct_ctx, distinct_counts = np.unique(pair_keys // base, return_counts=True)
+        assert np.array_equal(distinct_ctx, ctx_keys)
+
+        def lookup(keys, table, values):
+            i = np.clip(np.searchsorted(table, keys), 0, len(table) - 1)
+            return np.where(table[i] == keys, values[i], 0)
+
+        c_pair = lookup(c_te[j] * base + t_te, pair_keys, pair_counts).astype(float)
+        c_ctx = lookup(c_te[j], ctx_keys, ctx_counts).astype(float)
+        n_types = lookup(c_te[j], ctx_keys, distinct_counts).astype(float)
+        seen = c_ctx > 0
+        safe = np.where(seen, c_ctx, 1.0)
+        higher = np.maximum(c_pair - discount, 0) / safe + discount * n_types / safe * prob
+        prob = np.where(seen, higher, prob)
+    bits = float(-np.log2(prob).sum())
+    faces = float(np.sum(test_faces))
+    if faces <= 0:
+        raise ValueError("test_faces must add up to a positive number of faces")
+    return {"bits_per_token": bits / t_te.size, "bits_per_face": bits / faces,
+            "tokens": int(t_te.size)}
