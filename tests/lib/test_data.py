@@ -59,3 +59,23 @@ def test_stdlib_sources_are_sorted_python_files_without_test_suites():
     assert all(p.suffix == ".py" for p in files + top)
     assert set(top) <= set(files) and len(files) > len(top) > 50
     assert not any({"test", "idlelib", "site-packages"} & set(p.parts) for p in files)
+
+
+def test_sha256sums_in_text_and_binary_form():
+    from repbook.core.data import DataError, read_sha256sums
+
+    hexa = "a" * 64
+    assert read_sha256sums(f"{hexa}  one.csv\n{hexa} *two.bin\n\n") == {"one.csv": hexa,
+                                                                      "two.bin": hexa}
+    with pytest.raises(DataError, match="line 1"):
+        read_sha256sums("xyz one.csv\n")
+
+
+def test_sha256_is_the_file_digest(tmp_path):
+    import hashlib
+
+    from repbook.core.data import sha256
+
+    f = tmp_path / "x.bin"
+    f.write_bytes(b"hello" * 1000)
+    assert sha256(f) == hashlib.sha256(b"hello" * 1000).hexdigest()

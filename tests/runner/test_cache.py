@@ -46,3 +46,33 @@ def test_key_follows_python_and_installed_packages(book_root, monkeypatch):
     k0 = chapter_key(book_root, ch, params)
     monkeypatch.setattr(cache, "environment_fingerprint", lambda: "3.11.7\nnumpy==9.9.9")
     assert chapter_key(book_root, ch, params) != k0
+
+
+def test_editing_a_paper_module_invalidates_exactly_the_chapters_that_import_it(book_root):
+    nb = book_root / "notebooks"
+    header = (nb / "02_broken.py").read_text().split("# %%")[0]
+    chapters = {
+        "03_paren": "from repbook.papers import (other,\n    aurc)",
+        "04_sub": "from repbook.papers.pkg import inner",
+        "05_alias": "import repbook.papers.other as O",
+        "06_none": "import numpy",
+    }
+    papers = book_root / "lib" / "repbook" / "papers"
+    (papers / "pkg").mkdir()
+    (papers / "pkg" / "__init__.py").write_text("")
+    (papers / "pkg" / "inner.py").write_text("D = 1\n")
+    for stem, code in chapters.items():
+        (nb / f"{stem}.py").write_text(header + '# %% tags=["parameters"]\nscale = "quick"\n'
+                                       'seed = 0\n\n# %%\n' + code + "\n")
+    params = {"scale": "quick", "seed": 0}
+
+    def keys():
+        return {c.stem: chapter_key(book_root, c, params) for c in resolve(book_root, [])}
+
+    edits = {"aurc.py": {"01_tiny", "03_paren"}, "other.py": {"03_paren", "05_alias"},
+             "pkg/inner.py": {"04_sub"}}
+    for name, expected in edits.items():
+        before = keys()
+        (papers / name).write_text((papers / name).read_text() + "# edited\n")
+        after = keys()
+        assert {s for s in before if before[s] != after[s]} == expected, name

@@ -32,7 +32,28 @@ def test_parameters_cell_must_be_unique_and_literal(tmp_path):
         parameters_of(f)
 
 
-def test_paper_modules(tmp_path):
+@pytest.mark.parametrize("code, mods", [
+    ("from repbook.papers import aurc", ["aurc"]),
+    ("from repbook.papers import aurc as A, butterfly", ["aurc", "butterfly"]),
+    ("from repbook.papers import (aurc,\n    butterfly)", ["aurc", "butterfly"]),   # the regex missed it
+    ("from repbook.papers import (\n    aurc as A,\n    butterfly as B,\n)", ["aurc", "butterfly"]),
+    ("import repbook.papers.aurc", ["aurc"]),
+    ("import repbook.papers.aurc as A", ["aurc"]),
+    ("import repbook.papers.grammar_decoding.lexer as L", ["grammar_decoding"]),
+    ("from repbook.papers.grammar_decoding import lexer", ["grammar_decoding"]),
+    ("from repbook.papers.grammar_decoding.engine import Engine", ["grammar_decoding"]),
+    ("if True:\n    from repbook.papers import aurc", ["aurc"]),
+    ("from repbook import papers", ["*"]),
+    ("import repbook.core\nfrom repbook.core import setup", []),
+    ("%matplotlib inline\nfrom repbook.papers import aurc", ["aurc"]),
+])
+def test_paper_modules_every_import_form(tmp_path, code, mods):
     f = tmp_path / "c.py"
-    f.write_text("from repbook.papers import aurc as A, tiny\nimport repbook.papers.grammar.lexer\n")
-    assert paper_modules(f) == ["aurc", "grammar", "tiny"]
+    f.write_text('# %% tags=["parameters"]\nscale = "quick"\n\n# %%\n' + code + "\n")
+    assert paper_modules(f) == mods
+
+
+def test_imports_in_markdown_do_not_count(tmp_path):
+    f = tmp_path / "c.py"
+    f.write_text("# %% [markdown]\n# from repbook.papers import aurc\n\n# %%\nx = 1\n")
+    assert paper_modules(f) == []

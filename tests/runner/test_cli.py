@@ -43,3 +43,23 @@ def test_full_asks_for_a_chapter_or_all(capsys):
     assert main(["full"]) == 2
     assert "name the chapter(s)" in capsys.readouterr().err
     assert main(["full", "04", "--all"]) == 2
+
+
+def test_lab_settings_merge_with_the_users_own(tmp_path, monkeypatch):
+    import json
+
+    from repbook.runner import cli
+
+    monkeypatch.setattr(cli.sys, "prefix", str(tmp_path))
+    path = tmp_path / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
+    path.parent.mkdir(parents=True)
+    mine = {"@jupyterlab/docmanager-extension:plugin": {"autosave": False,
+                                                        "defaultViewers": {"markdown": "Editor"}},
+            "@jupyterlab/apputils-extension:themes": {"theme": "JupyterLab Dark"}}
+    path.write_text(json.dumps(mine))
+    assert cli.lab_settings() == path
+    got = json.loads(path.read_text())
+    doc = got["@jupyterlab/docmanager-extension:plugin"]
+    assert doc["autosave"] is False and doc["defaultViewers"] == {"markdown": "Editor",
+                                                                  "python": "Jupytext Notebook"}
+    assert got["@jupyterlab/apputils-extension:themes"] == {"theme": "JupyterLab Dark"}

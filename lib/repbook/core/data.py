@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from functools import lru_cache
 from pathlib import Path
 
@@ -27,27 +28,35 @@ def repo_root() -> Path:
 
 
 def sha256(path: Path) -> str:
-    h = hashlib.sha256()
     with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+        return hashlib.file_digest(f, "sha256").hexdigest()
+
+
+def read_sha256sums(text: str) -> dict[str, str]:
+    """{file name: hex digest} from `sha256sum` output, in text (`<hex>  <name>`) or binary
+    (`<hex> *<name>`) form."""
+    recorded = {}
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        digest, sep, rest = line.partition(" ")
+        if not sep or not re.fullmatch(r"[0-9a-fA-F]+", digest) or rest[:1] not in (" ", "*"):
+            raise DataError(f"SHA256SUMS line {n} is not '<sha256>  <name>' or "
+                            f"'<sha256> *<name>': {line!r}")
+        recorded[rest[1:].strip()] = digest.lower()
+    return recorded
 
 
 def data_file(slug: str, name: str) -> Path:
     """Path of `data/<slug>/<name>` after checking it against `data/<slug>/SHA256SUMS`.
 
-    SHA256SUMS has the format of `sha256sum`: `<hex>  <name>` per line.
+    SHA256SUMS has the format of `sha256sum`: `<hex>  <name>` (or `<hex> *<name>`) per line.
     """
     folder = repo_root() / "data" / slug
     sums = folder / "SHA256SUMS"
     if not sums.is_file():
         raise DataError(f"data/{slug} has no SHA256SUMS; every shipped file needs a checksum")
-    recorded = {}
-    for line in sums.read_text().splitlines():
-        if line.strip():
-            digest, _, fname = line.partition("  ")
-            recorded[fname.strip()] = digest.strip()
+    recorded = read_sha256sums(sums.read_text())
     if name not in recorded:
         raise DataError(f"data/{slug}/{name} is not listed in data/{slug}/SHA256SUMS")
     path = folder / name

@@ -38,8 +38,13 @@ def inputs_of(root: Path, chapter: Chapter) -> list[Path]:
     lib = root / "lib" / "repbook"
     files = [chapter.path, lib / "__init__.py", root / "requirements.txt"]
     files += [p for p in _files(lib / "core") if p.suffix == ".py"]
-    for mod in paper_modules(chapter.path):
-        files += _files(lib / "papers" / f"{mod}.py") + _files(lib / "papers" / mod)
+    mods = paper_modules(chapter.path)
+    if "*" in mods:   # the whole papers package is reachable from the chapter
+        files += [p for p in _files(lib / "papers") if p.suffix == ".py"]
+    else:
+        files += _files(lib / "papers" / "__init__.py")
+        for mod in mods:
+            files += _files(lib / "papers" / f"{mod}.py") + _files(lib / "papers" / mod)
     files += _files(root / "data" / chapter.stem)
     return [f for f in files if f.is_file()]
 

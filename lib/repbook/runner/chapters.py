@@ -2,15 +2,10 @@
 from __future__ import annotations
 
 import ast
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
 CHAPTER_GLOB = "[0-9][0-9]_*.py"
-PARAMETERS_MARK = re.compile(r'^# %%.*tags=\[[^\]]*"parameters"[^\]]*\]', re.M)
-CELL_MARK = re.compile(r"^# %%", re.M)
-PAPER_IMPORT = re.compile(r"\brepbook\.papers\.([A-Za-z_][A-Za-z0-9_]*)"
-                          r"|\bfrom\s+repbook\.papers\s+import\s+([A-Za-z_][\w, ]*)")
 
 
 class ChapterError(ValueError):
@@ -52,13 +47,14 @@ def resolve(root: Path, selectors: list[str]) -> list[Chapter]:
 
 
 def parameters_cell(source: str) -> str:
-    """The code of the one cell tagged `parameters`."""
-    marks = list(PARAMETERS_MARK.finditer(source))
-    if len(marks) != 1:
-        raise ChapterError(f"a chapter needs exactly one cell tagged 'parameters', found {len(marks)}")
-    start = marks[0].end()
-    nxt = CELL_MARK.search(source, start)
-    return source[start: nxt.start() if nxt else len(source)]
+    """The code of the one cell tagged `parameters` (read with jupytext, as the kernels see it)."""
+    import jupytext
+
+    nb = jupytext.reads(source, fmt="py:percent")
+    cells = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
+    if len(cells) != 1:
+        raise ChapterError(f"a chapter needs exactly one cell tagged 'parameters', found {len(cells)}")
+    return cells[0].source
 
 
 def parameters_of(path: Path) -> dict:
@@ -79,13 +75,42 @@ def parameters_of(path: Path) -> dict:
     return out
 
 
+PAPERS = "repbook.papers"
+
+
 def paper_modules(path: Path) -> list[str]:
-    """The `repbook.papers` modules a chapter imports (their sources enter its cache key)."""
-    names = set()
-    for a, b in PAPER_IMPORT.findall(Path(path).read_text()):
-        if a:
-            names.add(a)
-        for part in b.split(","):
-            if part.strip():
-                names.add(part.strip().split(" as ")[0].strip())
+    """The `repbook.papers` modules (or packages) a chapter imports: their sources enter its cache
+    key. Read from the syntax tree of every code cell, so that every form counts: `import
+    repbook.papers.x[.sub] [as y]`, `from repbook.papers import x, y as z` (parenthesised too),
+    `from repbook.papers.x[.sub] import f`, and `from repbook import papers` followed by
+    `papers.x` (every paper module then counts, since any of them may be reached)."""
+    import jupytext
+
+    nb = jupytext.read(Path(path))
+    names: set[str] = set()
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        code = "\n".join(line for line in cell.source.splitlines()
+                         if not line.lstrip().startswith(("%", "!")))   # IPython magics
+        try:
+            tree = ast.parse(code)
+        except SyntaxError as exc:
+            raise ChapterError(f"{path}: a code cell does not parse: {exc}") from None
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    parts = alias.name.split(".")
+                    if parts[:2] == ["repbook", "papers"] and len(parts) > 2:
+                        names.add(parts[2])
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                parts = node.module.split(".")
+                if node.module == PAPERS:
+                    names.update(a.name for a in node.names if a.name != "*")
+                    if any(a.name == "*" for a in node.names):
+                        names.add("*")
+                elif parts[:2] == ["repbook", "papers"] and len(parts) > 2:
+                    names.add(parts[2])
+                elif node.module == "repbook" and any(a.name == "papers" for a in node.names):
+                    names.add("*")
     return sorted(names)

@@ -180,7 +180,15 @@ def lab_settings() -> Path:
 
     path = Path(sys.prefix) / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
     current = json.loads(path.read_text()) if path.is_file() else {}
-    current.update(LAB_OVERRIDES)
+
+    def merge(into: dict, new: dict) -> None:   # keep the user's other settings at every level
+        for key, value in new.items():
+            if isinstance(value, dict) and isinstance(into.get(key), dict):
+                merge(into[key], value)
+            else:
+                into[key] = value
+
+    merge(current, LAB_OVERRIDES)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(current, indent=2) + "\n")
     return path
