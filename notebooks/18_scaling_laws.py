@@ -503,7 +503,7 @@ if run["transformers"]:
         criterion=CRIT_3T)
 else:
     ledger.not_checked(
-        "3T", "dropping the first 10 % helps (transformer LMs)", paper="ARE >15 % → 4–10 %",
+        "3T", "dropping the first 10 % helps (transformers)", paper="ARE >15 % → 4–10 %",
         source="secondary summary", criterion=CRIT_3T,
         note="full scale: 18 transformer LMs on Python sources (GPU recommended)")
 ledger.quote("Q", "ARE reachable by the best practices on the paper's 485 models",

@@ -214,3 +214,18 @@ def test_not_checked_may_show_what_a_stand_in_gave():
     c = led.claims[0]
     assert c.ours() == "slope on ours = 0.989" and c.margin is None and not c.checked
     assert led.counts()["not checked at this scale"] == 1
+
+
+def test_a_record_is_stale_when_the_claims_changed():
+    from repbook.core.ledger import is_stale
+
+    a, b = make_ledger(), make_ledger()
+    assert not is_stale(a, b) and not is_stale(a, None)
+    b.claims[0] = Claim(**{**b.claims[0].__dict__, "criterion": {"text": "gap ≥ 0.2"}})
+    assert is_stale(a, b)
+    c = make_ledger()
+    c.quote(9, "new claim", paper="x", source="paper")
+    assert is_stale(a, c)
+    d = make_ledger()
+    d.claims[1] = Claim(**{**d.claims[1].__dict__, "measured": {"err": 0.5}, "verdict": "reproduced"})
+    assert not is_stale(a, d)            # other values, same claims: current

@@ -483,8 +483,25 @@ SCOREBOARD_DETAIL_HEADER = ("| # | claim | criterion | quick: ours | quick: marg
                             "full: ours | full verdict |\n|---|---|---|---|---|---|---|---|")
 
 
+def claims_signature(ledger: Ledger) -> list[tuple[str, str, str]]:
+    """What a claim *is*: its id, statement and criterion text (not its values)."""
+    return [(c.id, c.statement, c.criterion_text) for c in ledger.claims]
+
+
+def is_stale(record: Ledger, current: Ledger | None) -> bool:
+    """A committed record (full run, stability run) no longer describes the chapter's claims when
+    the claim ids, or any claim's statement or criterion, differ from the current quick run's. (A
+    claim checked only at full scale keeps its id, statement and criterion at quick scale, where it
+    is recorded as not checked, so it compares equal.)"""
+    if current is None:
+        return False
+    return sorted(claims_signature(record)) != sorted(claims_signature(current))
+
+
 def scoreboard_details(quick: Ledger, full: Ledger | None) -> str:
-    """One chapter's claims, quick and full side by side."""
+    """One chapter's claims, quick and full side by side (a stale full record is not paired)."""
+    if full is not None and is_stale(full, quick):
+        full = None
     full_claims = {c.id: c for c in (full.claims if full else [])}
     lines = [SCOREBOARD_DETAIL_HEADER]
     for c in quick.claims:
@@ -554,6 +571,8 @@ def scoreboard_markdown(entries: Sequence[BookEntry]) -> str:
     details, ledgers = [], []
     for e in entries:
         full_cell = f"{e.full.tally()} ({e.full_finished[:10]}, {e.full.device})" if e.full else "—"
+        if e.full is not None and is_stale(e.full, e.quick):
+            full_cell += " · stale: the claims changed since this run"
         lines.append(f"| {e.link} | " + " | ".join(scoreboard_cells(e.quick))
                      + f" | {e.run_time} | {e.status} | {full_cell} |")
         if e.quick is not None:
