@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 WORKERS ?=
 CH ?=
 
-.PHONY: book test test-deps env run full references lab clean
+.PHONY: book test test-deps env run full stability references lab clean
 
 # (Re)create the environment when requirements.txt or pyproject.toml change.
 $(STAMP): requirements.txt pyproject.toml
@@ -48,6 +48,11 @@ run: $(STAMP)
 
 full: $(STAMP)
 	$(BIN)/python -m repbook full $(CH)
+
+# Seed robustness, e.g. `make stability CH=04` (SEEDS=5 by default): data/stability/<stem>.json.
+SEEDS ?= 5
+stability: $(STAMP)
+	$(BIN)/python -m repbook stability $(CH) --seeds $(SEEDS)
 
 # JupyterLab on .venv; double-click a chapter (notebooks/NN_slug.py) to open it as a notebook.
 lab: $(STAMP)

@@ -174,7 +174,8 @@ def test_scoreboard_parts_come_from_the_ledger():
     cells = scoreboard_cells(led)
     assert cells[:3] == ["1 / 2", "1", "1"] and cells[3].startswith("claim 1: +0.0235")
     details = scoreboard_details(led, None)
-    assert "| 1 | a \\| b | gap ≥ 0.1 | gap = 0.123 | +0.0235 | ✓ reproduced | — | — |" in details
+    assert ("| 1 | a \\| b | gap ≥ 0.1 | gap = 0.123 | +0.0235 | ✓ reproduced | not measured | — | — |"
+            in details)
     assert totals_text([led, led], 2).startswith("In all: 2 of 4 checked claims reproduced")
 
 
@@ -229,3 +230,49 @@ def test_a_record_is_stale_when_the_claims_changed():
     d = make_ledger()
     d.claims[1] = Claim(**{**d.claims[1].__dict__, "measured": {"err": 0.5}, "verdict": "reproduced"})
     assert not is_stale(a, d)            # other values, same claims: current
+
+
+def _seeded(gap):
+    led = Ledger("99_demo", "quick")
+    led.check(1, "gap", paper="p", source="paper", measured={"gap": gap},
+              criterion=at_least("gap", 0.4))
+    led.check(2, "pair", paper="p", source="paper", measured={"a": 1.0, "b": 2.0},
+              criterion=all_of(at_least("a", 0), at_least("b", 0)))
+    led.quote(3, "q", paper="x", source="abstract")
+    return led
+
+
+def test_stability_record_counts_flips_and_failures(tmp_path):
+    from repbook.core.ledger import (FAILED, read_stability, stability_cells, stability_record,
+                                     unstable_sentence, write_stability)
+
+    runs = [(0, _seeded(0.5), {"status": "ok", "seconds": 1.0}),
+            (1, _seeded(0.35), {"status": "ok", "seconds": 1.2}),
+            (2, None, {"status": "failed", "seconds": 0.3, "error": {"ename": "Boom"}})]
+    rec = stability_record("99_demo", runs, {"commit": "abc"})
+    c1, c2 = rec.claim("1"), rec.claim("2")
+    assert c1.verdicts == {"0": "reproduced", "1": "not reproduced", "2": FAILED}
+    assert c1.unstable and c2.unstable           # a failed seed is a different outcome
+    assert c1.cell() == "unstable: ✓ 1/3, ✗ 1/3, 1/3 failed (value 0.35 to 0.5)"
+    assert "margin" in c2.cell()
+    back = read_stability(write_stability(tmp_path / "s.json", rec))
+    assert back.to_dict() == rec.to_dict() and back.runs[2]["status"] == "failed"
+    cells = stability_cells(_seeded(0.5), back)
+    assert cells["1"].startswith("unstable") and cells["3"] == "—"
+    assert "claim 1 (✓ 1/3, ✗ 1/3, 1/3 failed (value 0.35 to 0.5))" in unstable_sentence(
+        _seeded(0.5), back)
+
+
+def test_stable_claims_stale_records_and_no_record():
+    from repbook.core.ledger import stability_cells, stability_record
+
+    rec = stability_record("99_demo", [(s, _seeded(0.5 + s / 10), {"status": "ok"})
+                                       for s in range(3)])
+    assert rec.claim("1").cell() == "✓ 3/3 (value 0.5 to 0.7)" and not rec.unstable()
+    changed = _seeded(0.5)
+    changed.claims[0] = Claim(**{**changed.claims[0].__dict__, "statement": "gap, restated"})
+    assert rec.is_stale(changed) and stability_cells(changed, rec)["1"] == "stale record"
+    assert stability_cells(changed, None)["1"] == "not measured"
+    table = _seeded(0.5).markdown(stability=rec)
+    assert "| seeds |" in table and "✓ 3/3 (value 0.5 to 0.7)" in table
+    assert "not measured" in _seeded(0.5).markdown(stability=None)

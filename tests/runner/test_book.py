@@ -50,7 +50,7 @@ def test_scoreboard_shows_quick_and_full_side_by_side_and_flags_slow_chapters(ra
     text = scoreboard_markdown(root, chapters)
     assert "⚠ over the 90 s quick budget" in text
     assert "1 / 1 (" in text.split("\n## 01_tiny")[0].split("| [01_tiny]")[1]  # full tally
-    assert ("| 1 | tiny works | width ≥ 1 | width = 3 | +2 | ✓ reproduced | width = 3 | "
+    assert ("| 1 | tiny works | width ≥ 1 | width = 3 | +2 | ✓ reproduced | not measured | width = 3 | "
             "✓ reproduced |") in text
 
 
@@ -74,3 +74,47 @@ def test_staging_hides_the_injected_parameters(ran):
     injected = [c for c in nb["cells"] if "injected-parameters" in c["metadata"].get("tags", [])]
     assert injected and all("remove-cell" in c["metadata"]["tags"] for c in injected)
     assert all("papermill" not in c["metadata"] for c in nb["cells"])
+
+
+def test_a_two_seed_stability_record_reaches_the_scoreboard(ran):
+    from repbook.core.ledger import read_stability
+    from repbook.runner.book import record_stability
+
+    root, tiny = ran
+    recs = [execute(root, tiny, {**QUICK, "seed": s}, "quick" if s == 0 else f"quick-seed{s}")
+            for s in (0, 1)]
+    path = record_stability(root, tiny, recs)
+    assert path == root / "data" / "stability" / "01_tiny.json"
+    rec = read_stability(path)
+    assert rec.seeds == [0, 1] and rec.claim("1").cell() == "✓ 2/2 (value 3)"
+    text = scoreboard_markdown(root, resolve(root, []))
+    assert "2 seeds, all stable" in text and "| ✓ 2/2 (value 3) |" in text
+    env = environment_markdown(root, resolve(root, []), set())
+    assert "| 01_tiny | 0–1 (2) |" in env and "| 02_broken | not measured |" in env
+
+
+def test_a_failed_seed_is_recorded_never_dropped(ran):
+    from repbook.core.ledger import read_stability
+    from repbook.runner.book import record_stability
+
+    root, tiny = ran
+    ok = execute(root, tiny, QUICK, "quick")
+    bad = RunRecord("01_tiny", "quick-seed1", {**QUICK, "seed": 1}, key="", status="failed",
+                    error={"cell": 2, "ename": "RuntimeError"})
+    rec = read_stability(record_stability(root, tiny, [ok, bad]))
+    assert rec.claim("1").verdicts == {"0": "reproduced", "1": "failed"}
+    assert rec.claim("1").unstable and rec.runs[1]["status"] == "failed"
+    assert "1/2 failed" in scoreboard_markdown(root, resolve(root, []))
+
+
+def test_a_stale_stability_record_is_flagged(ran):
+    from repbook.runner.book import record_stability
+
+    root, tiny = ran
+    record_stability(root, tiny, [execute(root, tiny, QUICK, "quick")])
+    path = root / "data" / "stability" / "01_tiny.json"
+    data = json.loads(path.read_text())
+    data["claims"][0]["statement"] = "an older wording"
+    path.write_text(json.dumps(data))
+    text = scoreboard_markdown(root, resolve(root, []))
+    assert "stale record" in text and "✓ 1/1" not in text

@@ -374,26 +374,45 @@ class Ledger:
         return text
 
     HEADER = ("| # | claim | paper (source) | ours | criterion (fixed before the run) | margin | "
-              "verdict |\n|---|---|---|---|---|---|---|")
+              "verdict | seeds |\n|---|---|---|---|---|---|---|---|")
 
-    def rows(self) -> list[str]:
+    def rows(self, stability: "StabilityRecord | None" = None) -> list[str]:
+        seeds = stability_cells(self, stability)
         out = []
         for c in self.claims:
             mark = LOAD_MARK + " " if c.load_dependent else ""
             paper = f"{c.paper} [{c.source}]" if c.paper else f"[{c.source}]"
             cells = [c.id, c.statement, paper, mark + c.ours(), c.criterion_text,
-                     mark + c.margin_text(), mark + c.verdict_text()]
+                     mark + c.margin_text(), mark + c.verdict_text(), mark + seeds[c.id]]
             out.append("| " + " | ".join(_cell(x) for x in cells) + " |")
         return out
 
-    def markdown(self) -> str:
-        """The verdict table as Markdown; values are rounded, so re-runs print the same."""
+    def stability(self) -> "StabilityRecord | None":
+        """The committed stability record of this chapter, if there is one."""
+        path = stability_path(self.chapter)
+        return read_stability(path) if path.is_file() else None
+
+    def markdown(self, stability: "StabilityRecord | None | str" = "auto") -> str:
+        """The verdict table as Markdown; values are rounded, so re-runs print the same. The seeds
+        column comes from the committed stability record (`stability="auto"`) or the one given."""
+        if stability == "auto":
+            stability = self.stability()
         legend = ("Margin: how far the deciding value lies from the criterion's boundary, in its own "
                   "units (negative: fails by that much).")
+        if stability is None:
+            legend += " Seeds: no stability record of this chapter yet (`repbook stability NN`)."
+        else:
+            legend += (f" Seeds: verdicts of the quick scale on seeds {stability.seeds[0]}–"
+                       f"{stability.seeds[-1]} (`data/stability/`); a *stale* record predates the "
+                       "current claims.")
         if any(c.load_dependent for c in self.claims):
             legend += (f" {LOAD_MARK} timed on this machine: it depends on the machine's load and is "
                        "not compared by the tests.")
-        return "\n".join([self.HEADER, *self.rows()]) + f"\n\n{legend}\n\n**{self.summary()}**"
+        text = "\n".join([self.HEADER, *self.rows(stability)]) + f"\n\n{legend}"
+        unstable = unstable_sentence(self, stability)
+        if unstable:
+            text += f"\n\n{unstable}"
+        return text + f"\n\n**{self.summary()}**"
 
     # -- files ----------------------------------------------------------------------------------
     def to_dict(self) -> dict:
@@ -477,10 +496,183 @@ def convert_old_claim(old: Mapping, scale: str) -> Claim:
 
 
 # ---------------------------------------------------------------------------------------------
+# Stability records: the same chapter on several seeds (`data/stability/<stem>.json`)
+FAILED = "failed"
+"""A seed whose run failed: counted in a claim's tally, never dropped."""
+
+
+def _deciding_value(c: Claim) -> float | None:
+    """The measured number a one-value criterion reads (None when it reads several)."""
+    reads = c.criterion.get("reads", []) if c.criterion else []
+    if len(reads) == 1 and isinstance(c.measured.get(reads[0]), (int, float)):
+        return float(c.measured[reads[0]])
+    return None
+
+
+@dataclass
+class ClaimStability:
+    """One claim across seeds: each seed's verdict (or FAILED), its deciding value and margin."""
+
+    id: str
+    statement: str
+    criterion: str
+    verdicts: dict = field(default_factory=dict)     # seed (str) -> verdict or FAILED
+    values: dict = field(default_factory=dict)       # seed -> deciding value (one-value criteria)
+    margins: dict = field(default_factory=dict)      # seed -> margin in the criterion's units
+
+    def counts(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for v in self.verdicts.values():
+            out[v] = out.get(v, 0) + 1
+        return out
+
+    @property
+    def checked(self) -> bool:
+        return any(v in ("reproduced", "not reproduced") for v in self.verdicts.values())
+
+    @property
+    def unstable(self) -> bool:
+        """Its verdict differs between seeds (a failed seed counts as a different outcome)."""
+        return self.checked and len(set(self.verdicts.values())) > 1
+
+    def spread(self) -> str:
+        def span(lo: str, hi: str) -> str:
+            return lo if lo == hi else f"{lo} to {hi}"
+
+        vals = [v for v in self.values.values() if v is not None]
+        if vals:
+            return "value " + span(fmt(min(vals)), fmt(max(vals)))
+        ms = [m for m in self.margins.values() if m is not None]
+        return "margin " + span(fmt_margin(min(ms)), fmt_margin(max(ms))) if ms else ""
+
+    def cell(self) -> str:
+        n = len(self.verdicts)
+        if not self.checked:
+            return "—"
+        counts = self.counts()
+        parts = [f"{MARKS.get(v, '!')} {k}/{n}" if v != FAILED else f"{k}/{n} failed"
+                 for v, k in sorted(counts.items(), key=lambda kv: -kv[1])]
+        text = ", ".join(parts)
+        spread = self.spread()
+        if self.unstable:
+            return f"unstable: {text}" + (f" ({spread})" if spread else "")
+        return text + (f" ({spread})" if spread and n > 1 else "")
+
+
+@dataclass
+class StabilityRecord:
+    chapter: str
+    seeds: list
+    claims: list                   # [ClaimStability]
+    runs: list                     # [{seed, status, seconds, error}]
+    provenance: dict = field(default_factory=dict)
+
+    def claim(self, claim_id: str) -> ClaimStability | None:
+        return next((c for c in self.claims if c.id == str(claim_id)), None)
+
+    def unstable(self) -> list[ClaimStability]:
+        return [c for c in self.claims if c.unstable]
+
+    def signature(self) -> list[tuple[str, str, str]]:
+        return [(c.id, c.statement, c.criterion) for c in self.claims]
+
+    def is_stale(self, current: Ledger) -> bool:
+        """The chapter's claims changed since the record was made (see `is_stale`)."""
+        return sorted(self.signature()) != sorted(claims_signature(current))
+
+    def to_dict(self) -> dict:
+        return {**self.provenance, "chapter": self.chapter, "seeds": self.seeds,
+                "runs": self.runs, "claims": [asdict(c) for c in self.claims]}
+
+    @classmethod
+    def from_dict(cls, d: Mapping) -> "StabilityRecord":
+        keys = ("chapter", "seeds", "runs", "claims")
+        try:
+            claims = [ClaimStability(**c) for c in d["claims"]]
+            return cls(d["chapter"], list(d["seeds"]), claims, list(d["runs"]),
+                       {k: v for k, v in d.items() if k not in keys})
+        except (KeyError, TypeError) as exc:
+            raise ValueError(f"not a stability record: {exc}") from None
+
+
+def stability_record(chapter: str, runs: Sequence[tuple[int, Ledger | None, Mapping]],
+                     provenance: Mapping[str, Any] | None = None) -> StabilityRecord:
+    """Combine one chapter's runs on several seeds. `runs` holds (seed, ledger or None when the run
+    failed, run info {status, seconds, error}). A failed seed counts as FAILED for every claim."""
+    if not runs:
+        raise ValueError("a stability record needs at least one run")
+    order: list[Claim] = []
+    for _, led, _ in runs:
+        for c in (led.claims if led else []):
+            if all(o.id != c.id for o in order):
+                order.append(c)
+    claims = []
+    for proto in order:
+        cs = ClaimStability(proto.id, proto.statement, proto.criterion_text)
+        for seed, led, _ in runs:
+            key = str(seed)
+            c = next((x for x in led.claims if x.id == proto.id), None) if led else None
+            if c is None:
+                cs.verdicts[key] = FAILED
+                continue
+            cs.verdicts[key] = c.verdict
+            cs.values[key] = _deciding_value(c)
+            cs.margins[key] = c.margin
+        claims.append(cs)
+    info = [{"seed": int(seed), **{k: r.get(k) for k in ("status", "seconds", "error")}}
+            for seed, _, r in runs]
+    return StabilityRecord(chapter, [int(s) for s, _, _ in runs], claims, info,
+                           dict(provenance or {}))
+
+
+def write_stability(path: str | os.PathLike, record: StabilityRecord) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(record.to_dict(), indent=1, ensure_ascii=False,
+                               allow_nan=False) + "\n")
+    return path
+
+
+def read_stability(path: str | os.PathLike) -> StabilityRecord:
+    return StabilityRecord.from_dict(json.loads(Path(path).read_text()))
+
+
+def stability_path(chapter: str) -> Path:
+    from .data import repo_root
+
+    return repo_root() / "data" / "stability" / f"{chapter}.json"
+
+
+def stability_cells(ledger: Ledger, record: StabilityRecord | None) -> dict[str, str]:
+    """The seeds column of a chapter's table: one cell per claim id."""
+    if record is None:
+        return {c.id: "not measured" if c.checked else "—" for c in ledger.claims}
+    if record.is_stale(ledger):
+        return {c.id: "stale record" if c.checked else "—" for c in ledger.claims}
+    out = {}
+    for c in ledger.claims:
+        st = record.claim(c.id)
+        out[c.id] = st.cell() if st is not None else "not measured"
+    return out
+
+
+def unstable_sentence(ledger: Ledger, record: StabilityRecord | None) -> str:
+    """Names every claim whose verdict flips between seeds, with its spread (empty if none)."""
+    if record is None or record.is_stale(ledger):
+        return ""
+    bad = [c for c in record.unstable() if any(x.id == c.id for x in ledger.claims)]
+    if not bad:
+        return ""
+    items = "; ".join(f"claim {c.id} ({c.cell().removeprefix('unstable: ')})" for c in bad)
+    return f"Unstable across seeds {record.seeds[0]}–{record.seeds[-1]}: {items}."
+
+
+# ---------------------------------------------------------------------------------------------
 # Book pages: the claims parts of the scoreboard
 # ---------------------------------------------------------------------------------------------
 SCOREBOARD_DETAIL_HEADER = ("| # | claim | criterion | quick: ours | quick: margin | quick verdict | "
-                            "full: ours | full verdict |\n|---|---|---|---|---|---|---|---|")
+                            "seeds | full: ours | full verdict |\n"
+                            "|---|---|---|---|---|---|---|---|---|")
 
 
 def claims_signature(ledger: Ledger) -> list[tuple[str, str, str]]:
@@ -498,20 +690,33 @@ def is_stale(record: Ledger, current: Ledger | None) -> bool:
     return sorted(claims_signature(record)) != sorted(claims_signature(current))
 
 
-def scoreboard_details(quick: Ledger, full: Ledger | None) -> str:
+def scoreboard_details(quick: Ledger, full: Ledger | None,
+                       stability: "StabilityRecord | None" = None) -> str:
     """One chapter's claims, quick and full side by side (a stale full record is not paired)."""
     if full is not None and is_stale(full, quick):
         full = None
     full_claims = {c.id: c for c in (full.claims if full else [])}
+    seeds = stability_cells(quick, stability)
     lines = [SCOREBOARD_DETAIL_HEADER]
     for c in quick.claims:
         f = full_claims.get(c.id)
         mark = LOAD_MARK + " " if c.load_dependent else ""
         cells = [c.id, c.statement, c.criterion_text, mark + c.ours(), mark + c.margin_text(),
-                 mark + f"{MARKS[c.verdict]} {c.verdict}", f.ours() if f else "—",
+                 mark + f"{MARKS[c.verdict]} {c.verdict}", seeds[c.id], f.ours() if f else "—",
                  f"{MARKS[f.verdict]} {f.verdict}" if f else "—"]
         lines.append("| " + " | ".join(_cell(x) for x in cells) + " |")
     return "\n".join(lines)
+
+
+def _seeds_summary(quick: Ledger | None, stability: "StabilityRecord | None") -> str:
+    if quick is None:
+        return "—"
+    if stability is None:
+        return "not measured"
+    if stability.is_stale(quick):
+        return "stale record"
+    n = len(stability.unstable())
+    return f"{len(stability.seeds)} seeds, " + (f"**{n} unstable**" if n else "all stable")
 
 
 def scoreboard_cells(quick: Ledger | None) -> list[str]:
@@ -551,6 +756,7 @@ class BookEntry:
     full_finished: str = ""
     run_time: str = "—"
     status: str = "not run"
+    stability: "StabilityRecord | None" = None
 
 
 SCOREBOARD_INTRO = (
@@ -566,17 +772,22 @@ def scoreboard_markdown(entries: Sequence[BookEntry]) -> str:
     """The scoreboard: one row per chapter, the totals, then every chapter's claims."""
     lines = ["# Scoreboard\n", SCOREBOARD_INTRO,
              "| chapter | quick: reproduced / checked | not checked at this scale | quoted | "
-             "closest margin | quick run time | status | full: reproduced / checked |",
-             "|---|---|---|---|---|---|---|---|"]
+             "closest margin | seeds | quick run time | status | full: reproduced / checked |",
+             "|---|---|---|---|---|---|---|---|---|"]
     details, ledgers = [], []
     for e in entries:
         full_cell = f"{e.full.tally()} ({e.full_finished[:10]}, {e.full.device})" if e.full else "—"
         if e.full is not None and is_stale(e.full, e.quick):
             full_cell += " · stale: the claims changed since this run"
         lines.append(f"| {e.link} | " + " | ".join(scoreboard_cells(e.quick))
-                     + f" | {e.run_time} | {e.status} | {full_cell} |")
+                     + f" | {_seeds_summary(e.quick, e.stability)} | {e.run_time} | {e.status} | "
+                     f"{full_cell} |")
         if e.quick is not None:
             ledgers.append(e.quick)
-            details.append(f"\n## {e.stem}\n\n" + scoreboard_details(e.quick, e.full))
+            details.append(f"\n## {e.stem}\n\n"
+                           + scoreboard_details(e.quick, e.full, e.stability))
+            unstable = unstable_sentence(e.quick, e.stability)
+            if unstable:
+                details.append("\n" + unstable)
     lines.append(f"\n**{totals_text(ledgers, len(entries))}**\n")
     return "\n".join(lines + details) + "\n"

@@ -32,6 +32,53 @@ def _git(root: Path, *args: str) -> str:
         return ""
 
 
+def provenance_of(root: Path) -> dict:
+    """Where and from which commit a committed record was made."""
+    commit = _git(root, "rev-parse", "--short", "HEAD") or "unknown"
+    if _git(root, "status", "--porcelain", "--", "lib", "notebooks", "data", "requirements.txt"):
+        commit += "+uncommitted changes"
+    try:
+        torch_version = md.version("torch")
+    except md.PackageNotFoundError:
+        torch_version = "not installed"
+    return {"commit": commit, "python": platform.python_version(), "torch": torch_version,
+            "machine": f"{platform.machine()}, {os.cpu_count()} cores, {_memory_gib()}"}
+
+
+STABILITY = Path("data") / "stability"
+"""Committed seed-robustness records: each claim's verdict on seeds 0..K−1 at quick scale."""
+
+
+def record_stability(root: Path, chapter: Chapter, records: list) -> Path:
+    """Write data/stability/<stem>.json from the chapter's runs on several seeds (RunRecords, in
+    seed order). A failed run is kept, as a failed seed of every claim."""
+    from datetime import datetime, timezone
+
+    from ..core.ledger import stability_record, write_stability
+
+    runs = []
+    for rec in records:
+        folder = run_dir(root, chapter, rec.tag)
+        led = load_ledger(folder) if rec.status == "ok" else None
+        runs.append((int(rec.params["seed"]), led,
+                     {"status": rec.status if led is not None else "failed",
+                      "seconds": rec.seconds, "error": rec.error or None}))
+    runs.sort(key=lambda r: r[0])
+    prov = {"finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "seconds": round(sum(r[2]["seconds"] or 0 for r in runs), 1),
+            "device": next((r[1].device for r in runs if r[1] is not None), ""),
+            **provenance_of(root)}
+    return write_stability(root / STABILITY / f"{chapter.stem}.json",
+                           stability_record(chapter.stem, runs, prov))
+
+
+def load_stability(root: Path, chapter: Chapter):
+    from ..core.ledger import read_stability
+
+    f = root / STABILITY / f"{chapter.stem}.json"
+    return read_stability(f) if f.is_file() else None
+
+
 def record_full_run(root: Path, chapter: Chapter, tag: str) -> Path:
     """Write data/full_runs/<stem>.json from a successful full-scale run: its ledger plus where,
     when and from which commit it ran, so the book shows it without re-running."""
@@ -44,16 +91,8 @@ def record_full_run(root: Path, chapter: Chapter, tag: str) -> Path:
         raise FileNotFoundError(f"{chapter.stem} has no successful run in {folder}")
     if ledger.scale != "full":
         raise ValueError(f"{folder} is a {ledger.scale!r} run, not a full-scale one")
-    commit = _git(root, "rev-parse", "--short", "HEAD") or "unknown"
-    if _git(root, "status", "--porcelain", "--", "lib", "notebooks", "data", "requirements.txt"):
-        commit += "+uncommitted changes"
-    try:
-        torch_version = md.version("torch")
-    except md.PackageNotFoundError:
-        torch_version = "not installed"
     provenance = {"params": rec.params, "finished": rec.finished, "seconds": rec.seconds,
-                  "commit": commit, "python": platform.python_version(), "torch": torch_version,
-                  "machine": f"{platform.machine()}, {os.cpu_count()} cores, {_memory_gib()}"}
+                  **provenance_of(root)}
     if not ledger.device:
         ledger.device = rec.device
     return write_record(root / FULL_RUNS / f"{chapter.stem}.json", ledger, provenance)
@@ -99,7 +138,8 @@ def scoreboard_markdown(root: Path, chapters: list[Chapter]) -> str:
 
     entries = []
     for ch in chapters:
-        entry = BookEntry(ch.stem, f"[{ch.stem}](chapters/{ch.stem}.ipynb)")
+        entry = BookEntry(ch.stem, f"[{ch.stem}](chapters/{ch.stem}.ipynb)",
+                          stability=load_stability(root, ch))
         full = load_full_run(root, ch)
         if full:
             entry.full, entry.full_finished = full[0], full[1].get("finished", "")
@@ -160,6 +200,22 @@ def environment_markdown(root: Path, chapters: list[Chapter], executed_now: set[
                          f"{p['commit']} | {p['seconds']:.0f} s | {p['python']} / {p['torch']} |")
     if not any(full for _, full in fulls):
         lines.append("| — | no full-scale run recorded yet | | | | | |")
+    lines += ["\n## Stability records\n",
+              "Committed records in `data/stability/`: `python -m repbook stability NN` (or "
+              "`make stability CH=NN`) runs a chapter at quick scale on seeds 0…K−1 and records "
+              "each claim's verdict per seed.\n",
+              "| chapter | seeds | finished (UTC) | machine | commit | CPU time | failed seeds |",
+              "|---|---|---|---|---|---|---|"]
+    stabs = [(ch, load_stability(root, ch)) for ch in chapters]
+    for ch, st in stabs:
+        if st:
+            p = st.provenance
+            failed = sum(r.get("status") != "ok" for r in st.runs)
+            lines.append(f"| {ch.stem} | {st.seeds[0]}–{st.seeds[-1]} ({len(st.seeds)}) | "
+                         f"{p.get('finished', '—')} | {p.get('machine', '—')} | "
+                         f"{p.get('commit', '—')} | {p.get('seconds', 0):.0f} s | {failed} |")
+        else:
+            lines.append(f"| {ch.stem} | not measured | | | | | |")
     lines += ["\n## Key packages\n", "| package | version |", "|---|---|"]
     lines += [f"| {k} | {v} |" for k, v in versions.items()]
     return "\n".join(lines) + "\n"

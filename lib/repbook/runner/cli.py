@@ -125,6 +125,37 @@ def cmd_full(args) -> int:
     return 0 if all(r.status == "ok" for r in records) else 1
 
 
+def cmd_stability(args) -> int:
+    """Run chapters at quick scale on seeds 0..K−1 and record each claim's verdicts per seed."""
+    from .book import record_stability
+
+    if args.seeds < 2:
+        raise ValueError(f"--seeds must be at least 2, got {args.seeds}")
+    if not args.chapters:
+        raise ChapterError("name the chapter(s) to record (e.g. `repbook stability 04`)")
+    root = _root()
+    chapters = resolve(root, args.chapters)
+    jobs = []
+    for s in range(args.seeds):
+        jobs += build_jobs(chapters, {"scale": "quick", "seed": s})
+    records, _ = run_jobs(root, jobs, workers=args.workers, force=args.force,
+                          executor=args.executor, scheduler=args.scheduler)
+    failed = 0
+    for ch in chapters:
+        mine = sorted((r for r in records if r.chapter == ch.stem), key=lambda r: r.params["seed"])
+        path = record_stability(root, ch, mine)
+        bad = [r.params["seed"] for r in mine if r.status != "ok"]
+        failed += len(bad)
+        from ..core.ledger import read_stability
+
+        rec = read_stability(path)
+        unstable = ", ".join(c.id for c in rec.unstable()) or "none"
+        print(f"{ch.stem}: {len(mine)} seeds, unstable claims: {unstable}"
+              + (f"; failed seeds: {bad}" if bad else "")
+              + f"; recorded in {path.relative_to(root)} (commit it to show it in the book)")
+    return 1 if failed else 0
+
+
 def cmd_book(args) -> int:
     from .book import render, stage_chapters, write_pages
 
@@ -256,6 +287,11 @@ def make_parser() -> argparse.ArgumentParser:
     f.add_argument("-p", "--param", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
                    type=str, help="any other parameter of the chapter's parameters cell")
     f.set_defaults(func=cmd_full)
+    st = sub.add_parser("stability", help="run chapters on seeds 0..K-1 at quick scale and record "
+                                          "each claim's verdicts in data/stability")
+    common(st)
+    st.add_argument("--seeds", type=int, default=5, help="number of seeds K (default 5)")
+    st.set_defaults(func=cmd_stability)
     b = sub.add_parser("book", help="run every chapter at quick scale and render the HTML book")
     common(b, chapters=False)
     b.add_argument("--no-render", action="store_true", help="skip Jupyter Book")
