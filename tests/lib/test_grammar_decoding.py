@@ -1,6 +1,6 @@
-"""Tests of repbook.papers.grammar_decoding: lexer DFA, LR parser, vocabularies, tables and masks."""
+"""Tests of repbook.papers.grammar_decoding: lexer DFA, LR parser, vocabularies, tables,
+masks, the public profiling surface, the sampler and the peer adapters."""
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,7 +11,6 @@ from repbook.papers import grammar_decoding as GD
 from repbook.papers.grammar_decoding.engine import step_tables
 from repbook.papers.grammar_decoding.lexer import Terminal, build_dfa, utf8_sequences
 
-SYNCODE = Path(__import__("syncode").__file__).parent / "parsers" / "grammars"
 
 TINY_JSON = r"""
 ?start: value
@@ -30,17 +29,17 @@ def tiny():
 
 @pytest.fixture(scope="module")
 def json_grammar():
-    return GD.load_grammar((SYNCODE / "json.lark").read_text())
+    return GD.load_grammar(GD.syncode_grammar("json"))
 
 
 def small_vocab():
-    toks = [bytes([b]) for b in range(256)] + [b"tr", b"true", b"ue", b"[1", b"1,", b", ", b'"a',
-                                                 b'a"', b'",', b"],[", b"]]", b" [", b"\xc3", b"\xa9",
-                                                 b"\xc3\xa9", b"12", b'""', b'"]', b""]
+    toks = [bytes([b]) for b in range(256)] + [
+        b"tr", b"true", b"ue", b"[1", b"1,", b", ", b'"a', b'a"', b'",', b"],[", b"]]",
+        b" [", b"\xc3", b"\xa9", b"\xc3\xa9", b"12", b'""', b'"]', b""]
     return GD.Vocabulary(tuple(toks), eos=len(toks) - 1, name="small")
 
 
-# ---------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # lexer
 @settings(max_examples=200, deadline=None)
 @given(st.integers(0, 0x10FFFF))
@@ -59,12 +58,14 @@ def test_utf8_sequences_exclude_surrogates():
         assert not (seq[0] == (0xED, 0xED) and seq[1][1] > 0x9F)
 
 
-PATTERNS = [r"[0-9]+", r"-?(0|[1-9][0-9]*)(\.[0-9]+)?", r'"[^"]*"', r"(ab|a)*c", r"x{2,4}y?",
+PATTERNS = [r"[0-9]+", r"-?(0|[1-9][0-9]*)(\.[0-9]+)?", r'"[^"]*"', r"(ab|a)*c",
+            r"x{2,4}y?",
             r"(?i:select)", r"[^a-c]+", r"\d\w\s", r"é+|ü"]
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.sampled_from(PATTERNS), st.text(alphabet="abcxy0129-.\"é ü\tSELECTselect_", max_size=8))
+@given(st.sampled_from(PATTERNS),
+       st.text(alphabet="abcxy0129-.\"é ü\tSELECTselect_", max_size=8))
 def test_single_terminal_dfa_agrees_with_re_fullmatch(pattern, text):
     dfa = build_dfa([Terminal("T", pattern)])
     state = 0
@@ -82,7 +83,8 @@ def test_longest_match_priority_and_keywords():
              Terminal("WS", " +", ignore=True)]
     dfa = build_dfa(terms)
     assert dfa.tokenize("if iff x") == ["IF", "NAME", "NAME"]
-    hi = build_dfa([Terminal("A", "[a-z]+", priority=2), Terminal("IF", "if", is_string=True)])
+    hi = build_dfa([Terminal("A", "[a-z]+", priority=2),
+                    Terminal("IF", "if", is_string=True)])
     assert hi.tokenize("if") == ["A"]
 
 
@@ -100,14 +102,14 @@ def test_lexer_rejects_and_bad_patterns():
         build_dfa([])
 
 
-# ---------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # grammar and parser
 def test_parser_agrees_with_lark_on_valid_and_invalid(json_grammar):
     import lark
-    lk = lark.Lark((SYNCODE / "json.lark").read_text(), parser="lalr")
-    cases = ['{"a": [1, -2.5e3, true, null, "x y"]}', "[]", "{}", ' [ "é" ,false ]', '{"a" 1}',
-             "[1,]", '""', '[""]', "[01]", "[1.]", "[.5E+2]", "[tru]", '{"k": {}}', "[1 2]",
-             '["a"b"]', "[+1]", "[--1]"]
+    lk = lark.Lark(GD.syncode_grammar("json"), parser="lalr")
+    cases = ['{"a": [1, -2.5e3, true, null, "x y"]}', "[]", "{}", ' [ "é" ,false ]',
+             '{"a" 1}', "[1,]", '""', '[""]', "[01]", "[1.]", "[.5E+2]", "[tru]",
+             '{"k": {}}', "[1 2]", '["a"b"]', "[+1]", "[--1]"]
     for s in cases:
         try:
             lk.parse(s)
@@ -118,7 +120,7 @@ def test_parser_agrees_with_lark_on_valid_and_invalid(json_grammar):
 
 
 def test_random_samples_parse(json_grammar):
-    calc = GD.load_grammar((SYNCODE / "calc.lark").read_text())
+    calc = GD.load_grammar(GD.syncode_grammar("calc"))
     rng = np.random.default_rng(1)
     assert all(json_grammar.accepts(GD.random_json(rng)) for _ in range(50))
     assert all(calc.accepts(GD.random_calc(rng)) for _ in range(50))
@@ -139,7 +141,7 @@ def test_strip_priorities():
     assert g.accepts("x")
 
 
-# ---------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # vocabularies
 def test_token_bytes_and_bad_vocabularies():
     from repbook.papers.grammar_decoding.vocab import byte_to_unicode, token_bytes
@@ -171,14 +173,15 @@ def test_trained_bpe_is_deterministic():
     assert a.tokens == b.tokens and len(a) == 400
 
 
-# ---------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # tables and masks
 def test_trie_shares_prefixes_and_tables_match_naive(tiny):
     v = small_vocab()
     trie = GD.build_trie(v.tokens)
     flat = GD.build_trie(v.tokens, share=False)
     assert trie.n_nodes < flat.n_nodes == 1 + sum(map(len, v.tokens))
-    a, b, c = GD.preprocess(tiny, v), GD.preprocess_naive(tiny, v), GD.preprocess(tiny, v, share=False)
+    a, b = GD.preprocess(tiny, v), GD.preprocess_naive(tiny, v)
+    c = GD.preprocess(tiny, v, share=False)
     for t in (b, c):
         assert (a.end == t.end).all()
         assert all(a.seqs[x] == t.seqs[y] for x, y in zip(a.seq.ravel(), t.seq.ravel()))
@@ -213,7 +216,7 @@ def test_hand_checked_masks(tiny):
     st = dec.feed_bytes(st0, b"[1")
     names = _names(v, dec.mask(st))
     assert {b"2", b"12", b",", b"]", b" ", b"1,"} <= names
-    assert b"]]" not in names and b"],[" not in names and b"[" not in names and b"a" not in names
+    assert not {b"]]", b"],[", b"[", b"a"} & names
     st = dec.feed_bytes(st0, b"tr")
     assert _names(v, dec.mask(st)) == {b"u", b"ue"}
     st = dec.feed_bytes(st0, b"12")
@@ -225,7 +228,8 @@ def test_hand_checked_masks(tiny):
     assert dec.feed_bytes(st0, b"]") is None
 
 
-@pytest.mark.parametrize("text", [b'[1, "a", [true]]', b'["\xc3\xa9", 12, []]', b"  [ ]", b"-7"])
+@pytest.mark.parametrize("text", [b'[1, "a", [true]]', b'["\xc3\xa9", 12, []]',
+                                  b"  [ ]", b"-7"])
 def test_decoder_matches_oracle_on_every_prefix(tiny, text):
     v = small_vocab()
     dec = GD.Decoder(tiny, v, GD.preprocess(tiny, v))
@@ -274,7 +278,7 @@ _CACHE = {}
 
 def _syncode(name):
     if name not in _CACHE:
-        _CACHE[name] = GD.load_grammar((SYNCODE / f"{name}.lark").read_text())
+        _CACHE[name] = GD.load_grammar(GD.syncode_grammar(name))
     return _CACHE[name]
 
 
@@ -299,7 +303,8 @@ def test_eos_and_viability(json_grammar):
 
 
 def _reference_mask(dec, state):
-    """The mask without the parser-step memo: every sequence fed with the plain LR parser."""
+    """The mask without the parser-step memo: every sequence fed with the plain LR
+    parser."""
     t = dec.tables
     q, stack = state.q, state.stack
     out = np.zeros(len(dec.vocab), dtype=bool)
@@ -334,5 +339,232 @@ def test_mask_bits_unpacks_to_mask_and_memo_is_exact(name):
             assert (unpacked[:len(v)].astype(bool) == m).all()
             assert (m == _reference_mask(dec, st)).all()     # warm memo == no memo
             assert dec.can_end(st) == dec._can_end_direct(st)
+            assert dec.is_memoised(st)
             dec.clear_memo()
             assert (dec.mask(st) == m).all()                 # cold == warm
+
+
+# --------------------------------------------------------------------------------------
+# the public profiling surface
+@pytest.mark.parametrize("name", ["json", "calc"])
+def test_public_phases_compose_to_mask_bits(name):
+    dec = _decoder(name)
+    rng = np.random.default_rng(7)
+    gen = GD.random_json if name == "json" else GD.random_calc
+    states = []
+    for _ in range(10):
+        text = gen(rng).encode()
+        cut = int(rng.integers(len(text) + 1))
+        states.append(dec.feed_bytes(dec.initial(), text[:cut]))
+    dec.clear_memo()
+    for st in states:
+        code, eos = dec.parser_step(st)
+        assert dec.is_memoised(st)
+        words = dec.union_bits(st.q, dec.group_verdicts(st.q, code))
+        assert words.dtype == np.uint64 and words.shape == (dec.n_words,)
+        e = dec.vocab.eos
+        if eos:
+            words[e >> 6] |= np.uint64(1 << (e & 63))
+        bits = dec.mask_bits(st)
+        assert (words.view(np.uint32)[:bits.size] == bits).all()
+
+
+def test_is_memoised_before_and_after():
+    g, v = _syncode("json"), small_vocab()
+    dec = GD.Decoder(g, v, GD.preprocess(g, v))
+    st = dec.feed_bytes(dec.initial(), b'{"a": [1, ')
+    assert not dec.is_memoised(st)
+    dec.mask_bits(st)
+    assert dec.is_memoised(st)
+    dec.clear_memo()
+    assert not dec.is_memoised(st)
+
+
+def test_phase_methods_reject_bad_arguments():
+    dec = _decoder("json")
+    code, _ = dec.parser_step(dec.initial())
+    with pytest.raises(ValueError, match="lexer state"):
+        dec.group_verdicts(dec.n, code)
+    with pytest.raises(ValueError, match="one bool per group"):
+        dec.union_bits(0, np.ones(10_000, dtype=bool))
+
+
+def test_prepare_builds_every_state_and_keeps_masks():
+    g, v = _syncode("calc"), small_vocab()
+    a = GD.Decoder(g, v, GD.preprocess(g, v))
+    b = GD.Decoder(g, v, a.tables)
+    b.prepare()
+    for text in [b"", b"1+", b"(2*3", b"4.5 /"]:
+        assert (a.mask(a.feed_bytes(a.initial(), text))
+                == b.mask(b.feed_bytes(b.initial(), text))).all()
+
+
+def test_profiling_helpers():
+    dec = _decoder("json")
+    states = [dec.feed_bytes(dec.initial(), t)
+              for t in [b"[", b'{"a"', b"[1, 2", b"[]"]]
+    masks = [dec.mask(st) for st in states]
+    for kw in [dict(), dict(cold=True), dict(packed=False)]:
+        t = GD.time_masks(dec, states, **kw)
+        assert t.shape == (4,) and (t > 0).all()
+    # clearing the memos changes no mask
+    assert all((dec.mask(st) == m).all() for st, m in zip(states, masks))
+    phases = GD.time_phases(dec, states)
+    assert tuple(phases) == GD.PHASES and all(x.shape == (4,) for x in phases.values())
+    stats = GD.step_statistics(dec, states)
+    assert (stats["allowed groups"] <= stats["groups"]).all()
+    assert (stats["sequences"] >= 1).all()
+    assert GD.median_seconds(lambda: None, 3) >= 0
+    with pytest.raises(ValueError, match="repeats"):
+        GD.median_seconds(lambda: None, 0)
+    with pytest.raises(ValueError, match="States"):
+        GD.time_masks(dec, [])
+
+
+# --------------------------------------------------------------------------------------
+# stopping where the grammar allows nothing more, and the sampler
+def test_must_end():
+    dec = _decoder("json")
+    st0 = dec.initial()
+    for text, expected in [(b'{"a": 1}', True), (b'{"a": 1} \n', True), (b"[]", True),
+                           (b'{"a": 1', False), (b"[1, ", False), (b"", False)]:
+        assert dec.must_end(dec.feed_bytes(st0, text)) == expected, text
+    calc = _decoder("calc")
+    st = calc.feed_bytes(calc.initial(), b"1+2")
+    assert calc.can_end(st) and not calc.must_end(st)   # "1+23" or "1+2*4" may follow
+
+
+def test_bigram_logprobs_known_answer_and_errors():
+    lp = GD.bigram_logprobs([[1, 2], [1]], 3, boundary=0, pseudo_count=0.5)
+    counts = np.full((3, 3), 0.5)
+    for a, b in [(0, 1), (1, 2), (2, 0), (0, 1), (1, 0)]:
+        counts[a, b] += 1
+    assert np.allclose(np.exp(lp), counts / counts.sum(1, keepdims=True))
+    with pytest.raises(ValueError, match="outside"):
+        GD.bigram_logprobs([[5]], 3, boundary=0)
+    with pytest.raises(ValueError, match="boundary"):
+        GD.bigram_logprobs([[1]], 3, boundary=3)
+    with pytest.raises(ValueError, match="pseudo_count"):
+        GD.bigram_logprobs([[1]], 3, boundary=0, pseudo_count=0)
+
+
+def test_constrained_samples_parse_when_they_stop():
+    g, v = _syncode("json"), small_vocab()
+    dec = _decoder("json")
+    rng = np.random.default_rng(0)
+    docs = GD.draw_documents(GD.random_json, lambda s: list(s.encode()), 30, rng,
+                             max_tokens=120)
+    assert all(len(d) <= 120 for d in docs)
+    logp = GD.bigram_logprobs(docs, len(v), boundary=v.eos)
+    parses = GD.lark_parses(g.text)
+    ends = []
+    for _ in range(15):
+        s = GD.sample(logp, rng, eos=v.eos, max_tokens=60, decoder=dec)
+        ends.append(s.end)
+        assert s.end in GD.ENDS and len(s.tokens) <= 60
+        assert dec.feed_bytes(dec.initial(), v.decode(s.tokens)) is not None
+        if s.stopped:
+            assert parses(v.decode(s.tokens)) and s.end == "complete"
+    assert "complete" in ends
+    a = GD.sample(logp, np.random.default_rng(5), eos=v.eos, max_tokens=40)
+    b = GD.sample(logp, np.random.default_rng(5), eos=v.eos, max_tokens=40)
+    assert a == b and a.end in ("eos", "budget")
+
+
+def test_sampler_and_documents_reject_bad_arguments():
+    v = small_vocab()
+    logp = np.zeros((len(v), len(v)))
+    with pytest.raises(ValueError, match="square"):
+        GD.sample(np.zeros((3, 4)), np.random.default_rng(0), eos=0, max_tokens=5)
+    with pytest.raises(ValueError, match="max_tokens"):
+        GD.sample(logp, np.random.default_rng(0), eos=v.eos, max_tokens=0)
+    with pytest.raises(ValueError, match="decoder's vocabulary"):
+        GD.sample(np.zeros((3, 3)), np.random.default_rng(0), eos=0, max_tokens=5,
+                  decoder=_decoder("json"))
+    with pytest.raises(ValueError, match="fit max_tokens"):
+        GD.draw_documents(lambda r: "abcdef", list, 2, np.random.default_rng(0),
+                          max_tokens=3)
+
+
+def test_random_prefixes_and_lark_parses():
+    g = _syncode("calc")
+    ps = GD.random_prefixes(g, GD.random_calc, 20, np.random.default_rng(2))
+    assert len(ps) == 20
+    dec = _decoder("calc")
+    assert all(dec.feed_bytes(dec.initial(), p.encode()) is not None for p in ps)
+    with pytest.raises(ValueError, match="does not parse with lark"):
+        GD.random_prefixes(g, lambda r: "1 +", 3, np.random.default_rng(0))
+    parses = GD.lark_parses(g.text)
+    assert parses(b"1 + 2") and not parses(b"1 +") and not parses(b"\xff")
+
+
+# --------------------------------------------------------------------------------------
+# peers
+def test_token_classes_and_stripping(json_grammar):
+    v = small_vocab()
+    ig = GD.ignorable_tokens(json_grammar, v)
+    lead = GD.leading_ignored_tokens(json_grammar, v)
+    assert ig[v.tokens.index(b" ")] and not ig[v.tokens.index(b" [")]
+    assert lead[v.tokens.index(b" [")] and lead[v.tokens.index(b"\n")]
+    assert not lead[v.tokens.index(b"[1")] and not lead[v.eos]
+    assert GD.strip_leading_ignored(json_grammar, ' \n\t{"a": 1} ') == '{"a": 1} '
+    assert GD.strip_leading_ignored(json_grammar, "  ") == ""
+    assert GD.strip_leading_ignored(json_grammar, '["  x"]') == '["  x"]'
+    ids = GD.single_byte_tokens(v)
+    assert all(v.tokens[i] == bytes([b]) for b, i in enumerate(ids))
+    with pytest.raises(ValueError, match="single-byte"):
+        GD.single_byte_tokens(GD.Vocabulary((b"ab", b""), eos=1, name="two"))
+
+
+@pytest.fixture(scope="module")
+def gpt2_json():
+    tok = GD.gpt2_tokenizer()
+    v = GD.vocabulary_from_tokenizer(tok)
+    g = GD.load_grammar(GD.syncode_grammar("json"))
+    dec = GD.Decoder(g, v, GD.preprocess(g, v))
+    return tok, v, g, dec, GD.Llguidance(tok, v.eos, g.text)
+
+
+def test_compare_with_llguidance_assigns_each_policy(gpt2_json):
+    tok, v, g, dec, peer = gpt2_json
+    classes = dict(single_byte=GD.single_byte_tokens(v),
+                   ignorable=GD.ignorable_tokens(g, v),
+                   leading=GD.leading_ignored_tokens(g, v))
+
+    def cmp(prefix):
+        return GD.compare_with_llguidance(dec, peer, prefix, **classes)
+
+    c = cmp('{"a": [1, 2')                      # an ordinary prefix: identical masks
+    assert (c.forced, c.trailing, c.other, c.ours_size) == (0, 0, 0, c.peer_size)
+    c = cmp('{"a": [1, t')                      # forced bytes "rue": policy (i)
+    assert c.forced > 0 and c.other == 0 and c.peer_size < c.ours_size
+    c = cmp('{"a": 1}')                         # complete: policy (ii)
+    assert c.trailing > 0 and c.other == 0
+    c = cmp("")                                 # empty output: policy (iii)
+    assert c.other == c.leading > 0 and c.residue_ours == c.residue_peer == 0
+    c = cmp('  {"a": ')                         # rejected, compared without the spaces
+    assert c.peer_rejects and c.stripped and not c.rejected_unexplained
+    assert c.peer_size == -1 and c.residue_ours == c.residue_peer == 0
+    m = peer.mask('{"a": [1, 2')
+    assert m.dtype == bool and m.shape == (len(v),) and peer.mask("  [") is None
+    with pytest.raises(ValueError, match="not a viable prefix"):
+        cmp("]")
+
+
+def test_trace_mask_latency(gpt2_json):
+    tok, v, g, dec, peer = gpt2_json
+    docs = [tok.encode('{"a": [1, true]}').ids, tok.encode("[]").ids]
+    tr = GD.trace_mask_latency(dec, peer, docs)
+    n = sum(len(d) + 1 for d in docs)
+    assert len(tr.states) == len(tr.tokens) == n == tr.ours_us.size == tr.peer_us.size
+    assert tr.tokens[-1] == v.eos and tr.memo_hit.dtype == bool
+    with pytest.raises(ValueError, match="not allowed by llguidance"):
+        GD.trace_mask_latency(dec, peer, [tok.encode(" []").ids])  # leading space
+
+
+def test_syncode_adapters():
+    assert "%ignore" in GD.syncode_grammar("json")
+    with pytest.raises(ValueError, match="no grammar"):
+        GD.syncode_grammar("no_such_grammar")
+    tok = GD.train_bpe(300, GD.vocab.stdlib_files(3))
+    assert GD.syncode_mask_store_seconds(tok, "json") > 0

@@ -1,7 +1,7 @@
 """When must a chapter run again? A content key over everything that can change its outputs.
 
 The key covers the chapter source, the shared core, the paper modules the chapter imports, its data
-folder, requirements.txt, the Python version, every installed distribution's version, and the
+folder and stability record, requirements.txt, the Python version, every installed distribution's version, and the
 parameters. Content hashes, not modification times: a fresh clone re-uses nothing it should not,
 and a `touch` without a change re-runs nothing.
 """
@@ -46,6 +46,7 @@ def inputs_of(root: Path, chapter: Chapter) -> list[Path]:
         for mod in mods:
             files += _files(lib / "papers" / f"{mod}.py") + _files(lib / "papers" / mod)
     files += _files(root / "data" / chapter.stem)
+    files += _files(root / "data" / "stability" / f"{chapter.stem}.json")  # its verdict table shows it
     return [f for f in files if f.is_file()]
 
 

@@ -1,22 +1,25 @@
-"""Offline preprocessing and the online mask of grammar-constrained decoding (Park et al., 2025).
+"""Offline preprocessing and the online mask of grammar-constrained decoding (Park et
+al., 2025).
 
-Offline (`preprocess`): the vocabulary becomes a byte trie; for every lexer-DFA state q, one pass
-over the trie gives each token's end state q' and the sequence of terminals it completes on the
-way (the *lexing transducer* composed with detokenisation). The pass is done for all q at once,
-level by level, with numpy. Tokens are then grouped, per q, by (terminal sequence, class of q'),
-where the class of q' records which terminals the unfinished lexeme could still become. These
-groups are the token-level tables the online step needs.
+Offline (`preprocess`): the vocabulary becomes a byte trie; for every lexer-DFA state q,
+one pass over the trie gives each token's end state q' and the sequence of terminals it
+completes on the way (the *lexing transducer* composed with detokenisation). The pass is
+done for all q at once, level by level, with numpy. Tokens are then grouped, per q, by
+(terminal sequence, class of q'), where the class of q' records which terminals the
+unfinished lexeme could still become. These groups are the token-level tables the online
+step needs.
 
-Online (`Decoder.mask_bits`, packed; `Decoder.mask`, unpacked): the state is (q, LR stack). A
-group is allowed when the LR parser accepts its terminal sequence from the stack and, after it,
-accepts some terminal the pending lexeme can still become (or the pending text can become ignored
-text). The mask is the union of the allowed groups' token sets. The parser step is memoised
-exactly on (q, the top stack entries it read). EOS is allowed only when the pending lexeme is complete (or
-empty) and the parser accepts end of input after it.
+Online (`Decoder.mask_bits`, packed; `Decoder.mask`, unpacked): the state is (q, LR
+stack). A group is allowed when the LR parser accepts its terminal sequence from the
+stack and, after it, accepts some terminal the pending lexeme can still become (or the
+pending text can become ignored text). The mask is the union of the allowed groups'
+token sets. The parser step is memoised exactly on (q, the top stack entries it read).
+EOS is allowed only when the pending lexeme is complete (or empty) and the parser
+accepts end of input after it.
 
-Baselines: `preprocess_naive` builds the same tables by simulating every (state, token) pair
-independently, as prior sound methods do; `oracle_mask` decides every token of one prefix by
-lexing and parsing it directly, with no tables and no caching.
+Baselines: `preprocess_naive` builds the same tables by simulating every (state, token)
+pair independently, as prior sound methods do; `oracle_mask` decides every token of one
+prefix by lexing and parsing it directly, with no tables and no caching.
 """
 from __future__ import annotations
 
@@ -29,12 +32,13 @@ from .parser import Grammar
 from .vocab import Vocabulary
 
 
-# ----------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # the token trie
 @dataclass(frozen=True)
 class TokenTrie:
-    """Nodes 0..n-1 (0 = root) in breadth-first order, with parent, incoming byte and depth;
-    token i ends at node_of[i]. Children of node p are child_ids[child_ptr[p]:child_ptr[p+1]]."""
+    """Nodes 0..n-1 (0 = root) in breadth-first order, with parent, incoming byte and
+    depth; token i ends at node_of[i]. Children of node p are
+    child_ids[child_ptr[p]:child_ptr[p+1]]."""
 
     parent: np.ndarray
     byte: np.ndarray
@@ -51,8 +55,8 @@ class TokenTrie:
 def build_trie(tokens, *, share: bool = True) -> TokenTrie:
     """Byte trie of `tokens` (bytes), built level by level with numpy.
 
-    `share=False` gives every token its own chain of nodes (no prefix sharing): the ablation that
-    isolates what sharing buys.
+    `share=False` gives every token its own chain of nodes (no prefix sharing): the
+    ablation that isolates what sharing buys.
     """
     for i, tok in enumerate(tokens):
         if not isinstance(tok, (bytes, bytearray)):
@@ -62,7 +66,8 @@ def build_trie(tokens, *, share: bool = True) -> TokenTrie:
     flat = np.frombuffer(b"".join(tokens), dtype=np.uint8)
     starts = np.concatenate([[0], np.cumsum(lens)[:-1]]).astype(np.int64)
     cur = np.zeros(V, dtype=np.int64)          # node of each token's prefix of length d
-    parent, byte, depth = [np.zeros(1, np.int64)], [np.zeros(1, np.int64)], [np.zeros(1, np.int64)]
+    parent, byte, depth = ([np.zeros(1, np.int64)], [np.zeros(1, np.int64)],
+                           [np.zeros(1, np.int64)])
     n = 1
     for d in range(int(lens.max(initial=0))):
         idx = np.flatnonzero(lens > d)
@@ -86,13 +91,14 @@ def build_trie(tokens, *, share: bool = True) -> TokenTrie:
     return TokenTrie(parent, byte, depth, cur, child_ptr, order)
 
 
-# ----------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # the lexing transducer on bytes
 def step_tables(grammar: Grammar):
     """(next, emit) arrays of shape (n+1, 256); row n is the dead state.
 
-    next[q, b] is the state after byte b; emit[q, b] the non-ignored terminal completed by it (-1:
-    none). A missing transition from an accepting state completes its terminal and restarts at 0.
+    next[q, b] is the state after byte b; emit[q, b] the non-ignored terminal completed
+    by it (-1: none). A missing transition from an accepting state completes its
+    terminal and restarts at 0.
     """
     dfa = grammar.dfa
     n = dfa.n_states
@@ -113,8 +119,9 @@ def step_tables(grammar: Grammar):
 
 
 def viability_classes(grammar: Grammar):
-    """Per lexer state, a class id; classes share (free, R): free = nothing or ignorable text is
-    pending; R = the non-ignored terminals the pending lexeme can still become (bool matrix)."""
+    """Per lexer state, a class id; classes share (free, R): free = nothing or ignorable
+    text is pending; R = the non-ignored terminals the pending lexeme can still become
+    (bool matrix)."""
     dfa, ignored = grammar.dfa, grammar.ignored
     keys, cls = {}, np.empty(dfa.n_states + 1, dtype=np.int64)
     for q in range(dfa.n_states):
@@ -135,7 +142,8 @@ class Tables:
     """Preprocessed tables for one (grammar, vocabulary).
 
     end[q, i]   lexer state after token i from state q (n_states = dead);
-    seq[q, i]   id of the terminal sequence completed by token i from q (seqs[id] is the tuple);
+    seq[q, i]   id of the terminal sequence completed by token i from q (seqs[id] is the
+                tuple);
     gid[q]      per token, 1 + its group at q (0 = dead or special);
     group_seq[q], group_cls[q]: the groups' distinct-sequence index and viability class;
     seq_list[q]: the distinct sequence ids used at q.
@@ -155,10 +163,11 @@ class Tables:
 
 
 def transducer_trie(grammar: Grammar, trie: TokenTrie, token_nodes):
-    """One pass over `trie` from every lexer state at once, level by level, following only live
-    (state, node) pairs: a pair whose lexer died is never expanded, so a subtree is skipped as
-    soon as its prefix fails. Returns, for the nodes `token_nodes`, the end state (n = dead) and
-    the id of the completed terminal sequence, and the list of sequences."""
+    """One pass over `trie` from every lexer state at once, level by level, following
+    only live (state, node) pairs: a pair whose lexer died is never expanded, so a
+    subtree is skipped as soon as its prefix fails. Returns, for the nodes
+    `token_nodes`, the end state (n = dead) and the id of the completed terminal
+    sequence, and the list of sequences."""
     nxt, emit = step_tables(grammar)
     n = grammar.dfa.n_states
     nT1 = len(grammar.terminals) + 1
@@ -171,7 +180,8 @@ def transducer_trie(grammar: Grammar, trie: TokenTrie, token_nodes):
     seqs: list = [()]
     intern: dict = {}
     n_children = np.diff(trie.child_ptr)
-    # live pairs at the current level: lexer start state, node, current state, sequence id
+    # live pairs at the current level: lexer start state, node, current state, sequence
+    # id
     q0 = np.arange(n, dtype=np.int64)
     node = np.zeros(n, dtype=np.int64)
     state = q0.copy()
@@ -214,7 +224,8 @@ def transducer_trie(grammar: Grammar, trie: TokenTrie, token_nodes):
 
 
 def group_tokens(grammar: Grammar, vocab: Vocabulary, end, seq, seqs) -> Tables:
-    """Group the tokens of every lexer state by (terminal sequence, viability class of end state)."""
+    """Group the tokens of every lexer state by (terminal sequence, viability class of
+    end state)."""
     n = grammar.dfa.n_states
     cls, _, _ = viability_classes(grammar)
     n_cls = int(cls.max()) + 1
@@ -223,7 +234,7 @@ def group_tokens(grammar: Grammar, vocab: Vocabulary, end, seq, seqs) -> Tables:
     alive = (end != n) & ~special[None, :]
     qs, toks = np.nonzero(alive)                       # sorted by q
     key = (qs * len(seqs) + seq[qs, toks]) * n_cls + cls[end[qs, toks]]
-    uniq, inv = np.unique(key, return_inverse=True)   # groups of all states, sorted by q
+    uniq, inv = np.unique(key, return_inverse=True)   # all states' groups, sorted by q
     inv = inv.ravel()
     g_q = uniq // (len(seqs) * n_cls)
     g_first = np.searchsorted(g_q, np.arange(n + 1))
@@ -243,7 +254,8 @@ def group_tokens(grammar: Grammar, vocab: Vocabulary, end, seq, seqs) -> Tables:
 
 def preprocess(grammar: Grammar, vocab: Vocabulary, *, trie: TokenTrie | None = None,
                share: bool = True) -> Tables:
-    """The paper's offline step: trie pass from every lexer state, then token grouping."""
+    """The paper's offline step: trie pass from every lexer state, then token
+    grouping."""
     if trie is None:
         trie = build_trie(vocab.tokens, share=share)
     end, seq, seqs = transducer_trie(grammar, trie, trie.node_of)
@@ -251,7 +263,8 @@ def preprocess(grammar: Grammar, vocab: Vocabulary, *, trie: TokenTrie | None = 
 
 
 def preprocess_naive(grammar: Grammar, vocab: Vocabulary) -> Tables:
-    """Baseline: simulate every (lexer state, token) pair on its own, byte by byte, in Python."""
+    """Baseline: simulate every (lexer state, token) pair on its own, byte by byte, in
+    Python."""
     nxt, emit = step_tables(grammar)
     nxt_l, emit_l = nxt.tolist(), emit.tolist()
     n = grammar.dfa.n_states
@@ -279,7 +292,7 @@ def preprocess_naive(grammar: Grammar, vocab: Vocabulary) -> Tables:
     return group_tokens(grammar, vocab, end, seq, seqs)
 
 
-# ----------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # online
 @dataclass(frozen=True)
 class State:
@@ -292,7 +305,7 @@ class State:
 class Decoder:
     """The online mask computation over preprocessed `tables`."""
 
-    DENSE_WORDS = 16   # a group whose tokens touch more 64-bit words is stored as a dense row
+    DENSE_WORDS = 16   # a group whose tokens touch more 64-bit words is a dense row
 
     def __init__(self, grammar: Grammar, vocab: Vocabulary, tables: Tables):
         self.grammar, self.vocab, self.tables = grammar, vocab, tables
@@ -300,7 +313,8 @@ class Decoder:
         self.nxt, self.emit = step_tables(grammar)
         self.cls, self.free, self.R = viability_classes(grammar)
         self.T = len(grammar.terminals)
-        self.live_terms = np.array([i for i in range(self.T) if i not in grammar.ignored])
+        self.live_terms = np.array([i for i in range(self.T)
+                                    if i not in grammar.ignored])
         self._ignored = grammar.ignored
         self._narrow = self.T + 1 <= 64          # parser-step codes fit one uint64
         self._n_words64 = -(-len(vocab) // 64)
@@ -311,7 +325,7 @@ class Decoder:
         self._part: dict = {}
         self._info: dict = {}
 
-    # -- parser with memoisation --------------------------------------------------------------
+    # -- parser with memoisation -------------------------------------------------------
     def _advance(self, stack, term):
         key = (stack, term)
         out = self._adv.get(key, 0)
@@ -339,7 +353,7 @@ class Decoder:
                 return None
         return stack
 
-    # -- public ---------------------------------------------------------------------------------
+    # -- public ------------------------------------------------------------------------
     def initial(self) -> State:
         return State(0, (self.grammar.start,))
 
@@ -359,8 +373,8 @@ class Decoder:
         return state if self.viable(state) else None
 
     def viable(self, state: State) -> bool:
-        """True if the pending lexeme can still become a terminal the parser accepts (or is
-        empty or ignorable)."""
+        """True if the pending lexeme can still become a terminal the parser accepts (or
+        is empty or ignorable)."""
         c = self.cls[state.q]
         return bool(self.free[c] or (self.R[c] & self._acceptable(state.stack)).any())
 
@@ -369,15 +383,18 @@ class Decoder:
         q2 = int(self.tables.end[state.q, token])
         if q2 == self.n or token == self.vocab.eos:
             return None
-        stack = self._feed(state.stack, self.tables.seqs[int(self.tables.seq[state.q, token])])
+        seq = self.tables.seqs[int(self.tables.seq[state.q, token])]
+        stack = self._feed(state.stack, seq)
         return None if stack is None else State(q2, stack)
 
     def can_end(self, state: State) -> bool:
-        """EOS allowed: nothing, or a complete lexeme, is pending and the parser accepts END."""
-        return self._parser_step(state)[1]
+        """EOS allowed: nothing, or a complete lexeme, is pending and the parser accepts
+        END."""
+        return bool(self.parser_step(state)[1])
 
     def _can_end_direct(self, state: State) -> bool:
-        """`can_end` computed directly with the memoised LR parser (no parser-step memo)."""
+        """`can_end` computed directly with the memoised LR parser (no parser-step
+        memo)."""
         q, stack = state.q, state.stack
         label = int(self.grammar.dfa.label[q])
         if q != 0:
@@ -390,9 +407,10 @@ class Decoder:
         return self._advance(stack, self.grammar.end) is not None
 
     def mask_bits(self, state: State) -> np.ndarray:
-        """The mask packed into uint32 words (token i is bit i % 32 of word i // 32; bits past
-        the vocabulary are 0), the layout of llguidance's `compute_bitmask`. A fresh array."""
-        code, eos = self._parser_step(state)
+        """The mask packed into uint32 words (token i is bit i % 32 of word i // 32;
+        bits past the vocabulary are 0), the layout of llguidance's `compute_bitmask`. A
+        fresh array."""
+        code, eos = self.parser_step(state)
         info = self._qinfo(state.q)
         out = self._gather_bits(info, self._verdicts(info, code))
         if eos:
@@ -401,33 +419,99 @@ class Decoder:
         return out.view(np.uint32)[:self._n_words32]
 
     def mask(self, state: State) -> np.ndarray:
-        """Boolean mask over the vocabulary: tokens that keep the output a viable prefix."""
-        return np.unpackbits(self.mask_bits(state).view(np.uint8), count=len(self.vocab),
-                             bitorder="little").view(bool)
+        """Boolean mask over the vocabulary: tokens that keep the output a viable
+        prefix."""
+        return np.unpackbits(self.mask_bits(state).view(np.uint8),
+                             count=len(self.vocab), bitorder="little").view(bool)
 
-    # -- the three phases of the online step ------------------------------------------------------
+    # -- the three phases of the online step -------------------------------------------
     def clear_memo(self) -> None:
-        """Forget every parser memo (for timing the cold path); the masks do not change."""
+        """Forget every parser memo (for timing the cold path); the masks do not
+        change."""
         self._adv.clear()
         self._acc.clear()
         self._step.clear()
         self._part.clear()
 
-    def _parser_step(self, state: State):
-        """Parser step at (q, stack): per distinct terminal sequence k at q, code[k] = 0 if the
-        parser rejects the sequence, else bit T set plus bit t for every terminal t that some
-        group of k asks about (`wanted`) and the parser accepts after it; and whether EOS is
-        allowed.
+    def parser_step(self, state: State):
+        """Phase 1 of the online step: (code, eos) at (q, stack). Per distinct terminal
+        sequence k at q, code[k] = 0 if the parser rejects the sequence, else bit T set
+        plus bit t for every terminal t that some group of k asks about and the parser
+        accepts after it (a bool row of T + 1 entries instead of bits when T + 1 > 64);
+        eos: EOS is allowed.
 
-        Memoised exactly on (q, the top d states of the stack), where d is the number of stack
-        entries the simulation read: an LR parser never looks below them, so every stack with
-        the same top d states gives the same answer. An entry is stored only under its own d.
+        Memoised exactly on (q, the top d states of the stack), where d is the number of
+        stack entries the simulation read: an LR parser never looks below them, so every
+        stack with the same top d states gives the same answer. An entry is stored only
+        under its own d.
         """
         return self._lookup(self._step, state.q, state.stack, self._simulate)[1]
 
+    def is_memoised(self, state: State) -> bool:
+        """True if `parser_step(state)` would be answered from the memo (nothing is
+        computed)."""
+        depths = self._step.get(state.q)
+        if not depths:
+            return False
+        L = len(state.stack)
+        return any(d <= L and (state.q, state.stack[-d:]) in self._step for d in depths)
+
+    def group_verdicts(self, q: int, code) -> np.ndarray:
+        """Phase 2: per token group of lexer state `q`, whether it is allowed, given the
+        parser step's `code` at q."""
+        return self._verdicts(self._qinfo(self._check_q(q)), code)
+
+    def union_bits(self, q: int, allowed) -> np.ndarray:
+        """Phase 3: the union of the allowed groups' token sets at lexer state `q`, as
+        uint64 words (a fresh array of `n_words` words; EOS not included)."""
+        info = self._qinfo(self._check_q(q))
+        allowed = np.asarray(allowed, dtype=bool)
+        if allowed.shape != (info["gs"].size,):
+            raise ValueError(f"allowed must hold one bool per group of lexer state {q} "
+                             f"({info['gs'].size}), got shape {allowed.shape}")
+        return self._gather_bits(info, allowed)
+
+    @property
+    def n_words(self) -> int:
+        """64-bit words in one packed row over the vocabulary."""
+        return self._n_words64
+
+    def prepare(self) -> None:
+        """Build the per-lexer-state group arrays of every state now, instead of on
+        first use (they depend on the tables only, not on the parser)."""
+        for q in range(self.n):
+            self._qinfo(q)
+
+    def _check_q(self, q) -> int:
+        if not (isinstance(q, (int, np.integer)) and 0 <= q < self.n):
+            raise ValueError(f"q must be a lexer state in [0, {self.n}), got {q!r}")
+        return int(q)
+
+    def must_end(self, state: State) -> bool:
+        """True when the output is a complete sentence and nothing but ignored text may
+        follow it: EOS is allowed, the pending lexeme cannot grow into a terminal the
+        parser accepts, and after it the parser accepts no terminal but the end of
+        input. A sampler that stops here stops exactly where the grammar allows nothing
+        more (where llguidance's mask holds EOS alone)."""
+        if not self.can_end(state):
+            return False
+        q, stack = state.q, state.stack
+        dfa = self.grammar.dfa
+        grow: set = set()
+        for s in set(dfa.trans[q].tolist()) - {DEAD}:
+            grow |= dfa.reach[s]
+        grow = sorted(grow - self._ignored)
+        if grow and self._acceptable(stack)[grow].any():
+            return False
+        label = int(dfa.label[q])
+        if q != 0 and label >= 0 and label not in self._ignored:
+            stack = self._advance(stack, label)
+        return not self._acceptable(stack).any()
+
     def _simulate(self, q: int, stack: tuple):
-        """The parser step from scratch, one part (a terminal sequence, or EOS) at a time; each
-        part is itself memoised exactly on (q, part, the top stack entries it read)."""
+        """The parser step from scratch, one part (a terminal sequence, or EOS) at a
+        time; each part is itself memoised exactly on (q, part, the top stack entries it
+        read)."""
         info = self._qinfo(q)
         part, T = self._part, self.T
         depth, codes = 1, []
@@ -442,12 +526,14 @@ class Decoder:
         return depth, (code, eos)
 
     def _part_lookup(self, memo: dict, key: tuple, stack: tuple):
-        return self._lookup(memo, key, stack, lambda key, stack: self._simulate_part(*key, stack))
+        return self._lookup(memo, key, stack,
+                            lambda key, stack: self._simulate_part(*key, stack))
 
     @staticmethod
     def _lookup(memo: dict, key, stack: tuple, compute):
-        """Exact memo on (key, top d entries of stack): memo[key] lists the depths d stored for
-        `key` (ascending), memo[key, suffix] holds (d, value). Only those depths are tried."""
+        """Exact memo on (key, top d entries of stack): memo[key] lists the depths d
+        stored for `key` (ascending), memo[key, suffix] holds (d, value). Only those
+        depths are tried."""
         depths = memo.get(key)
         if depths is not None:
             L = len(stack)
@@ -470,9 +556,9 @@ class Decoder:
         return out
 
     def _simulate_part(self, q: int, k: int, stack: tuple):
-        """Part k (a terminal sequence; -1: EOS) of the parser step at (q, stack), on a stack
-        seen as (p entries popped off `stack`, list of entries pushed above them), recording
-        the deepest entry read. Returns (depth read, code or EOS verdict)."""
+        """Part k (a terminal sequence; -1: EOS) of the parser step at (q, stack), on a
+        stack seen as (p entries popped off `stack`, list of entries pushed above them),
+        recording the deepest entry read. Returns (depth read, code or EOS verdict)."""
         g = self.grammar
         actions, gotos, END, end_state = g.actions, g.gotos, g.end, g.end_state
         deepest = [1]
@@ -534,10 +620,10 @@ class Decoder:
 
     def _qinfo(self, q: int) -> dict:
         """Per lexer state, built on its first use and then kept: the distinct terminal
-        sequences, each group's sequence index and the bits its class needs (bit T alone for a
-        free class; else the terminals the pending lexeme can become), and each group's tokens
-        as a packed bitset of uint64 words (dense rows for big groups, (word, bits) pairs for
-        the rest)."""
+        sequences, each group's sequence index and the bits its class needs (bit T alone
+        for a free class; else the terminals the pending lexeme can become), and each
+        group's tokens as a packed bitset of uint64 words (dense rows for big groups,
+        (word, bits) pairs for the rest)."""
         info = self._info.get(q)
         if info is None:
             t = self.tables
@@ -548,32 +634,34 @@ class Decoder:
             need = np.zeros((gc.size, T + 1), dtype=bool)
             need[:, :T] = self.R[gc] & ~self.free[gc][:, None]
             need[:, T] = self.free[gc]
-            # per sequence, the terminals some group of it asks about: only these are tested
+            # per sequence, the terminals some group of it asks about: only these are
+            # tested
             wanted = np.zeros((t.seq_list[q].size, T), dtype=bool)
             np.logical_or.at(wanted, gs, need[:, :T])
             wanted = [np.flatnonzero(w & live).tolist() for w in wanted]
             if self._narrow:
-                need = (need.astype(np.uint64) << np.arange(T + 1, dtype=np.uint64)).sum(1)
+                shifts = np.arange(T + 1, dtype=np.uint64)
+                need = (need.astype(np.uint64) << shifts).sum(1)
                 need = need.astype(np.uint64)
             gid = t.gid[q]
             member = np.zeros((gc.size + 1, self._n_words64 * 64), dtype=bool)
             member[gid, np.arange(gid.size)] = True
             bits = np.packbits(member[1:], axis=1, bitorder="little").view(np.uint64)
-            # most groups hold a few tokens: those are kept as (word, bits) pairs, the others as
-            # dense rows of words
+            # most groups hold a few tokens: those are kept as (word, bits) pairs, the
+            # others as dense rows of words
             nnz = (bits != 0).sum(1)
             dense = np.flatnonzero(nnz > self.DENSE_WORDS)
             sp_grp, sp_idx = np.nonzero(bits[nnz <= self.DENSE_WORDS])
             sp_grp = np.flatnonzero(nnz <= self.DENSE_WORDS)[sp_grp]
-            info = self._info[q] = dict(seqs=[t.seqs[s] for s in t.seq_list[q].tolist()],
-                                        wanted=wanted, gs=gs, need=need,
-                                        dense=dense, dense_rows=bits[dense],
-                                        sp_grp=sp_grp, sp_idx=sp_idx, sp_val=bits[sp_grp, sp_idx])
+            info = self._info[q] = dict(
+                seqs=[t.seqs[s] for s in t.seq_list[q].tolist()], wanted=wanted, gs=gs,
+                need=need, dense=dense, dense_rows=bits[dense], sp_grp=sp_grp,
+                sp_idx=sp_idx, sp_val=bits[sp_grp, sp_idx])
         return info
 
     def _verdicts(self, info: dict, code) -> np.ndarray:
-        """Per group: allowed? (its sequence is accepted, and its class is free or the parser
-        then accepts a terminal the pending lexeme can become)."""
+        """Per group: allowed? (its sequence is accepted, and its class is free or the
+        parser then accepts a terminal the pending lexeme can become)."""
         hit = code[info["gs"]] & info["need"]
         return hit != 0 if self._narrow else hit.any(1)
 
@@ -591,13 +679,14 @@ class Decoder:
         return out
 
 
-# ----------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # brute-force oracle
 def oracle_mask(grammar: Grammar, vocab: Vocabulary, prefix: bytes) -> np.ndarray:
-    """Decide every token for `prefix` directly: lex the token's bytes with the DFA from the
-    prefix's lexer state, parse the completed terminals from scratch with the LR table, and search
-    the DFA forward for a terminal the pending lexeme can become that the parser accepts. No
-    preprocessing tables, no groups, no caches. EOS: the prefix parses completely.
+    """Decide every token for `prefix` directly: lex the token's bytes with the DFA from
+    the prefix's lexer state, parse the completed terminals from scratch with the LR
+    table, and search the DFA forward for a terminal the pending lexeme can become that
+    the parser accepts. No preprocessing tables, no groups, no caches. EOS: the prefix
+    parses completely.
     """
     dfa = grammar.dfa
     ignored = grammar.ignored

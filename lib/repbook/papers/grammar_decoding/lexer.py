@@ -1,19 +1,22 @@
 """Terminals of a lark grammar compiled into one byte-level longest-match DFA.
 
-Each terminal's regular expression (lark's own regex text, parsed with Python's `re` parser) becomes a
-Thompson NFA over *bytes*: character classes are expanded into UTF-8 byte sequences, so a byte-level
-BPE token that stops in the middle of a multi-byte character is lexed exactly. The NFAs of all
-terminals are joined, determinised (subset construction) and minimised (Moore refinement that keeps
-the terminal label of every state).
+Each terminal's regular expression (lark's own regex text, parsed with Python's `re`
+parser) becomes a Thompson NFA over *bytes*: character classes are expanded into UTF-8
+byte sequences, so a byte-level BPE token that stops in the middle of a multi-byte
+character is lexed exactly. The NFAs of all terminals are joined, determinised (subset
+construction) and minimised (Moore refinement that keeps the terminal label of every
+state).
 
-Lexing follows the one-byte-lookahead maximal-munch rule used by lexer-based constrained decoders:
-the DFA runs until a byte has no transition; if the state reached accepts a terminal, that terminal
-is emitted and the byte restarts the DFA from its initial state, otherwise the input is rejected.
-A state that accepts several terminals is labelled, as lark does, by the highest priority, then by a
-string literal over a regular expression, then by lark's order of regular expressions.
+Lexing follows the one-byte-lookahead maximal-munch rule used by lexer-based constrained
+decoders: the DFA runs until a byte has no transition; if the state reached accepts a
+terminal, that terminal is emitted and the byte restarts the DFA from its initial state,
+otherwise the input is rejected. A state that accepts several terminals is labelled, as
+lark does, by the highest priority, then by a string literal over a regular expression,
+then by lark's order of regular expressions.
 
-Supported regex syntax: literals, classes, `.`, `\\d \\w \\s` (ASCII meaning), alternation, groups,
-inline flags `i`/`s`, and all repeats. Anchors, look-arounds and back-references raise ValueError.
+Supported regex syntax: literals, classes, `.`, `\\d \\w \\s` (ASCII meaning),
+alternation, groups, inline flags `i`/`s`, and all repeats. Anchors, look-arounds and
+back-references raise ValueError.
 """
 from __future__ import annotations
 
@@ -37,11 +40,12 @@ _ASCII_CATS = {
     _C.CATEGORY_WORD: [(0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A)],
     _C.CATEGORY_SPACE: [(0x09, 0x0D), (0x20, 0x20)],
 }
-_NOT_CATS = {_C.CATEGORY_NOT_DIGIT: _C.CATEGORY_DIGIT, _C.CATEGORY_NOT_WORD: _C.CATEGORY_WORD,
+_NOT_CATS = {_C.CATEGORY_NOT_DIGIT: _C.CATEGORY_DIGIT,
+             _C.CATEGORY_NOT_WORD: _C.CATEGORY_WORD,
              _C.CATEGORY_NOT_SPACE: _C.CATEGORY_SPACE}
 
 
-# ----------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # code-point interval sets and their UTF-8 encoding
 def normalize(ranges) -> list[tuple[int, int]]:
     """Sorted, merged, non-overlapping closed intervals."""
@@ -70,10 +74,11 @@ def _encode(cp: int) -> bytes:
 
 
 def utf8_sequences(lo: int, hi: int) -> list[list[tuple[int, int]]]:
-    """The code points lo..hi (surrogates excluded) as byte-range sequences [(b1lo, b1hi), ...].
+    """The code points lo..hi (surrogates excluded) as byte-range sequences [(b1lo,
+    b1hi), ...].
 
-    Every valid UTF-8 encoding of a code point in the range matches exactly one sequence, and
-    nothing else does (the classic range-splitting construction).
+    Every valid UTF-8 encoding of a code point in the range matches exactly one
+    sequence, and nothing else does (the classic range-splitting construction).
     """
     if lo > hi:
         return []
@@ -95,10 +100,11 @@ def utf8_sequences(lo: int, hi: int) -> list[list[tuple[int, int]]]:
     return [list(zip(a, b))]
 
 
-# ----------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # Thompson NFA over bytes
 class ByteNFA:
-    """Nodes with ε-edges and byte-range edges; `accept[node]` is a terminal index or -1."""
+    """Nodes with ε-edges and byte-range edges; `accept[node]` is a terminal index or
+    -1."""
 
     def __init__(self):
         self.eps: list[list[int]] = []
@@ -154,7 +160,8 @@ def _class_ranges(items, icase: bool) -> list[tuple[int, int]]:
             elif av in _NOT_CATS:
                 out += complement(_ASCII_CATS[_NOT_CATS[av]])
             else:
-                raise ValueError(f"unsupported character category {av} in a character class")
+                raise ValueError(f"unsupported character category {av} in a character "
+                                 "class")
         else:
             raise ValueError(f"unsupported item {op} in a character class")
     return complement(out) if negate else normalize(out)
@@ -182,7 +189,8 @@ def _build(nfa: ByteNFA, parsed, flags: int) -> tuple[int, int]:
         elif op is _C.SUBPATTERN:
             _, add, delete, sub = av
             s, e = _build(nfa, sub, (flags | add) & ~delete)
-        elif op in (_C.MAX_REPEAT, _C.MIN_REPEAT, getattr(_C, "POSSESSIVE_REPEAT", None)):
+        elif op in (_C.MAX_REPEAT, _C.MIN_REPEAT,
+                    getattr(_C, "POSSESSIVE_REPEAT", None)):
             lo, hi, sub = av
             s = e = nfa.node()
             for _ in range(lo):
@@ -206,25 +214,27 @@ def _build(nfa: ByteNFA, parsed, flags: int) -> tuple[int, int]:
         elif op is getattr(_C, "ATOMIC_GROUP", None):
             s, e = _build(nfa, av, flags)
         else:
-            raise ValueError(f"unsupported regex construct {op} (anchors, look-arounds and "
-                             "back-references cannot be lexed by a DFA)")
+            raise ValueError(f"unsupported regex construct {op} (anchors, look-arounds "
+                             "and back-references cannot be lexed by a DFA)")
         nfa.eps[cur].append(s)
         cur = e
     return start, cur
 
 
 def regex_fragment(nfa: ByteNFA, pattern: str) -> tuple[int, int]:
-    """Add the NFA of a Python regular expression (str) to `nfa`; return (start, end)."""
+    """Add the NFA of a Python regular expression (str) to `nfa`; return (start,
+    end)."""
     if not isinstance(pattern, str):
         raise TypeError(f"pattern must be a str, got {type(pattern).__name__}")
     try:
         parsed = _P.parse(pattern, 0)
     except re.error as exc:
-        raise ValueError(f"pattern {pattern!r} is not a valid regular expression: {exc}") from exc
+        raise ValueError(f"pattern {pattern!r} is not a valid regular expression: "
+                         f"{exc}") from exc
     return _build(nfa, parsed, parsed.state.flags)
 
 
-# ----------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------
 # DFA
 @dataclass(frozen=True)
 class Terminal:
@@ -254,7 +264,8 @@ class LexerDFA:
         return int(self.trans.shape[0])
 
     def run(self, data: bytes, state: int = 0):
-        """Lex `data` from `state`: (end state, emitted terminal indices incl. ignored) or None."""
+        """Lex `data` from `state`: (end state, emitted terminal indices incl. ignored)
+        or None."""
         out = []
         for b in data:
             nxt = self.trans[state, b]
@@ -270,11 +281,13 @@ class LexerDFA:
         return state, out
 
     def tokenize(self, text: bytes | str) -> list[str]:
-        """Complete lexing of `text` into terminal names (ignored ones dropped); ValueError if invalid."""
+        """Complete lexing of `text` into terminal names (ignored ones dropped);
+        ValueError if invalid."""
         data = text.encode() if isinstance(text, str) else text
         res = self.run(data)
         if res is None or (res[0] != 0 and self.label[res[0]] < 0):
-            raise ValueError(f"text {text!r} cannot be lexed into the grammar's terminals")
+            raise ValueError(f"text {text!r} cannot be lexed into the grammar's "
+                             "terminals")
         state, out = res
         if state != 0:
             out.append(int(self.label[state]))
@@ -345,7 +358,8 @@ def build_dfa(terminals, max_states: int = 20_000) -> LexerDFA:
         labels.append(min(acc, key=order.__getitem__) if acc else -1)
     trans, label = np.stack(rows), np.array(labels, dtype=np.int32)
     if label[0] >= 0:
-        raise ValueError(f"terminal {terminals[label[0]].name} matches the empty string")
+        raise ValueError(f"terminal {terminals[label[0]].name} matches the empty "
+                         "string")
     trans, label = _minimize(trans, label)
     dfa = LexerDFA(trans, label, terminals)
     dfa.reach = _reach(trans, label)
@@ -353,7 +367,8 @@ def build_dfa(terminals, max_states: int = 20_000) -> LexerDFA:
 
 
 def _minimize(trans: np.ndarray, label: np.ndarray):
-    """Moore refinement; DEAD is its own class; unreachable-to-accept states collapse into DEAD."""
+    """Moore refinement; DEAD is its own class; unreachable-to-accept states collapse
+    into DEAD."""
     n = trans.shape[0]
     # states that can reach an accepting state
     live = label >= 0
@@ -369,7 +384,8 @@ def _minimize(trans: np.ndarray, label: np.ndarray):
     _, part = np.unique(part, return_inverse=True)
     while True:
         nxt = np.where(trans == DEAD, -1, part[np.where(trans == DEAD, 0, trans)])
-        nxt = np.where(live[np.where(trans == DEAD, 0, trans)] | (trans == DEAD), nxt, -1)
+        nxt = np.where(live[np.where(trans == DEAD, 0, trans)] | (trans == DEAD), nxt,
+                       -1)
         nxt = np.where(trans == DEAD, -1, nxt)
         key = np.column_stack([part, nxt])
         _, new = np.unique(key, axis=0, return_inverse=True)
@@ -400,7 +416,8 @@ def _minimize(trans: np.ndarray, label: np.ndarray):
 
 
 def _reach(trans: np.ndarray, label: np.ndarray) -> list[frozenset]:
-    """For every state, the terminal labels of the accepting states reachable from it (incl. itself)."""
+    """For every state, the terminal labels of the accepting states reachable from it
+    (incl. itself)."""
     n = trans.shape[0]
     succ = [set(int(x) for x in np.unique(trans[q]) if x != DEAD) for q in range(n)]
     reach = [({int(label[q])} if label[q] >= 0 else set()) for q in range(n)]

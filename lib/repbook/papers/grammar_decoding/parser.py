@@ -1,7 +1,9 @@
-"""A lark grammar as data: terminals for the lexer DFA and lark's LALR(1) table, integer-coded.
+"""A lark grammar as data: terminals for the lexer DFA and lark's LALR(1) table,
+integer-coded.
 
-Only the *table* comes from lark (its LALR analyser); the parser that runs on it is ours: a state
-stack that is a tuple, so configurations can be hashed and memoised by the online mask step.
+Only the *table* comes from lark (its LALR analyser); the parser that runs on it is
+ours: a state stack that is a tuple, so configurations can be hashed and memoised by the
+online mask step.
 """
 from __future__ import annotations
 
@@ -18,10 +20,11 @@ class Grammar:
 
     terminals   Terminal objects; index i is terminal id i (ignored terminals included).
     dfa         the combined longest-match lexer DFA (labels are terminal ids).
-    actions     per LR state, {terminal id: (shift?, target state or (lhs id, rhs length))};
-                terminal id len(terminals) is END.
+    actions     per LR state, {terminal id: (shift?, target state or
+                (lhs id, rhs length))}; terminal id len(terminals) is END.
     gotos       per LR state, {nonterminal name: state}.
-    start       initial LR state; end_state: the state whose appearance on END means accept.
+    start       initial LR state; end_state: the state whose appearance on END means
+                accept.
     """
 
     text: str
@@ -41,9 +44,10 @@ class Grammar:
     def ignored(self) -> frozenset:
         return frozenset(i for i, t in enumerate(self.terminals) if t.ignore)
 
-    # -- the LR automaton -------------------------------------------------------------------
+    # -- the LR automaton --------------------------------------------------------------
     def advance(self, stack: tuple, term: int):
-        """Feed one terminal id to the configuration `stack`; the new stack, or None on error.
+        """Feed one terminal id to the configuration `stack`; the new stack, or None on
+        error.
 
         For END, returns the accepting stack (the end state on top) or None.
         """
@@ -63,7 +67,8 @@ class Grammar:
                 return stack
 
     def parse_terminals(self, names) -> bool:
-        """True if the sequence of terminal names is a complete sentence of the grammar."""
+        """True if the sequence of terminal names is a complete sentence of the
+        grammar."""
         stack = (self.start,)
         for name in names:
             stack = self.advance(stack, self.term_index[name])
@@ -82,11 +87,12 @@ class Grammar:
 
 def load_grammar(text: str, *, start: str = "start", strip_priorities: bool = False,
                  max_states: int = 20_000) -> Grammar:
-    """Compile lark grammar `text`: terminals, %ignore, priorities and the LALR(1) table.
+    """Compile lark grammar `text`: terminals, %ignore, priorities and the LALR(1)
+    table.
 
-    `strip_priorities` drops rule priorities (`rule.N:`), which lark's LALR does not support.
-    Raises ValueError (naming the problem) for grammars lark rejects or that need features a
-    byte DFA cannot express (declared terminals, postlexers).
+    `strip_priorities` drops rule priorities (`rule.N:`), which lark's LALR does not
+    support. Raises ValueError (naming the problem) for grammars lark rejects or that
+    need features a byte DFA cannot express (declared terminals, postlexers).
     """
     import re as _re
 
@@ -96,18 +102,22 @@ def load_grammar(text: str, *, start: str = "start", strip_priorities: bool = Fa
     if not isinstance(text, str) or not text.strip():
         raise ValueError(f"grammar text must be a non-empty str, got {text!r:.60}")
     if strip_priorities:
-        text = _re.sub(r"^(\??[a-z_][a-z_0-9]*)\.-?\d+(\s*:)", r"\1\2", text, flags=_re.M)
+        text = _re.sub(r"^(\??[a-z_][a-z_0-9]*)\.-?\d+(\s*:)", r"\1\2", text,
+                       flags=_re.M)
     try:
         lk = lark.Lark(text, parser="lalr", start=start, lexer="basic")
     except lark.exceptions.LarkError as exc:
-        raise ValueError(f"lark rejected the grammar: {str(exc).splitlines()[0]}") from exc
+        raise ValueError(f"lark rejected the grammar: "
+                         f"{str(exc).splitlines()[0]}") from exc
     ignore = set(lk.ignore_tokens)
     terms = []
     for td in lk.terminals:
         if td.pattern is None:
-            raise ValueError(f"terminal {td.name} has no pattern (%declare is not supported)")
+            raise ValueError(f"terminal {td.name} has no pattern (%declare is not "
+                             "supported)")
         terms.append(Terminal(td.name, td.pattern.to_regexp(), td.priority,
-                              type(td.pattern).__name__ == "PatternStr", td.name in ignore))
+                              type(td.pattern).__name__ == "PatternStr",
+                              td.name in ignore))
     terms = tuple(terms)
     index = {t.name: i for i, t in enumerate(terms)}
     index[END] = len(terms)
@@ -119,8 +129,9 @@ def load_grammar(text: str, *, start: str = "start", strip_priorities: bool = Fa
     for st, row in table.states.items():
         for sym, (act, arg) in row.items():
             if sym in index:
-                actions[st][index[sym]] = ((True, arg) if act is Shift
-                                           else (False, (arg.origin.name, len(arg.expansion))))
+                actions[st][index[sym]] = (
+                    (True, arg) if act is Shift
+                    else (False, (arg.origin.name, len(arg.expansion))))
             else:
                 gotos[st][sym] = arg
     g = Grammar(text, terms, dfa, actions, gotos, table.start_states[start],

@@ -1,15 +1,17 @@
 """Random valid texts for the chapter's grammars, written independently of the decoder.
 
-`random_json` follows SynCode's json.lark: the top level is an object or an array, strings are
-`"…"` with at least one character and no `"` (no escapes), numbers are SIGNED_NUMBER (optional
-sign, integer / decimal / exponent forms). `random_calc` follows SynCode's calc.lark: + − * / and
-parentheses over lark's common NUMBER. Whitespace is inserted where %ignore allows it.
+`random_json` follows SynCode's json.lark: the top level is an object or an array,
+strings are `"…"` with at least one character and no `"` (no escapes), numbers are
+SIGNED_NUMBER (optional sign, integer / decimal / exponent forms). `random_calc` follows
+SynCode's calc.lark: + − * / and parentheses over lark's common NUMBER. Whitespace is
+inserted where %ignore allows it.
 """
 from __future__ import annotations
 
 import numpy as np
 
-_CHARS = list("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 _-.:,{}[]'\\/")
+_CHARS = list("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+              "0123456789 _-.:,{}[]'\\/")
 _CHARS += ["é", "ü", "中", "€", "😀", "\n", "\t"]
 _WS = [" ", "  ", "\n", "\n  ", "\t"]
 
@@ -23,9 +25,11 @@ def _number(rng: np.random.Generator) -> str:
     digits = "".join(str(d) for d in rng.integers(0, 10, rng.integers(1, 5)))
     frac = "".join(str(d) for d in rng.integers(0, 10, rng.integers(1, 4)))
     form = rng.integers(5)
-    body = [digits, f"{digits}.{frac}", f"{digits}.", f".{frac}", f"{digits}.{frac}"][form]
+    body = [digits, f"{digits}.{frac}", f"{digits}.", f".{frac}",
+            f"{digits}.{frac}"][form]
     if rng.random() < 0.25:
-        body += ["e", "E"][rng.integers(2)] + ["", "-", "+"][rng.integers(3)] + str(rng.integers(0, 40))
+        body += (["e", "E"][rng.integers(2)] + ["", "-", "+"][rng.integers(3)]
+                 + str(rng.integers(0, 40)))
     return sign + body
 
 
@@ -58,7 +62,8 @@ def _container(rng: np.random.Generator, depth: int, obj: bool) -> str:
 
 
 def random_json(rng: np.random.Generator) -> str:
-    """One random document of SynCode's JSON grammar (possibly with leading whitespace)."""
+    """One random document of SynCode's JSON grammar (possibly with leading
+    whitespace)."""
     return _ws(rng, 0.2) + _container(rng, 0, obj=bool(rng.random() < 0.6))
 
 
@@ -77,3 +82,46 @@ def _expr(rng: np.random.Generator, depth: int) -> str:
 def random_calc(rng: np.random.Generator) -> str:
     """One random expression of SynCode's calc grammar."""
     return _expr(rng, 0)
+
+
+def random_prefixes(grammar, generate, n: int, rng: np.random.Generator) -> list[str]:
+    """`n` prefixes: each a random document of `generate(rng)` cut at a random character
+    (from the empty prefix to the whole document). Every document is first checked to
+    parse both with lark's own LALR parser on `grammar.text` and with `grammar.accepts`;
+    ValueError if not."""
+    import lark
+
+    if not (isinstance(n, (int, np.integer)) and n >= 1):
+        raise ValueError(f"n must be an int ≥ 1, got {n!r}")
+    lk = lark.Lark(grammar.text, parser="lalr")
+    out = []
+    while len(out) < n:
+        doc = generate(rng)
+        try:
+            lk.parse(doc)
+        except lark.exceptions.LarkError as exc:
+            raise ValueError(f"generated document {doc[:60]!r} does not parse with "
+                             f"lark: {str(exc).splitlines()[0]}") from exc
+        if not grammar.accepts(doc):
+            raise ValueError(f"generated document {doc[:60]!r} is rejected by our "
+                             "parser")
+        out.append(doc[:int(rng.integers(0, len(doc) + 1))])
+    return out
+
+
+def lark_parses(grammar_text: str):
+    """A function telling whether a byte string is a complete sentence of
+    `grammar_text`, decided by lark's own LALR parser and lexer (independent of ours);
+    invalid UTF-8 is not."""
+    import lark
+
+    lk = lark.Lark(grammar_text, parser="lalr")
+
+    def parses(data: bytes) -> bool:
+        try:
+            lk.parse(data.decode("utf-8"))
+            return True
+        except (UnicodeDecodeError, lark.exceptions.LarkError):
+            return False
+
+    return parses
