@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 WORKERS ?=
 CH ?=
 
-.PHONY: book test test-deps env run full stability references lab clean
+.PHONY: book test test-deps lint format env run full stability references lab clean
 
 # (Re)create the environment when requirements.txt or pyproject.toml change.
 $(STAMP): requirements.txt pyproject.toml
@@ -26,8 +26,15 @@ book: $(STAMP)
 # per 2 cores (a chapter kernel uses 2 threads); whole files (so whole notebooks) per worker.
 NCPU := $(shell nproc 2>/dev/null || echo 2)
 TEST_WORKERS ?= $(shell echo $$(( $(NCPU) / 2 > 1 ? $(NCPU) / 2 : 1 )))
-test: book test-deps
+test: book test-deps lint
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
+
+# Formatting and lint (ruff, configured in pyproject.toml); `make format` rewrites in place.
+lint: $(STAMP)
+	$(BIN)/ruff format --check --diff . && $(BIN)/ruff check .
+
+format: $(STAMP)
+	$(BIN)/ruff format . && $(BIN)/ruff check --fix .
 
 # What the tests need that pip cannot install: Chromium for the browser tests. Installed with apt
 # when run as root on Debian/Ubuntu (as CI does); otherwise a clear message, never a skipped test.

@@ -66,31 +66,77 @@ import numpy as np
 import matplotlib.pyplot as plt
 from matplotlib import ticker
 
-from repbook.core import (Ledger, setup, use_style, color_for, register_colors,
-                          load_sklearn, all_of, at_least, at_most, within)
+from repbook.core import (
+    Ledger,
+    setup,
+    use_style,
+    color_for,
+    register_colors,
+    load_sklearn,
+    all_of,
+    at_least,
+    at_most,
+    within,
+)
 from repbook.papers import kofn_queries as K
 
 SIZES = {
-    "quick": dict(fam_n=[500, 1000, 2000, 4000], fam_k=[5, 10, 20], seeds=100,
-                  grid_seeds=12, curve=(2000, 10), curve_seeds=20, natural_k=10,
-                  natural_seeds=3, coverage_n=5000, est_n=[1000, 2000, 4000, 8000],
-                  est_k=[5, 10, 20, 40], est_seeds=100, est_curve=(4000, 20),
-                  tool_instances=40),
-    "full": dict(fam_n=[1000, 4000, 16000, 64000], fam_k=[5, 10, 20, 40], seeds=300,
-                 grid_seeds=30, curve=(16000, 20), curve_seeds=50, natural_k=10,
-                 natural_seeds=20, coverage_n=100_000,
-                 est_n=[2000, 8000, 32000, 100_000], est_k=[5, 10, 20, 40, 80],
-                 est_seeds=300, est_curve=(32000, 40), tool_instances=200),
+    "quick": dict(
+        fam_n=[500, 1000, 2000, 4000],
+        fam_k=[5, 10, 20],
+        seeds=100,
+        grid_seeds=12,
+        curve=(2000, 10),
+        curve_seeds=20,
+        natural_k=10,
+        natural_seeds=3,
+        coverage_n=5000,
+        est_n=[1000, 2000, 4000, 8000],
+        est_k=[5, 10, 20, 40],
+        est_seeds=100,
+        est_curve=(4000, 20),
+        tool_instances=40,
+    ),
+    "full": dict(
+        fam_n=[1000, 4000, 16000, 64000],
+        fam_k=[5, 10, 20, 40],
+        seeds=300,
+        grid_seeds=30,
+        curve=(16000, 20),
+        curve_seeds=50,
+        natural_k=10,
+        natural_seeds=20,
+        coverage_n=100_000,
+        est_n=[2000, 8000, 32000, 100_000],
+        est_k=[5, 10, 20, 40, 80],
+        est_seeds=300,
+        est_curve=(32000, 40),
+        tool_instances=200,
+    ),
 }
 run = setup(scale=scale, seed=seed, sizes=SIZES)
 ledger = Ledger.for_run(run)
 use_style()
-register_colors({"best of blocks": "ours", "top singletons": "alt",
-                 "stochastic greedy": "peer", "subsample greedy": "alt2",
-                 "random k": "muted", "greedy": "baseline", "lazy greedy": "alt3",
-                 "k = 5": "ours", "k = 10": "baseline", "k = 20": "peer",
-                 "k = 40": "alt2", "k = 80": "alt", "uniform": "ours", "pareto": "alt",
-                 "planted": "peer", "rare heavy": "baseline"})
+register_colors(
+    {
+        "best of blocks": "ours",
+        "top singletons": "alt",
+        "stochastic greedy": "peer",
+        "subsample greedy": "alt2",
+        "random k": "muted",
+        "greedy": "baseline",
+        "lazy greedy": "alt3",
+        "k = 5": "ours",
+        "k = 10": "baseline",
+        "k = 20": "peer",
+        "k = 40": "alt2",
+        "k = 80": "alt",
+        "uniform": "ours",
+        "pareto": "alt",
+        "planted": "peer",
+        "rare heavy": "baseline",
+    }
+)
 
 # %% [markdown]
 # ## The method: counting queries
@@ -118,16 +164,19 @@ register_colors({"best of blocks": "ours", "top singletons": "alt",
 tiny = K.coverage_instance(12, 30, run.child_rng(0), mean_size=4.0)
 chosen, queries, value = [], 0, 0.0
 for step in range(3):
-    gains = {e: tiny.value(chosen + [e]) - value
-             for e in range(tiny.n) if e not in chosen}
-    queries += len(gains)                     # one query per f(S + e); f(S) is known
-    best = max(gains, key=gains.get)          # ties: the lowest index
+    gains = {
+        e: tiny.value(chosen + [e]) - value for e in range(tiny.n) if e not in chosen
+    }
+    queries += len(gains)  # one query per f(S + e); f(S) is known
+    best = max(gains, key=gains.get)  # ties: the lowest index
     chosen.append(best)
     value += gains[best]
 lib = K.greedy(tiny, 3)
 print(f"by hand: S = {chosen}, f(S) = {value:g}, {queries} queries")
-print(f"lib:     S = {lib.indices.tolist()}, f(S) = {lib.value:g}, "
-      f"{lib.queries} queries; formula nk − k(k−1)/2 = {K.greedy_queries(12, 3)}")
+print(
+    f"lib:     S = {lib.indices.tolist()}, f(S) = {lib.value:g}, "
+    f"{lib.queries} queries; formula nk − k(k−1)/2 = {K.greedy_queries(12, 3)}"
+)
 
 # %% [markdown]
 # **The OPT-value estimator for additive $f$ (ours, illustrative).** The paper's
@@ -147,10 +196,14 @@ print(f"lib:     S = {lib.indices.tolist()}, f(S) = {lib.value:g}, "
 w_tiny = run.child_rng(1).pareto(1.5, 12) + 1.0
 k_tiny = 3
 levels = np.floor(np.log2(w_tiny)).astype(int)
-by_hand = sum(2.0 ** lev * min(k_tiny, int(np.sum(w_tiny >= 2.0 ** lev)))
-              for lev in range(levels.min(), levels.max() + 1))
-print(f"by hand {by_hand:.6f}, lib {K.level_estimate(w_tiny, 12, k_tiny):.6f}, "
-      f"OPT {K.additive_opt(w_tiny, k_tiny):.6f}")
+by_hand = sum(
+    2.0**lev * min(k_tiny, int(np.sum(w_tiny >= 2.0**lev)))
+    for lev in range(levels.min(), levels.max() + 1)
+)
+print(
+    f"by hand {by_hand:.6f}, lib {K.level_estimate(w_tiny, 12, k_tiny):.6f}, "
+    f"OPT {K.additive_opt(w_tiny, k_tiny):.6f}"
+)
 
 # %% [markdown]
 # ## Claim 1 · Monotone submodular: a constant factor needs Ω̃(n) queries
@@ -208,18 +261,33 @@ def q_star_suite(make, opt_of, n, k, stream):
         hi = n if name == "top singletons" else math.ceil(n / k)
         hits = []
         for s, (fn, opt) in enumerate(zip(inst, opts)):
-            alg_stream = stream + 50_000 + 1000 * a + s   # the same order for every q
-            ratio_at = lambda q: alg(fn, k, run.child_rng(alg_stream),  # noqa: E731
-                                     budget=q).value / opt
+            alg_stream = stream + 50_000 + 1000 * a + s  # the same order for every q
+            ratio_at = lambda q: (
+                alg(
+                    fn,
+                    k,
+                    run.child_rng(alg_stream),  # noqa: E731
+                    budget=q,
+                ).value
+                / opt
+            )
             hits.append(K.least_budget(ratio_at, TARGET, 1, hi))
         out[name] = upper_half(hits)
     few = range(run["grid_seeds"])
     for a, name in enumerate(GRIDDED):
         out[name] = np.inf
         for q in budget_grid(K.min_budget(name, n, k), K.greedy_queries(n, k)):
-            ok = [K.run_budgeted(name, inst[s], k, int(q),
-                                 run.child_rng(stream + 90_000 + 1000 * a + s)).value
-                  >= TARGET * opts[s] for s in few]
+            ok = [
+                K.run_budgeted(
+                    name,
+                    inst[s],
+                    k,
+                    int(q),
+                    run.child_rng(stream + 90_000 + 1000 * a + s),
+                ).value
+                >= TARGET * opts[s]
+                for s in few
+            ]
             if np.mean(ok) >= 0.5:
                 out[name] = float(q)
                 break
@@ -240,16 +308,29 @@ def ratio_curves(make, opt_of, n, k, seeds, stream, per_octave=2, q_max=None):
         if lo > q_max:
             continue
         qs = budget_grid(lo, q_max, per_octave) if name != "random k" else np.array([1])
-        r = [[K.run_budgeted(name, fn, k, int(q),
-                             run.child_rng(stream + 7000 + 100 * a + s)).value / opts[s]
-              for s, fn in enumerate(inst)] for q in qs]
+        r = [
+            [
+                K.run_budgeted(
+                    name, fn, k, int(q), run.child_rng(stream + 7000 + 100 * a + s)
+                ).value
+                / opts[s]
+                for s, fn in enumerate(inst)
+            ]
+            for q in qs
+        ]
         curves[name] = (qs, np.mean(r, axis=1))
-    few = range(min(5, seeds))         # greedy and lazy greedy: fixed costs, 5 seeds
-    fixed = {"greedy": [K.greedy(inst[s], k) for s in few],
-             "lazy greedy": [K.lazy_greedy(inst[s], k) for s in few]}
-    points = {name: (np.mean([s.queries for s in sels]),
-                     np.mean([s.value for s in sels] / opts[:len(sels)]))
-              for name, sels in fixed.items()}
+    few = range(min(5, seeds))  # greedy and lazy greedy: fixed costs, 5 seeds
+    fixed = {
+        "greedy": [K.greedy(inst[s], k) for s in few],
+        "lazy greedy": [K.lazy_greedy(inst[s], k) for s in few],
+    }
+    points = {
+        name: (
+            np.mean([s.queries for s in sels]),
+            np.mean([s.value for s in sels] / opts[: len(sels)]),
+        )
+        for name, sels in fixed.items()
+    }
     return curves, points
 
 
@@ -272,8 +353,13 @@ def hidden(n, k):
 suite_A = {}
 for i, n in enumerate(run["fam_n"]):
     for j, k in enumerate(run["fam_k"]):
-        suite_A[n, k] = q_star_suite(hidden(n, k), lambda fn: 1.0, n, k,
-                                     stream=1_000_000 + 100_000 * (10 * i + j))
+        suite_A[n, k] = q_star_suite(
+            hidden(n, k),
+            lambda fn: 1.0,
+            n,
+            k,
+            stream=1_000_000 + 100_000 * (10 * i + j),
+        )
 best_A = {nk: min(v.values()) for nk, v in suite_A.items()}
 winner_A = {nk: min(v, key=v.get) for nk, v in suite_A.items()}
 b_A, c_A = fit_slopes(best_A)
@@ -288,18 +374,23 @@ def print_suite(suite, family):
 
 
 print_suite(suite_A, "hidden-element family")
-print(f"best algorithm: {sorted(set(winner_A.values()))}; "
-      f"fit log q* = a + b log n + c log k: b = {b_A:.3f}, c = {c_A:.3f}")
+print(
+    f"best algorithm: {sorted(set(winner_A.values()))}; "
+    f"fit log q* = a + b log n + c log k: b = {b_A:.3f}, c = {c_A:.3f}"
+)
 
 # %%
 n_c, k_c = run["curve"]
-curves_A, points_A = ratio_curves(hidden(n_c, k_c), lambda fn: 1.0, n_c, k_c,
-                                  run["curve_seeds"], stream=9_000_000)
+curves_A, points_A = ratio_curves(
+    hidden(n_c, k_c), lambda fn: 1.0, n_c, k_c, run["curve_seeds"], stream=9_000_000
+)
 null = K.hidden_element_instance(n_c, k_c, run.child_rng(9_500_000), planted=False)
 null_est = K.best_of_blocks(null, k_c, run.child_rng(9_500_001), budget=1).value
 null_opt = k_c / null.m
-print(f"null instance (no x*): OPT = {null_opt:.3f}, best-of-blocks estimate after one "
-      f"query = {null_est:.3f}; planted instances: OPT = 1")
+print(
+    f"null instance (no x*): OPT = {null_opt:.3f}, best-of-blocks estimate after one "
+    f"query = {null_est:.3f}; planted instances: OPT = 1"
+)
 
 
 # %% tags=["hide-input"]
@@ -321,13 +412,19 @@ def plot_suite(ax_curve, ax_q, curves, points, table, n, k, title_curve, title_q
             ax_curve.plot(qs, r, color=color_for(name), label=name)
     for name, (q, r) in points.items():
         ax_curve.plot(q, r, marker="D", ls="none", color=color_for(name), label=name)
-    ax_curve.axhline(TARGET, color=color_for("reference"), ls="--", lw=1,
-                     label="target ratio 1/2")
+    ax_curve.axhline(
+        TARGET, color=color_for("reference"), ls="--", lw=1, label="target ratio 1/2"
+    )
     for x, lab in [(n / k, "n/k"), (n, "n")]:
         ax_curve.axvline(x, color=color_for("muted"), lw=0.8)
         ax_curve.text(x, 0.02, f" {lab}", color=color_for("muted"), fontsize=8)
-    ax_curve.set(xscale="log", ylim=(0, 1.05), xlabel="query budget q",
-                 ylabel="mean f(S)/OPT", title=title_curve)
+    ax_curve.set(
+        xscale="log",
+        ylim=(0, 1.05),
+        xlabel="query budget q",
+        ylabel="mean f(S)/OPT",
+        title=title_curve,
+    )
     ax_curve.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:,.0f}"))
     ax_curve.legend(fontsize=7, ncols=2, loc="upper left")
     ns = np.array(sorted({n for n, _ in table}))
@@ -335,27 +432,48 @@ def plot_suite(ax_curve, ax_q, curves, points, table, n, k, title_curve, title_q
         qs = [table[nn, kk] for nn in ns]
         ax_q.plot(ns, qs, marker="o", label=f"k = {kk}", color=color_for(f"k = {kk}"))
     ref = table[ns[0], min(k for _, k in table)]
-    ax_q.plot(ns, ref * ns / ns[0], color=color_for("reference"), ls="--", lw=1,
-              label="∝ n (slope 1)")
-    ax_q.set(xscale="log", yscale="log", xlabel="n", ylabel="q* of the best algorithm",
-             title=title_q)
+    ax_q.plot(
+        ns,
+        ref * ns / ns[0],
+        color=color_for("reference"),
+        ls="--",
+        lw=1,
+        label="∝ n (slope 1)",
+    )
+    ax_q.set(
+        xscale="log",
+        yscale="log",
+        xlabel="n",
+        ylabel="q* of the best algorithm",
+        title=title_q,
+    )
     plain_log_ticks(ax_q)
     ax_q.legend(fontsize=8)
 
 
 fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
-plot_suite(axes[0], axes[1], curves_A, points_A, best_A, n_c, k_c,
-           f"Hidden element (ours), n = {n_c}, k = {k_c}",
-           f"Best algorithm: q* ∝ n^{b_A:.2f} k^{c_A:.2f}")
+plot_suite(
+    axes[0],
+    axes[1],
+    curves_A,
+    points_A,
+    best_A,
+    n_c,
+    k_c,
+    f"Hidden element (ours), n = {n_c}, k = {k_c}",
+    f"Best algorithm: q* ∝ n^{b_A:.2f} k^{c_A:.2f}",
+)
 plt.show()
 
 # %%
 at_c = suite_A[n_c, k_c]
-print(f"At n = {n_c}, k = {k_c}: best of blocks reaches ratio 1/2 in half the seeds at "
-      f"q = {at_c['best of blocks']:,.0f} (n/k = {n_c // k_c}), top singletons at "
-      f"{at_c['top singletons']:,.0f}, greedy only at its full cost "
-      f"{K.greedy_queries(n_c, k_c):,}.\nThe best algorithm's q* grows like "
-      f"n^{b_A:.2f} k^{c_A:.2f}.")
+print(
+    f"At n = {n_c}, k = {k_c}: best of blocks reaches ratio 1/2 in half the seeds at "
+    f"q = {at_c['best of blocks']:,.0f} (n/k = {n_c // k_c}), top singletons at "
+    f"{at_c['top singletons']:,.0f}, greedy only at its full cost "
+    f"{K.greedy_queries(n_c, k_c):,}.\nThe best algorithm's q* grows like "
+    f"n^{b_A:.2f} k^{c_A:.2f}."
+)
 crit_1 = all_of(within("slope on log n", 0.9, 1.1), at_least("slope on log k", -0.2))
 met_1 = crit_1.evaluate({"slope on log n": b_A, "slope on log k": c_A}).passed
 
@@ -370,12 +488,18 @@ met_1 = crit_1.evaluate({"slope on log n": b_A, "slope on log k": c_A}).passed
 
 # %%
 ledger.not_checked(
-    "1", "constant-factor k-selection (and OPT estimation) needs Ω̃(n) queries",
-    paper="Ω̃(n), up from Ω(n/k)", source="abstract", criterion=crit_1,
+    "1",
+    "constant-factor k-selection (and OPT estimation) needs Ω̃(n) queries",
+    paper="Ω̃(n), up from Ω(n/k)",
+    source="abstract",
+    criterion=crit_1,
     measured={"slope on log n": b_A, "slope on log k": c_A},
-    note=(f"needs the paper's construction; ours is the best of our algorithms on our "
-          f"hidden-element family, which by design has the earlier n/k order (criterion "
-          f"{'met' if met_1 else 'not met'} there)"))
+    note=(
+        f"needs the paper's construction; ours is the best of our algorithms on our "
+        f"hidden-element family, which by design has the earlier n/k order (criterion "
+        f"{'met' if met_1 else 'not met'} there)"
+    ),
+)
 
 # %% [markdown]
 # ## Claim 2 · Additive: finding a near-optimal set needs near-linear queries
@@ -391,6 +515,7 @@ ledger.not_checked(
 # $\log n$ and $c\ge-0.2$ on $\log k$; a cliff at $n/k$ would fail it. Not checked on
 # our family.
 
+
 # %%
 def planted(n, k):
     return lambda g: K.additive_instance("planted", n, k, g)
@@ -403,28 +528,49 @@ def additive_opt(fn, k):
 suite_B = {}
 for i, n in enumerate(run["fam_n"]):
     for j, k in enumerate(run["fam_k"]):
-        suite_B[n, k] = q_star_suite(planted(n, k), lambda fn, k=k: additive_opt(fn, k),
-                                     n, k, stream=20_000_000 + 100_000 * (10 * i + j))
+        suite_B[n, k] = q_star_suite(
+            planted(n, k),
+            lambda fn, k=k: additive_opt(fn, k),
+            n,
+            k,
+            stream=20_000_000 + 100_000 * (10 * i + j),
+        )
 best_B = {nk: min(v.values()) for nk, v in suite_B.items()}
 winner_B = {nk: min(v, key=v.get) for nk, v in suite_B.items()}
 b_B, c_B = fit_slopes(best_B)
 print_suite(suite_B, "planted additive family")
 print(f"best algorithm: {sorted(set(winner_B.values()))}; b = {b_B:.3f}, c = {c_B:.3f}")
-curves_B, points_B = ratio_curves(planted(n_c, k_c), lambda fn: additive_opt(fn, k_c),
-                                  n_c, k_c, run["curve_seeds"], stream=29_000_000)
+curves_B, points_B = ratio_curves(
+    planted(n_c, k_c),
+    lambda fn: additive_opt(fn, k_c),
+    n_c,
+    k_c,
+    run["curve_seeds"],
+    stream=29_000_000,
+)
 
 # %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
-plot_suite(axes[0], axes[1], curves_B, points_B, best_B, n_c, k_c,
-           f"Planted additive (ours), n = {n_c}, k = {k_c}",
-           f"Best algorithm: q* ∝ n^{b_B:.2f} k^{c_B:.2f}")
+plot_suite(
+    axes[0],
+    axes[1],
+    curves_B,
+    points_B,
+    best_B,
+    n_c,
+    k_c,
+    f"Planted additive (ours), n = {n_c}, k = {k_c}",
+    f"Best algorithm: q* ∝ n^{b_B:.2f} k^{c_B:.2f}",
+)
 plt.show()
 
 # %%
-print(f"At n = {n_c}, k = {k_c} the best algorithm ({winner_B[n_c, k_c]}) needs "
-      f"q* = {best_B[n_c, k_c]:,.0f} = {best_B[n_c, k_c] / n_c:.2f} n; best of blocks "
-      f"never reaches ratio 1/2 there (mean ratio at its largest budget "
-      f"{curves_B['best of blocks'][1][-1]:.2f}).")
+print(
+    f"At n = {n_c}, k = {k_c} the best algorithm ({winner_B[n_c, k_c]}) needs "
+    f"q* = {best_B[n_c, k_c]:,.0f} = {best_B[n_c, k_c] / n_c:.2f} n; best of blocks "
+    f"never reaches ratio 1/2 there (mean ratio at its largest budget "
+    f"{curves_B['best of blocks'][1][-1]:.2f})."
+)
 crit_2 = all_of(within("slope on log n", 0.9, 1.1), at_least("slope on log k", -0.2))
 met_2 = crit_2.evaluate({"slope on log n": b_B, "slope on log k": c_B}).passed
 
@@ -435,11 +581,17 @@ met_2 = crit_2.evaluate({"slope on log n": b_B, "slope on log k": c_B}).passed
 
 # %%
 ledger.not_checked(
-    "2", "additive: an approximately optimal set needs near-linear queries",
-    paper="near-linear lower bound", source="abstract", criterion=crit_2,
+    "2",
+    "additive: an approximately optimal set needs near-linear queries",
+    paper="near-linear lower bound",
+    source="abstract",
+    criterion=crit_2,
     measured={"slope on log n": b_B, "slope on log k": c_B},
-    note=(f"needs the paper's construction; ours is the best of our algorithms on our "
-          f"planted family (criterion {'met' if met_2 else 'not met'} there)"))
+    note=(
+        f"needs the paper's construction; ours is the best of our algorithms on our "
+        f"planted family (criterion {'met' if met_2 else 'not met'} there)"
+    ),
+)
 
 # %% [markdown]
 # ## Claim 3 · Additive: OPT's value from Õ(n/k) queries
@@ -455,6 +607,7 @@ ledger.not_checked(
 # on $\log(n/k)$ lies in $[0.8,1.2]$. A $q^*$ that grows like $n$ whatever $k$ would
 # give a slope near 0 along $k$ and fail the joint fit. The estimator and the family are
 # ours, so the claim is not checked; the outcome is printed.
+
 
 # %%
 def estimator_success(kind, n, k, budgets, seeds, stream):
@@ -475,7 +628,7 @@ def q_star_estimator(n, k, stream):
     for s in range(run["est_seeds"]):
         g = run.child_rng(stream + s)
         fn = K.additive_instance("planted", n, k, g)
-        W[s] = fn.weights[g.permutation(n)]      # the weights in the order sampled
+        W[s] = fn.weights[g.permutation(n)]  # the weights in the order sampled
         opts[s] = additive_opt(fn, k)
     for q in budget_grid(1, n, per_octave=8):
         r = K.level_estimate(W[:, :q], n, k) / opts
@@ -494,23 +647,33 @@ b_3, c_3 = fit_slopes(est_q)
 print(f"{'n':>6} {'k':>3} {'n/k':>7} {'q*':>8} {'q*/(n/k)':>9}")
 for (n, k), q in est_q.items():
     print(f"{n:>6} {k:>3} {n / k:>7.1f} {q:>8,.0f} {q / (n / k):>9.2f}")
-print(f"slope of log q* on log(n/k): {slope_3:.3f}; joint fit: b = {b_3:.3f} on log n, "
-      f"c = {c_3:.3f} on log k")
+print(
+    f"slope of log q* on log(n/k): {slope_3:.3f}; joint fit: b = {b_3:.3f} on log n, "
+    f"c = {c_3:.3f} on log k"
+)
 
 # %%
 n_e, k_e = run["est_curve"]
 budgets_e = budget_grid(1, n_e, per_octave=4)
-succ = {kind: estimator_success(kind, n_e, k_e, budgets_e, run["est_seeds"],
-                                stream=48_000_000 + 100_000 * a)
-        for a, kind in enumerate(K.ADDITIVE_KINDS)}
+succ = {
+    kind: estimator_success(
+        kind, n_e, k_e, budgets_e, run["est_seeds"], stream=48_000_000 + 100_000 * a
+    )
+    for a, kind in enumerate(K.ADDITIVE_KINDS)
+}
 q90 = {kind: budgets_e[np.argmax(succ[kind][0] >= 0.9)] for kind in K.ADDITIVE_KINDS}
 at = min(int(np.searchsorted(budgets_e, est_q[n_e, k_e])), len(budgets_e) - 1)
-print(f"n = {n_e}, k = {k_e} (n/k = {n_e // k_e}); least budget with 90 % of seeds "
-      f"within [OPT/2, 2 OPT]:\n  " + ", ".join(
-          f"{kind} {q / (n_e / k_e):.2g} n/k = {q / n_e:.2g} n"
-          for kind, q in q90.items()))
-print(f"at q = {budgets_e[at]:,}: planted {succ['planted'][0][at]:.0%} of seeds "
-      f"within, rare heavy {succ['rare heavy'][0][at]:.0%}")
+print(
+    f"n = {n_e}, k = {k_e} (n/k = {n_e // k_e}); least budget with 90 % of seeds "
+    f"within [OPT/2, 2 OPT]:\n  "
+    + ", ".join(
+        f"{kind} {q / (n_e / k_e):.2g} n/k = {q / n_e:.2g} n" for kind, q in q90.items()
+    )
+)
+print(
+    f"at q = {budgets_e[at]:,}: planted {succ['planted'][0][at]:.0%} of seeds "
+    f"within, rare heavy {succ['rare heavy'][0][at]:.0%}"
+)
 
 # %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
@@ -519,9 +682,12 @@ for kind in K.ADDITIVE_KINDS:
     ax.plot(budgets_e / (n_e / k_e), succ[kind][0], color=color_for(kind), label=kind)
 ax.axhline(0.9, color=color_for("reference"), ls="--", lw=1, label="90 % of seeds")
 ax.axvline(1, color=color_for("muted"), lw=0.8)
-ax.set(xscale="log", xlabel="budget q / (n/k)",
-       ylabel="share of seeds within [OPT/2, 2 OPT]",
-       title=f"Our estimator, n = {n_e}, k = {k_e}")
+ax.set(
+    xscale="log",
+    xlabel="budget q / (n/k)",
+    ylabel="share of seeds within [OPT/2, 2 OPT]",
+    title=f"Our estimator, n = {n_e}, k = {k_e}",
+)
 ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
 ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncols=5)
 ax = axes[1]
@@ -530,10 +696,21 @@ for k in run["est_k"]:
     ax.plot(*zip(*pts), marker="o", label=f"k = {k}", color=color_for(f"k = {k}"))
 xs = np.geomspace(ratio_nk.min(), ratio_nk.max(), 20)
 fit = np.polyfit(np.log(ratio_nk), np.log(list(est_q.values())), 1)
-ax.plot(xs, np.exp(np.polyval(fit, np.log(xs))), color=color_for("reference"), ls="--",
-        lw=1, label=f"fit: slope {slope_3:.2f}")
-ax.set(xscale="log", yscale="log", xlabel="n/k", ylabel="q* (90 % within factor 2)",
-       title=f"Planted additive: q* ∝ (n/k)^{slope_3:.2f}")
+ax.plot(
+    xs,
+    np.exp(np.polyval(fit, np.log(xs))),
+    color=color_for("reference"),
+    ls="--",
+    lw=1,
+    label=f"fit: slope {slope_3:.2f}",
+)
+ax.set(
+    xscale="log",
+    yscale="log",
+    xlabel="n/k",
+    ylabel="q* (90 % within factor 2)",
+    title=f"Planted additive: q* ∝ (n/k)^{slope_3:.2f}",
+)
 plain_log_ticks(ax)
 ax.legend(fontsize=8)
 plt.show()
@@ -554,12 +731,18 @@ print(f"criterion on our estimator and family: {'met' if met_3 else 'not met'}")
 
 # %%
 ledger.not_checked(
-    "3", "additive: OPT's value is estimated with Õ(n/k) queries",
-    paper="Õ(n/k) (upper bound)", source="abstract", criterion=crit_3,
+    "3",
+    "additive: OPT's value is estimated with Õ(n/k) queries",
+    paper="Õ(n/k) (upper bound)",
+    source="abstract",
+    criterion=crit_3,
     measured={"slope on log(n/k)": slope_3},
-    note=(f"needs the paper's estimator; ours is our singleton estimator on our planted "
-          f"family (criterion {'met' if met_3 else 'not met'} there); it fails on rare "
-          f"heavy weights"))
+    note=(
+        f"needs the paper's estimator; ours is our singleton estimator on our planted "
+        f"family (criterion {'met' if met_3 else 'not met'} there); it fails on rare "
+        f"heavy weights"
+    ),
+)
 
 # %% [markdown]
 # ## Claim 4 · Tightness
@@ -570,9 +753,13 @@ ledger.not_checked(
 # budgets suffice for a constant factor, a classical fact.
 
 # %%
-ledger.quote("4", "both bounds are tight up to polylog factors",
-             paper="nearly tight Ω̃(n); Õ(n/k) tight up to polylogs", source="abstract",
-             note="not re-derived")
+ledger.quote(
+    "4",
+    "both bounds are tight up to polylog factors",
+    paper="nearly tight Ω̃(n); Õ(n/k) tight up to polylogs",
+    source="abstract",
+    note="not re-derived",
+)
 
 # %% [markdown]
 # ## Two natural instances
@@ -587,24 +774,41 @@ ledger.quote("4", "both bounds are tight up to polylog factors",
 X_digits, _ = load_sklearn("digits")
 sim = K.rbf_similarity(X_digits)
 digits = K.FacilityLocation(sim)
-cover = K.coverage_instance(run["coverage_n"], run["coverage_n"] // 2,
-                            run.child_rng(60_000_000))
+cover = K.coverage_instance(
+    run["coverage_n"], run["coverage_n"] // 2, run.child_rng(60_000_000)
+)
 k_nat = run["natural_k"]
 natural, reach90 = {}, {}
-for name, fn, stream in [("digits facility location", digits, 61_000_000),
-                         ("sparse coverage", cover, 62_000_000)]:
+for name, fn, stream in [
+    ("digits facility location", digits, 61_000_000),
+    ("sparse coverage", cover, 62_000_000),
+]:
     ref = K.greedy(fn, k_nat).value
-    natural[name] = ratio_curves(lambda g, fn=fn: fn, lambda fn, ref=ref: ref, fn.n,
-                                 k_nat, run["natural_seeds"], stream=stream,
-                                 per_octave=1, q_max=2 * fn.n)
+    natural[name] = ratio_curves(
+        lambda g, fn=fn: fn,
+        lambda fn, ref=ref: ref,
+        fn.n,
+        k_nat,
+        run["natural_seeds"],
+        stream=stream,
+        per_octave=1,
+        q_max=2 * fn.n,
+    )
     curves = natural[name][0]
-    reach90[name] = {alg: qs[np.argmax(r >= 0.9)] / fn.n if np.any(r >= 0.9) else np.inf
-                     for alg, (qs, r) in curves.items() if alg != "random k"}
-    print(f"{name} (n = {fn.n}): random k gets {curves['random k'][1][0]:.2f} of "
-          f"greedy's value; least budget / n at which the mean reaches 90 % of "
-          f"greedy:\n  "
-          + ", ".join(f"{a} {v:.3f}" if np.isfinite(v) else f"{a} never (q ≤ 2n)"
-                      for a, v in reach90[name].items()))
+    reach90[name] = {
+        alg: qs[np.argmax(r >= 0.9)] / fn.n if np.any(r >= 0.9) else np.inf
+        for alg, (qs, r) in curves.items()
+        if alg != "random k"
+    }
+    print(
+        f"{name} (n = {fn.n}): random k gets {curves['random k'][1][0]:.2f} of "
+        f"greedy's value; least budget / n at which the mean reaches 90 % of "
+        f"greedy:\n  "
+        + ", ".join(
+            f"{a} {v:.3f}" if np.isfinite(v) else f"{a} never (q ≤ 2n)"
+            for a, v in reach90[name].items()
+        )
+    )
 
 # %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(11, 3.9))
@@ -615,10 +819,16 @@ for ax, (name, (curves, points)) in zip(axes, natural.items()):
             ax.axhline(r[0], color=color_for(alg), lw=1.2, ls=":", label=alg)
         else:
             ax.plot(qs / n_nat, r, color=color_for(alg), label=alg)
-    ax.axhline(1 - 1 / math.e, color=color_for("reference"), ls="--", lw=1,
-               label="1 − 1/e")
-    ax.set(xscale="log", ylim=(0, 1.05), xlabel="budget q / n",
-           ylabel="f(S) / f(greedy)", title=f"{name}, k = {k_nat}")
+    ax.axhline(
+        1 - 1 / math.e, color=color_for("reference"), ls="--", lw=1, label="1 − 1/e"
+    )
+    ax.set(
+        xscale="log",
+        ylim=(0, 1.05),
+        xlabel="budget q / n",
+        ylabel="f(S) / f(greedy)",
+        title=f"{name}, k = {k_nat}",
+    )
     ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
     ax.legend(fontsize=7)
 plt.show()
@@ -649,8 +859,13 @@ for t in range(run["tool_instances"]):
     if kind == 0:
         fn = K.coverage_instance(14, 25, g, mean_size=3.0)
     elif kind == 1:
-        fn = K.FacilityLocation(sim[np.ix_(g.choice(1797, 60, replace=False),
-                                           g.choice(1797, 14, replace=False))])
+        fn = K.FacilityLocation(
+            sim[
+                np.ix_(
+                    g.choice(1797, 60, replace=False), g.choice(1797, 14, replace=False)
+                )
+            ]
+        )
     elif kind == 2:
         fn = K.Additive(g.pareto(1.2, 14))
     else:
@@ -658,22 +873,34 @@ for t in range(run["tool_instances"]):
     k = 2 + t % 3
     opt = K.brute_force_opt(fn, k).value
     greedy_ratio.append(K.greedy(fn, k).value / opt)
-    stoch = [K.stochastic_greedy(fn, k, run.child_rng(71_000_000 + 100 * t + s),
-                                 epsilon=0.1).value for s in range(20)]
+    stoch = [
+        K.stochastic_greedy(
+            fn, k, run.child_rng(71_000_000 + 100 * t + s), epsilon=0.1
+        ).value
+        for s in range(20)
+    ]
     stoch_ratio.append(np.mean(stoch) / opt)
-print(f"{run['tool_instances']} instances: min greedy/OPT = {min(greedy_ratio):.4f}, "
-      f"min mean stochastic greedy/OPT = {min(stoch_ratio):.4f} "
-      f"(bounds {1 - 1 / math.e:.4f} and {1 - 1 / math.e - 0.1:.4f})")
+print(
+    f"{run['tool_instances']} instances: min greedy/OPT = {min(greedy_ratio):.4f}, "
+    f"min mean stochastic greedy/OPT = {min(stoch_ratio):.4f} "
+    f"(bounds {1 - 1 / math.e:.4f} and {1 - 1 / math.e - 0.1:.4f})"
+)
 
 # %%
 outcome_s1 = ledger.check(
-    "S1", "greedy ≥ (1 − 1/e) OPT; stochastic greedy ≥ (1 − 1/e − ε) OPT on average",
+    "S1",
+    "greedy ≥ (1 − 1/e) OPT; stochastic greedy ≥ (1 − 1/e − ε) OPT on average",
     paper="1 − 1/e (Nemhauser et al. 1978); 1 − 1/e − ε (Mirzasoleiman et al. 2015)",
     source="literature",
-    measured={"min greedy/OPT": min(greedy_ratio),
-              "min stochastic/OPT": min(stoch_ratio)},
-    criterion=all_of(at_least("min greedy/OPT", 1 - 1 / math.e),
-                     at_least("min stochastic/OPT", 1 - 1 / math.e - 0.1)))
+    measured={
+        "min greedy/OPT": min(greedy_ratio),
+        "min stochastic/OPT": min(stoch_ratio),
+    },
+    criterion=all_of(
+        at_least("min greedy/OPT", 1 - 1 / math.e),
+        at_least("min stochastic/OPT", 1 - 1 / math.e - 0.1),
+    ),
+)
 
 # %% [markdown]
 # **S2 · Peers side by side.** `apricot-select` (0.6.1) and `submodlib-py` (0.0.3) run
@@ -694,33 +921,51 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     from apricot import FacilityLocationSelection
 
-    apricot_sel = FacilityLocationSelection(peer_k, metric="precomputed",
-                                            optimizer="naive", verbose=False).fit(sim)
+    apricot_sel = FacilityLocationSelection(
+        peer_k, metric="precomputed", optimizer="naive", verbose=False
+    ).fit(sim)
 t_apricot = time.perf_counter() - t0
 t0 = time.perf_counter()
-sub_fn = FacilityLocationFunction(n=digits.n, mode="dense", sijs=sim,
-                                  separate_rep=False)
-sub_sel = sub_fn.maximize(budget=peer_k, optimizer="NaiveGreedy", stopIfZeroGain=False,
-                          stopIfNegativeGain=False, verbose=False, show_progress=False)
+sub_fn = FacilityLocationFunction(
+    n=digits.n, mode="dense", sijs=sim, separate_rep=False
+)
+sub_sel = sub_fn.maximize(
+    budget=peer_k,
+    optimizer="NaiveGreedy",
+    stopIfZeroGain=False,
+    stopIfNegativeGain=False,
+    verbose=False,
+    show_progress=False,
+)
 t_sub = time.perf_counter() - t0
-peer_sets = {"apricot": [int(i) for i in apricot_sel.ranking],
-             "submodlib": [i for i, _ in sub_sel]}
+peer_sets = {
+    "apricot": [int(i) for i in apricot_sel.ranking],
+    "submodlib": [i for i, _ in sub_sel],
+}
 gap = {p: abs(digits.value(s) - ours.value) / ours.value for p, s in peer_sets.items()}
 print(f"ours:      f(S) = {ours.value:.10f}, S = {ours.indices.tolist()}")
 for p, s in peer_sets.items():
     same = sorted(s) == sorted(ours.indices)
-    print(f"{p:10} f(S) = {digits.value(s):.10f}, same set: {same}, "
-          f"relative gap {gap[p]:.1e}")
+    print(
+        f"{p:10} f(S) = {digits.value(s):.10f}, same set: {same}, "
+        f"relative gap {gap[p]:.1e}"
+    )
 
 # %% tags=["nbval-ignore-output"]
-print(f"times (this machine, load-dependent): apricot {t_apricot:.1f} s including its "
-      f"numba compilation, submodlib {t_sub:.2f} s")
+print(
+    f"times (this machine, load-dependent): apricot {t_apricot:.1f} s including its "
+    f"numba compilation, submodlib {t_sub:.2f} s"
+)
 
 # %%
 outcome_s2 = ledger.check(
-    "S2", "our greedy = peer packages' naive greedy (digits facility location)",
-    paper="same greedy", source="ours", measured={"relative gap": gap},
-    criterion=at_most("relative gap", 1e-9))
+    "S2",
+    "our greedy = peer packages' naive greedy (digits facility location)",
+    paper="same greedy",
+    source="ours",
+    measured={"relative gap": gap},
+    criterion=at_most("relative gap", 1e-9),
+)
 
 # %% [markdown]
 # ## Verdicts

@@ -47,7 +47,7 @@
 # repository's figure, need the paper's Objaverse-trained generator; they are quoted, not re-derived.
 
 # %% tags=["parameters"]
-scale = "quick"  # "quick" (≤ 90 s on 2 CPU cores) or "full" (more meshes, rotations, vocabularies, LM)
+scale = "quick"  # "quick" (≤ 90 s on 2 CPU cores) or "full" (more meshes, an LM)
 seed = 0
 
 # %%
@@ -59,24 +59,66 @@ import pandas as pd
 from mpl_toolkits.mplot3d.art3d import Poly3DCollection
 from scipy import stats
 
-from repbook.core import (Ledger, setup, use_style, color_for, register_colors, all_of,
-                          at_least, at_most, within, monotone)
+from repbook.core import (
+    Ledger,
+    setup,
+    use_style,
+    color_for,
+    register_colors,
+    all_of,
+    at_least,
+    at_most,
+    within,
+    monotone,
+)
 from repbook.papers import mesh_tokenizers as M
 
 SIZES = {
-    "quick": dict(max_faces=2000, rotations=6, vocab=[256, 512, 1024, 2048, 4096], top_pairs=50,
-                  context=4096, peer_vocab=[512, 4096], lm=None),
-    "full": dict(max_faces=5000, rotations=16, vocab=[256, 512, 1024, 2048, 4096, 8192], top_pairs=50,
-                 context=4096, peer_vocab=[256, 512, 1024, 2048, 4096, 8192],
-                 lm=dict(d_model=256, n_layers=4, n_heads=4, context=1024, steps=4000, batch=32,
-                         lr=6e-4)),
+    "quick": dict(
+        max_faces=2000,
+        rotations=6,
+        vocab=[256, 512, 1024, 2048, 4096],
+        top_pairs=50,
+        context=4096,
+        peer_vocab=[512, 4096],
+        lm=None,
+    ),
+    "full": dict(
+        max_faces=5000,
+        rotations=16,
+        vocab=[256, 512, 1024, 2048, 4096, 8192],
+        top_pairs=50,
+        context=4096,
+        peer_vocab=[256, 512, 1024, 2048, 4096, 8192],
+        lm=dict(
+            d_model=256,
+            n_layers=4,
+            n_heads=4,
+            context=1024,
+            steps=4000,
+            batch=32,
+            lr=6e-4,
+        ),
+    ),
 }
 run = setup(scale=scale, seed=seed, sizes=SIZES)
 ledger = Ledger.for_run(run)
 use_style()
-register_colors({"base": "baseline", "MC": "muted", "RMC": "ours",
-                 "RAW": "alt", "AMT": "alt2", "EDR": "alt3"})
-NAMES = {"RAW": "MeshXL (RAW)", "AMT": "MeshAnything V2 (AMT)", "EDR": "EdgeRunner (EDR)"}
+register_colors(
+    {
+        "base": "baseline",
+        "MC": "muted",
+        "RMC": "ours",
+        "RAW": "alt",
+        "AMT": "alt2",
+        "EDR": "alt3",
+    }
+)
+NAMES = {
+    "RAW": "MeshXL (RAW)",
+    "AMT": "MeshAnything V2 (AMT)",
+    "EDR": "EdgeRunner (EDR)",
+}
 
 # %% [markdown]
 # ## The method
@@ -110,8 +152,11 @@ counts = np.bincount(toy)
 p = counts[counts > 0] / toy.size
 by_hand = -(p * np.log2(p)).sum() * toy.size / (9 * toy_faces)
 lib = M.corpus_ptme([toy], toy_faces)
-print(f"by hand: PTME = {by_hand:.6f}   lib: PTME = {lib.ptme:.6f} (H = {lib.entropy:.4f} bits, "
-      f"l̄ = {lib.mean_length:.1f}, CR = {lib.cr:.1f})")
+print(
+    f"by hand: PTME = {by_hand:.6f}   lib: PTME = {lib.ptme:.6f} (H = "
+    f"{lib.entropy:.4f} bits, "
+    f"l̄ = {lib.mean_length:.1f}, CR = {lib.cr:.1f})"
+)
 
 # %% [markdown]
 # The paper's toy strings, through the library (`ptme_of_string`, CR = 1): merging the raw string
@@ -119,9 +164,12 @@ print(f"by hand: PTME = {by_hand:.6f}   lib: PTME = {lib.ptme:.6f} (H = {lib.ent
 
 # %%
 ab = {c: c for c in "abcd"}
-toys = [("aadabbacc", ab, "base"), ("Xdabbacc", {**ab, "X": "aa"}, "merge (MC), X = aa"),
-        ("aaaabcdbc", ab, "rearranged (RAC)"),
-        ("XXYdY", {**ab, "X": "aa", "Y": "bb"}, "rearrange + merge (RMC), X = aa, Y = bb")]
+toys = [
+    ("aadabbacc", ab, "base"),
+    ("Xdabbacc", {**ab, "X": "aa"}, "merge (MC), X = aa"),
+    ("aaaabcdbc", ab, "rearranged (RAC)"),
+    ("XXYdY", {**ab, "X": "aa", "Y": "bb"}, "rearrange + merge (RMC), X = aa, Y = bb"),
+]
 for text, vocab, label in toys:
     print(f"{text:>10}  PTME = {M.ptme_of_string(text, vocab):.3f}   {label}")
 
@@ -146,23 +194,35 @@ bases = M.sample_meshes(max_faces=run["max_faces"])
 real = [k for k in bases if "(" in k]
 prims = [k for k in bases if "(" not in k]
 split_rng = run.child_rng(1)
-test_bases = set(split_rng.choice(real, len(real) // 3, replace=False).tolist()
-                 + split_rng.choice(prims, len(prims) // 3, replace=False).tolist())
+test_bases = set(
+    split_rng.choice(real, len(real) // 3, replace=False).tolist()
+    + split_rng.choice(prims, len(prims) // 3, replace=False).tolist()
+)
 rot_rng = run.child_rng(2)
 rows, seqs = [], {(tk, rac): [] for tk in M.TOKENIZERS for rac in (False, True)}
 qmeshes = []
 for name, (v, f) in bases.items():
     for r in range(run["rotations"]):
-        q, dropped = M.make_edge_manifold(M.quantize_mesh(v @ M.random_rotation(rot_rng).T, f))
-        row = dict(mesh=name, rotation=r, split="test" if name in test_bases else "train",
-                   faces_in=len(f), faces=q.n_faces, dropped=dropped)
+        q, dropped = M.make_edge_manifold(
+            M.quantize_mesh(v @ M.random_rotation(rot_rng).T, f)
+        )
+        row = dict(
+            mesh=name,
+            rotation=r,
+            split="test" if name in test_bases else "train",
+            faces_in=len(f),
+            faces=q.n_faces,
+            dropped=dropped,
+        )
         for tk in M.TOKENIZERS:
             ts = time.perf_counter()
             base_seq = M.serialize(q, tk)
             row[f"time_{tk}"] = time.perf_counter() - ts
             rac_seq = M.rearrange(base_seq, tk)
             assert M.same_faces(M.deserialize(base_seq, tk), q.triangles())
-            assert M.same_faces(M.deserialize(rac_seq, tk, rearranged=True), q.triangles())
+            assert M.same_faces(
+                M.deserialize(rac_seq, tk, rearranged=True), q.triangles()
+            )
             seqs[(tk, False)].append(base_seq)
             seqs[(tk, True)].append(rac_seq)
             row[f"CR_{tk}"] = base_seq.size / (9 * q.n_faces)
@@ -172,14 +232,21 @@ meshes = pd.DataFrame(rows)
 train_idx = np.flatnonzero(meshes.split == "train")
 test_idx = np.flatnonzero(meshes.split == "test")
 faces_test = meshes.faces.values[test_idx]
-print(f"{len(bases)} base meshes × {run['rotations']} rotations = {len(meshes)} meshes "
-      f"({len(train_idx)} train, {len(test_idx)} test); every one of the {6 * len(meshes)} "
-      f"tokenisations decodes to its mesh's faces; data prepared in {time.perf_counter() - t0:.1f} s")
+print(
+    f"{len(bases)} base meshes × {run['rotations']} rotations = {len(meshes)} meshes "
+    f"({len(train_idx)} train, {len(test_idx)} test); every one of the "
+    f"{6 * len(meshes)} "
+    "tokenisations decodes to its mesh's faces; data prepared in "
+    f"{time.perf_counter() - t0:.1f} s"
+)
 print("held-out base meshes: " + ", ".join(sorted(test_bases)))
-summary = meshes.groupby("mesh", sort=False).agg(faces=("faces", "median"),
-                                                  dropped_all_rotations=("dropped", "sum"),
-                                                  CR_AMT=("CR_AMT", "mean"), CR_EDR=("CR_EDR", "mean"),
-                                                  split=("split", "first"))
+summary = meshes.groupby("mesh", sort=False).agg(
+    faces=("faces", "median"),
+    dropped_all_rotations=("dropped", "sum"),
+    CR_AMT=("CR_AMT", "mean"),
+    CR_EDR=("CR_EDR", "mean"),
+    split=("split", "first"),
+)
 print(summary.round(3).to_string())
 
 # %% [markdown]
@@ -195,21 +262,48 @@ t0 = time.perf_counter()
 res, mergers = [], {}
 for tk in M.TOKENIZERS:
     base = M.corpus_ptme([seqs[(tk, False)][i] for i in test_idx], faces_test)
-    res.append(dict(tokenizer=tk, method="base", V=M.ALPHABET[tk], ptme=base.ptme,
-                    tokens_per_face=base.tokens_per_face, entropy=base.entropy, cr=base.cr))
+    res.append(
+        dict(
+            tokenizer=tk,
+            method="base",
+            V=M.ALPHABET[tk],
+            ptme=base.ptme,
+            tokens_per_face=base.tokens_per_face,
+            entropy=base.entropy,
+            cr=base.cr,
+        )
+    )
     for method, rac in (("MC", False), ("RMC", True)):
         train = [seqs[(tk, rac)][i] for i in train_idx]
         for V in run["vocab"]:
-            mg = M.train_merger(train, alphabet_size=M.ALPHABET[tk], vocab_size=V,
-                                separators=M.SEPARATORS[tk])
+            mg = M.train_merger(
+                train,
+                alphabet_size=M.ALPHABET[tk],
+                vocab_size=V,
+                separators=M.SEPARATORS[tk],
+            )
             enc = [mg.encode(seqs[(tk, rac)][i]) for i in test_idx]
             r = M.corpus_ptme(enc, faces_test, piece_length=mg.piece_length)
-            res.append(dict(tokenizer=tk, method=method, V=V, ptme=r.ptme,
-                            tokens_per_face=r.tokens_per_face, entropy=r.entropy, cr=r.cr))
+            res.append(
+                dict(
+                    tokenizer=tk,
+                    method=method,
+                    V=V,
+                    ptme=r.ptme,
+                    tokens_per_face=r.tokens_per_face,
+                    entropy=r.entropy,
+                    cr=r.cr,
+                )
+            )
             mergers[(tk, method, V)] = mg
 res = pd.DataFrame(res)
-print(f"{len(mergers)} BPE vocabularies trained and applied in {time.perf_counter() - t0:.1f} s")
-table = res.pivot_table(index=["tokenizer", "method"], columns="V", values="ptme", sort=False)
+print(
+    f"{len(mergers)} BPE vocabularies trained and applied in "
+    f"{time.perf_counter() - t0:.1f} s"
+)
+table = res.pivot_table(
+    index=["tokenizer", "method"], columns="V", values="ptme", sort=False
+)
 print("held-out PTME (bits per raw coordinate):")
 print(table.round(3).to_string())
 
@@ -230,40 +324,77 @@ print(table.round(3).to_string())
 base_ptme = res[res.method == "base"].set_index("tokenizer").ptme
 ratio1 = float(base_ptme["RAW"] / max(base_ptme["AMT"], base_ptme["EDR"]))
 cr_mean = {tk: float(meshes[f"CR_{tk}"].mean()) for tk in ("AMT", "EDR")}
-cr_range = {tk: (float(meshes[f"CR_{tk}"].min()), float(meshes[f"CR_{tk}"].max())) for tk in ("AMT", "EDR")}
+cr_range = {
+    tk: (float(meshes[f"CR_{tk}"].min()), float(meshes[f"CR_{tk}"].max()))
+    for tk in ("AMT", "EDR")
+}
 base_h = res[res.method == "base"].set_index("tokenizer").entropy
-print("base PTME: " + ", ".join(f"{tk} {base_ptme[tk]:.3f}" for tk in M.TOKENIZERS)
-      + f"; RAW / max(AMT, EDR) = {ratio1:.2f}")
-print("entropy per token H (bits): " + ", ".join(f"{tk} {base_h[tk]:.3f}" for tk in M.TOKENIZERS))
+print(
+    "base PTME: "
+    + ", ".join(f"{tk} {base_ptme[tk]:.3f}" for tk in M.TOKENIZERS)
+    + f"; RAW / max(AMT, EDR) = {ratio1:.2f}"
+)
+print(
+    "entropy per token H (bits): "
+    + ", ".join(f"{tk} {base_h[tk]:.3f}" for tk in M.TOKENIZERS)
+)
 for tk in ("AMT", "EDR"):
-    print(f"{tk}: mean CR {cr_mean[tk]:.3f}, per-mesh range {cr_range[tk][0]:.3f}–{cr_range[tk][1]:.3f}")
+    print(
+        f"{tk}: mean CR {cr_mean[tk]:.3f}, per-mesh range "
+        f"{cr_range[tk][0]:.3f}–{cr_range[tk][1]:.3f}"
+    )
 
 # %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
 ax = axes[0]
 xs = np.arange(3)
-ax.bar(xs, [base_ptme[tk] for tk in M.TOKENIZERS], color=[color_for(tk) for tk in M.TOKENIZERS])
-ax.set(xticks=xs, xticklabels=[NAMES[tk] for tk in M.TOKENIZERS], ylabel="held-out PTME (bits / raw coord.)",
-       title="PTME orders the tokenizers")
+ax.bar(
+    xs,
+    [base_ptme[tk] for tk in M.TOKENIZERS],
+    color=[color_for(tk) for tk in M.TOKENIZERS],
+)
+ax.set(
+    xticks=xs,
+    xticklabels=[NAMES[tk] for tk in M.TOKENIZERS],
+    ylabel="held-out PTME (bits / raw coord.)",
+    title="PTME orders the tokenizers",
+)
 ax.tick_params(axis="x", labelsize=8)
 ax = axes[1]
 for k, tk in enumerate(("AMT", "EDR")):
     vals = meshes[f"CR_{tk}"].values
-    ax.scatter(meshes.faces, vals, s=10, alpha=0.6, color=color_for(tk), label=NAMES[tk])
-ax.axhspan(4 / 9, 5 / 9, color=color_for("muted"), alpha=0.12,
-           label="4–5 tokens per face (secondary summary)")
-ax.set(xscale="log", xlabel="faces (after quantisation)", ylabel="CR = base tokens / 9F",
-       title="Compression ratio of each mesh", ylim=(0.25, 0.65))
+    ax.scatter(
+        meshes.faces, vals, s=10, alpha=0.6, color=color_for(tk), label=NAMES[tk]
+    )
+ax.axhspan(
+    4 / 9,
+    5 / 9,
+    color=color_for("muted"),
+    alpha=0.12,
+    label="4–5 tokens per face (secondary summary)",
+)
+ax.set(
+    xscale="log",
+    xlabel="faces (after quantisation)",
+    ylabel="CR = base tokens / 9F",
+    title="Compression ratio of each mesh",
+    ylim=(0.25, 0.65),
+)
 ax.legend(fontsize=8)
 plt.show()
 
 # %%
 ledger.check(
-    1, "AMT and EDR write about 4–5 tokens per face (MeshXL: 9)",
-    paper="about 4–5 coordinates per face", source="secondary summary",
-    measured={"base tokens per face": {tk: 9 * cr_mean[tk] for tk in ("AMT", "EDR")},
-              "PTME RAW / max(AMT, EDR)": ratio1},
-    criterion=within("base tokens per face", 4, 5))
+    1,
+    "AMT and EDR write about 4–5 tokens per face (MeshXL: 9)",
+    paper="about 4–5 coordinates per face",
+    source="secondary summary",
+    measured={
+        "base tokens per face": {tk: 9 * cr_mean[tk] for tk in ("AMT", "EDR")},
+        "PTME RAW / max(AMT, EDR)": ratio1,
+    },
+    criterion=within("base tokens per face", 4, 5),
+)
 
 # %% [markdown]
 # Since PTME $= H\cdot\mathrm{CR}$ for an unmerged sequence, compressing the connectivity (AMT, EDR)
@@ -277,21 +408,39 @@ ledger.check(
 # 97 % of the base PTME (MC removes less than 3 %).
 
 # %%
-wide = res.pivot_table(index=["tokenizer", "V"], columns="method", values="ptme").reset_index()
+wide = res.pivot_table(
+    index=["tokenizer", "V"], columns="method", values="ptme"
+).reset_index()
 wide["base"] = wide.tokenizer.map(base_ptme)
 mc = wide.dropna(subset=["MC"]).copy()
 mc["MC / base"] = mc.MC / mc.base
 mc["RMC / base"] = mc.RMC / mc.base
-print(mc[["tokenizer", "V", "base", "MC", "RMC", "MC / base", "RMC / base"]].round(3).to_string(index=False))
+print(
+    mc[["tokenizer", "V", "base", "MC", "RMC", "MC / base", "RMC / base"]]
+    .round(3)
+    .to_string(index=False)
+)
 worst_mc = float(mc["MC / base"].min())
 
 # %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 3, figsize=(12, 3.6), sharex=True)
 for ax, tk in zip(axes, M.TOKENIZERS):
     d = mc[mc.tokenizer == tk]
-    ax.axhline(base_ptme[tk], color=color_for("base"), ls="--", lw=1.2, label="base (no merging)")
+    ax.axhline(
+        base_ptme[tk],
+        color=color_for("base"),
+        ls="--",
+        lw=1.2,
+        label="base (no merging)",
+    )
     ax.plot(d.V, d.MC, marker="o", color=color_for("MC"), label="MC: merge as is")
-    ax.plot(d.V, d.RMC, marker="o", color=color_for("RMC"), label="RMC: rearrange, then merge")
+    ax.plot(
+        d.V,
+        d.RMC,
+        marker="o",
+        color=color_for("RMC"),
+        label="RMC: rearrange, then merge",
+    )
     ax.set(xscale="log", xlabel="vocabulary size V", title=NAMES[tk])
     ax.set_xticks(run["vocab"], [str(v) for v in run["vocab"]], fontsize=8)
     ax.minorticks_off()
@@ -302,11 +451,17 @@ plt.show()
 
 # %%
 ledger.check(
-    2, "naive merging (MC) gives no meaningful PTME reduction", paper="MC does not reduce PTME",
+    2,
+    "naive merging (MC) gives no meaningful PTME reduction",
+    paper="MC does not reduce PTME",
     source="paper",
-    measured={"PTME(MC) / PTME(base)": {f"{r.tokenizer} V={r.V}": r["MC / base"]
-                                        for _, r in mc.iterrows()}},
-    criterion=at_least("PTME(MC) / PTME(base)", 0.97))
+    measured={
+        "PTME(MC) / PTME(base)": {
+            f"{r.tokenizer} V={r.V}": r["MC / base"] for _, r in mc.iterrows()
+        }
+    },
+    criterion=at_least("PTME(MC) / PTME(base)", 0.97),
+)
 
 # %% [markdown]
 # ## Claim 3 · Rearranging then merging lowers PTME, more with a larger vocabulary
@@ -318,26 +473,40 @@ ledger.check(
 checks3 = {}
 for tk in M.TOKENIZERS:
     d = mc[mc.tokenizer == tk].sort_values("V")
-    checks3[tk] = dict(below_base=bool((d.RMC < d.base).all()), below_mc=bool((d.RMC < d.MC).all()),
-                       decreasing=bool(np.all(np.diff(d.RMC.values) < 0)),
-                       reduction=float(1 - d.RMC.values[-1] / d.base.values[-1]))
+    checks3[tk] = dict(
+        below_base=bool((d.RMC < d.base).all()),
+        below_mc=bool((d.RMC < d.MC).all()),
+        decreasing=bool(np.all(np.diff(d.RMC.values) < 0)),
+        reduction=float(1 - d.RMC.values[-1] / d.base.values[-1]),
+    )
 checks3 = pd.DataFrame(checks3).T
 print(checks3.to_string())
 
 # %%
-v3 = {"PTME(RMC) / PTME(base)": {f"{r.tokenizer} V={r.V}": r["RMC / base"]
-                                 for _, r in mc.iterrows()},
-      "PTME(RMC) / PTME(MC)": {f"{r.tokenizer} V={r.V}": r.RMC / r.MC for _, r in mc.iterrows()},
-      f"reduction at V={run['vocab'][-1]}": checks3.reduction.to_dict()}
+v3 = {
+    "PTME(RMC) / PTME(base)": {
+        f"{r.tokenizer} V={r.V}": r["RMC / base"] for _, r in mc.iterrows()
+    },
+    "PTME(RMC) / PTME(MC)": {
+        f"{r.tokenizer} V={r.V}": r.RMC / r.MC for _, r in mc.iterrows()
+    },
+    f"reduction at V={run['vocab'][-1]}": checks3.reduction.to_dict(),
+}
 for tk in M.TOKENIZERS:
     v3[f"PTME(RMC) by V, {tk}"] = mc[mc.tokenizer == tk].sort_values("V").RMC.to_numpy()
 ledger.check(
-    3, "RMC lowers PTME on all tokenizers, further as V grows",
-    paper="RMC lowers PTME, monotone in V", source="paper", measured=v3,
-    criterion=all_of(at_most(["PTME(RMC) / PTME(base)", "PTME(RMC) / PTME(MC)"], 1, strict=True),
-                     *[monotone(f"PTME(RMC) by V, {tk}", "decreasing") for tk in M.TOKENIZERS],
-                     at_least(f"reduction at V={run['vocab'][-1]}", 0.05)),
-    show=[f"reduction at V={run['vocab'][-1]}"])
+    3,
+    "RMC lowers PTME on all tokenizers, further as V grows",
+    paper="RMC lowers PTME, monotone in V",
+    source="paper",
+    measured=v3,
+    criterion=all_of(
+        at_most(["PTME(RMC) / PTME(base)", "PTME(RMC) / PTME(MC)"], 1, strict=True),
+        *[monotone(f"PTME(RMC) by V, {tk}", "decreasing") for tk in M.TOKENIZERS],
+        at_least(f"reduction at V={run['vocab'][-1]}", 0.05),
+    ),
+    show=[f"reduction at V={run['vocab'][-1]}"],
+)
 
 # %% [markdown]
 # In each panel the MC curve stays close to the base line (the ratios MC / base are in the table of
@@ -359,20 +528,39 @@ peer_rows = []
 for tk in M.TOKENIZERS:
     train = [seqs[(tk, True)][i] for i in train_idx]
     for V in run["peer_vocab"]:
-        hf = M.train_merger_hf(train, alphabet_size=M.ALPHABET[tk], vocab_size=V,
-                               separators=M.SEPARATORS[tk])
+        hf = M.train_merger_hf(
+            train,
+            alphabet_size=M.ALPHABET[tk],
+            vocab_size=V,
+            separators=M.SEPARATORS[tk],
+        )
         enc = [hf.encode(seqs[(tk, True)][i]) for i in test_idx]
-        assert all(np.array_equal(hf.decode(e), seqs[(tk, True)][i]) for e, i in zip(enc, test_idx))
+        assert all(
+            np.array_equal(hf.decode(e), seqs[(tk, True)][i])
+            for e, i in zip(enc, test_idx)
+        )
         r_hf = M.corpus_ptme(enc, faces_test, piece_length=hf.piece_length)
         r_sp = res[(res.tokenizer == tk) & (res.method == "RMC") & (res.V == V)].iloc[0]
-        peer_rows.append({"tokenizer": tk, "V": V, "PTME sentencepiece": r_sp.ptme,
-                          "PTME tokenizers": r_hf.ptme, "tokens/face sentencepiece": r_sp.tokens_per_face,
-                          "tokens/face tokenizers": r_hf.tokens_per_face})
+        peer_rows.append(
+            {
+                "tokenizer": tk,
+                "V": V,
+                "PTME sentencepiece": r_sp.ptme,
+                "PTME tokenizers": r_hf.ptme,
+                "tokens/face sentencepiece": r_sp.tokens_per_face,
+                "tokens/face tokenizers": r_hf.tokens_per_face,
+            }
+        )
 peer = pd.DataFrame(peer_rows)
-print(f"RMC with two BPE implementations ({time.perf_counter() - t0:.1f} s); held-out values:")
+print(
+    f"RMC with two BPE implementations ({time.perf_counter() - t0:.1f} s); held-out "
+    f"values:"
+)
 print(peer.round(3).to_string(index=False))
-print("largest relative PTME difference: "
-      f"{(peer['PTME tokenizers'] / peer['PTME sentencepiece'] - 1).abs().max():.1%}")
+print(
+    "largest relative PTME difference: "
+    f"{(peer['PTME tokenizers'] / peer['PTME sentencepiece'] - 1).abs().max():.1%}"
+)
 
 # %% [markdown]
 # ### What the merged pieces look like
@@ -389,11 +577,16 @@ q_show = qmeshes[show]
 mg = mergers[("RAW", "RMC", V_max)]
 ids = mg.encode(seqs[("RAW", True)][show])
 lens = mg.piece_length[ids]
-cost = np.repeat(1.0 / lens, lens)                     # token cost of every base coordinate
-face_cost = cost.reshape(-1, 9).sum(axis=1)            # RAC keeps each face's 9 coordinates together
-print(f"{meshes.mesh[show]} (rotation {meshes.rotation[show]}), {q_show.n_faces} faces: "
-      f"{len(ids)} tokens for {lens.sum()} coordinates, {face_cost.mean():.2f} tokens per face "
-      f"(9 before merging); face cost ranges {face_cost.min():.2f}–{face_cost.max():.2f}")
+cost = np.repeat(1.0 / lens, lens)  # token cost of every base coordinate
+face_cost = cost.reshape(-1, 9).sum(
+    axis=1
+)  # RAC keeps each face's 9 coordinates together
+print(
+    f"{meshes.mesh[show]} (rotation {meshes.rotation[show]}), {q_show.n_faces} faces: "
+    f"{len(ids)} tokens for {lens.sum()} coordinates, {face_cost.mean():.2f} tokens "
+    f"per face "
+    f"(9 before merging); face cost ranges {face_cost.min():.2f}–{face_cost.max():.2f}"
+)
 
 fig = plt.figure(figsize=(12, 4.4))
 gs = fig.add_gridspec(1, 3, width_ratios=[1.5, 1.1, 0.8])
@@ -403,13 +596,23 @@ lo, hi = q_show.vertices.min(0), q_show.vertices.max(0)
 mid, half = (lo + hi) / 2, (hi - lo).max() / 2
 cmap = plt.get_cmap("viridis")
 norm = plt.Normalize(face_cost.min(), face_cost.max())
-ax.add_collection3d(Poly3DCollection(tri, facecolors=cmap(norm(face_cost)), edgecolor="none"))
-ax.set(xlim=(mid[0] - half, mid[0] + half), ylim=(mid[1] - half, mid[1] + half),
-       zlim=(mid[2] - half, mid[2] + half), xticks=[], yticks=[], zticks=[])
+ax.add_collection3d(
+    Poly3DCollection(tri, facecolors=cmap(norm(face_cost)), edgecolor="none")
+)
+ax.set(
+    xlim=(mid[0] - half, mid[0] + half),
+    ylim=(mid[1] - half, mid[1] + half),
+    zlim=(mid[2] - half, mid[2] + half),
+    xticks=[],
+    yticks=[],
+    zticks=[],
+)
 ax.set_box_aspect((1, 1, 1), zoom=1.4)
 ax.set_axis_off()
 ax.set_title("tokens per face after RMC", fontsize=10)
-fig.colorbar(plt.cm.ScalarMappable(norm=norm, cmap=cmap), ax=ax, shrink=0.6, label="tokens")
+fig.colorbar(
+    plt.cm.ScalarMappable(norm=norm, cmap=cmap), ax=ax, shrink=0.6, label="tokens"
+)
 ax = fig.add_subplot(gs[1])
 pos, k = 0, 0
 palette = plt.get_cmap("tab20")
@@ -427,9 +630,15 @@ ax.set_title(f"first 180 coordinates, 2 faces a row: {k} tokens", fontsize=9)
 ax.grid(False)
 ax = fig.add_subplot(gs[2])
 ax.hist(lens, bins=np.arange(0.5, lens.max() + 1.5), color=color_for("RMC"))
-ax.set(xlabel="piece length (coordinates)", ylabel="tokens", title="lengths of the pieces used",
-       xticks=np.arange(1, lens.max() + 1))
-fig.suptitle(f"RMC on {meshes.mesh[show]} (MeshXL order, V = {V_max})", fontweight="bold")
+ax.set(
+    xlabel="piece length (coordinates)",
+    ylabel="tokens",
+    title="lengths of the pieces used",
+    xticks=np.arange(1, lens.max() + 1),
+)
+fig.suptitle(
+    f"RMC on {meshes.mesh[show]} (MeshXL order, V = {V_max})", fontweight="bold"
+)
 plt.show()
 
 # %% [markdown]
@@ -454,57 +663,113 @@ pair_rows = []
 for tk in M.TOKENIZERS:
     for rac in (False, True):
         corpus = [seqs[(tk, rac)][i] for i in train_idx]
-        counts_c = np.bincount(np.concatenate(corpus), minlength=M.ALPHABET[tk]).astype(float)
+        counts_c = np.bincount(np.concatenate(corpus), minlength=M.ALPHABET[tk]).astype(
+            float
+        )
         cr_c = counts_c.sum() / (9 * meshes.faces.values[train_idx].sum())
-        for a, b, n_ab in M.pair_candidates(corpus, top=run["top_pairs"], exclude=M.SEPARATORS[tk]):
+        for a, b, n_ab in M.pair_candidates(
+            corpus, top=run["top_pairs"], exclude=M.SEPARATORS[tk]
+        ):
             e = M.pair_effect(counts_c, np.ones_like(counts_c), a, b, n_ab, cr=cr_c)
-            pair_rows.append(dict(tokenizer=tk, order="RAC" if rac else "as is", a=a, b=b, p_ab=e.p_ab,
-                                  p_a=e.p_a, p_b=e.p_b, pmi=e.pmi, exact=e.exact, predicted=e.first_order))
+            pair_rows.append(
+                dict(
+                    tokenizer=tk,
+                    order="RAC" if rac else "as is",
+                    a=a,
+                    b=b,
+                    p_ab=e.p_ab,
+                    p_a=e.p_a,
+                    p_b=e.p_b,
+                    pmi=e.pmi,
+                    exact=e.exact,
+                    predicted=e.first_order,
+                )
+            )
 pairs = pd.DataFrame(pair_rows)
 agree = pairs.groupby(["tokenizer", "order"], sort=False).apply(
-    lambda d: pd.Series({"sign agreement": float(np.mean(np.sign(d.exact) == np.sign(d.predicted))),
-                         "Spearman": float(stats.spearmanr(d.exact, d.predicted)[0]),
-                         "helpful merges": int((d.exact < 0).sum()),
-                         "PMI > 1": int((d.pmi > 1).sum())}), include_groups=False)
+    lambda d: pd.Series(
+        {
+            "sign agreement": float(np.mean(np.sign(d.exact) == np.sign(d.predicted))),
+            "Spearman": float(stats.spearmanr(d.exact, d.predicted)[0]),
+            "helpful merges": int((d.exact < 0).sum()),
+            "PMI > 1": int((d.pmi > 1).sum()),
+        }
+    ),
+    include_groups=False,
+)
 print(agree.round(3).to_string())
 
 # %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(10, 4))
 for ax, order in zip(axes, ("as is", "RAC")):
     d = pairs[(pairs.tokenizer == "RAW") & (pairs.order == order)]
-    sc = ax.scatter(d.predicted, d.exact, c=d.pmi, cmap="coolwarm", vmin=-1, vmax=3, s=22)
+    sc = ax.scatter(
+        d.predicted, d.exact, c=d.pmi, cmap="coolwarm", vmin=-1, vmax=3, s=22
+    )
     lim = [min(d.predicted.min(), d.exact.min()), max(d.predicted.max(), d.exact.max())]
-    ax.plot(lim, lim, color=color_for("reference"), ls="--", lw=1.2, label="predicted = exact")
+    ax.plot(
+        lim,
+        lim,
+        color=color_for("reference"),
+        ls="--",
+        lw=1.2,
+        label="predicted = exact",
+    )
     ax.axhline(0, color=color_for("muted"), lw=0.8)
     ax.axvline(0, color=color_for("muted"), lw=0.8)
-    ax.set(xlabel="first-order ΔPTME (bits)", ylabel="exact ΔPTME (bits)",
-           title=f"MeshXL, {'rearranged' if order == 'RAC' else 'raw order'}: top {len(d)} pairs")
+    ax.set(
+        xlabel="first-order ΔPTME (bits)",
+        ylabel="exact ΔPTME (bits)",
+        title=f"MeshXL, {'rearranged' if order == 'RAC' else 'raw order'}: top "
+        f"{len(d)} pairs",
+    )
     ax.legend(fontsize=8, loc="upper left")
 fig.colorbar(sc, ax=axes, label="PMI = ln p_ab / (p_a p_b)")
 plt.show()
 
 # %%
 raw_agree = agree.loc["RAW"]
-# a closer look at RAW + RAC: pairs of two equal tokens (a, a) against pairs of distinct tokens
+# a closer look at RAW + RAC: pairs of equal tokens (a, a) against distinct ones
 d4 = pairs[(pairs.tokenizer == "RAW") & (pairs.order == "RAC")].copy()
 d4["kind"] = np.where(d4.a == d4.b, "self-pair (a, a)", "distinct (a, b)")
-by_kind = d4.groupby("kind").apply(lambda d: pd.Series({
-    "pairs": len(d), "Spearman": float(stats.spearmanr(d.exact, d.predicted)[0]) if len(d) > 2 else np.nan,
-    "mean exact / predicted": float((d.exact / d.predicted).mean()),
-    "max p_ab / min(p_a, p_b)": float((d.p_ab / np.minimum(d.p_a, d.p_b)).max())}), include_groups=False)
+by_kind = d4.groupby("kind").apply(
+    lambda d: pd.Series(
+        {
+            "pairs": len(d),
+            "Spearman": float(stats.spearmanr(d.exact, d.predicted)[0])
+            if len(d) > 2
+            else np.nan,
+            "mean exact / predicted": float((d.exact / d.predicted).mean()),
+            "max p_ab / min(p_a, p_b)": float(
+                (d.p_ab / np.minimum(d.p_a, d.p_b)).max()
+            ),
+        }
+    ),
+    include_groups=False,
+)
 print("RAW + RAC, by kind of pair:")
 print(by_kind.round(3).to_string())
 
 # %%
 ok4 = ledger.check(
-    4, "first-order formula predicts which merges help (PMI > 1, high p_ab)",
-    paper="ΔPTME ≈ −F*/l̄, F* = p_ab(PMI − 1)", source="paper",
-    measured={"sign agreement, RAW": raw_agree["sign agreement"].to_dict(),
-              "Spearman, RAW": raw_agree["Spearman"].to_dict()},
-    criterion=all_of(at_least("sign agreement, RAW", 0.9), at_least("Spearman, RAW", 0.9))).passed
+    4,
+    "first-order formula predicts which merges help (PMI > 1, high p_ab)",
+    paper="ΔPTME ≈ −F*/l̄, F* = p_ab(PMI − 1)",
+    source="paper",
+    measured={
+        "sign agreement, RAW": raw_agree["sign agreement"].to_dict(),
+        "Spearman, RAW": raw_agree["Spearman"].to_dict(),
+    },
+    criterion=all_of(
+        at_least("sign agreement, RAW", 0.9), at_least("Spearman, RAW", 0.9)
+    ),
+).passed
 if not ok4:
-    print("the formula gets every sign right but ranks self-pairs (a, a) and distinct pairs on "
-          "different scales (see text)")
+    print(
+        "the formula gets every sign right but ranks self-pairs (a, a) and distinct "
+        "pairs on "
+        "different scales (see text)"
+    )
 
 # %% [markdown]
 # Points below zero are merges that lower PTME; the colour is their PMI. The first table counts, per
@@ -526,8 +791,12 @@ if not ok4:
 # every $V$ and decrease strictly as $V$ grows.
 
 # %%
-tpf = res.pivot_table(index=["tokenizer", "V"], columns="method", values="tokens_per_face").reset_index()
-tpf["base"] = tpf.tokenizer.map(res[res.method == "base"].set_index("tokenizer").tokens_per_face)
+tpf = res.pivot_table(
+    index=["tokenizer", "V"], columns="method", values="tokens_per_face"
+).reset_index()
+tpf["base"] = tpf.tokenizer.map(
+    res[res.method == "base"].set_index("tokenizer").tokens_per_face
+)
 tpf = tpf.dropna(subset=["RMC"])
 ctx = run["context"]
 lines5, v5 = [], {}
@@ -539,17 +808,25 @@ for tk in M.TOKENIZERS:
     v5[f"faces per {ctx} tokens, {tk}: RMC V={d.V.values[-1]}"] = ctx / d.RMC.values[-1]
     lines5.append(f"{tk} {ctx / d.base.values[0]:.0f} → {ctx / d.RMC.values[-1]:.0f}")
 print(tpf.round(3).to_string(index=False))
-print(f"faces in a {ctx}-token context, base → RMC at V = {V_max}: " + ", ".join(lines5))
+print(
+    f"faces in a {ctx}-token context, base → RMC at V = {V_max}: " + ", ".join(lines5)
+)
 
 # %% tags=["hide-input"]
 fig, ax = plt.subplots(figsize=(6.4, 3.9))
 for tk in M.TOKENIZERS:
     d = tpf[tpf.tokenizer == tk].sort_values("V")
     ax.plot(d.V, d.RMC, marker="o", color=color_for(tk), label=f"{NAMES[tk]} + RMC")
-    ax.plot(d.V, d.MC, marker=".", ls=":", color=color_for(tk), lw=1.2, label=f"{tk} + MC")
+    ax.plot(
+        d.V, d.MC, marker=".", ls=":", color=color_for(tk), lw=1.2, label=f"{tk} + MC"
+    )
     ax.axhline(d.base.values[0], color=color_for(tk), ls="--", lw=1.0)
-ax.set(xscale="log", xlabel="vocabulary size V", ylabel="held-out tokens per face",
-       title="Rearrange + merge shortens every tokenizer")
+ax.set(
+    xscale="log",
+    xlabel="vocabulary size V",
+    ylabel="held-out tokens per face",
+    title="Rearrange + merge shortens every tokenizer",
+)
 ax.set_xticks(run["vocab"], [str(v) for v in run["vocab"]])
 ax.minorticks_off()
 ax.legend(fontsize=7, ncols=2)
@@ -557,13 +834,21 @@ plt.show()
 
 # %%
 ledger.check(
-    5, "RMC fits more faces into a fixed context", paper="more faces per context",
-    source="paper", measured=v5,
-    criterion=all_of(at_most([f"tokens per face, RMC / base, {tk}" for tk in M.TOKENIZERS], 1,
-                             strict=True),
-                     *[monotone(f"tokens per face by V, {tk}", "decreasing")
-                       for tk in M.TOKENIZERS]),
-    show=[k for k in v5 if k.startswith("faces per")])
+    5,
+    "RMC fits more faces into a fixed context",
+    paper="more faces per context",
+    source="paper",
+    measured=v5,
+    criterion=all_of(
+        at_most(
+            [f"tokens per face, RMC / base, {tk}" for tk in M.TOKENIZERS],
+            1,
+            strict=True,
+        ),
+        *[monotone(f"tokens per face by V, {tk}", "decreasing") for tk in M.TOKENIZERS],
+    ),
+    show=[k for k in v5 if k.startswith("faces per")],
+)
 
 # %% [markdown]
 # Dashed lines are the base tokenizers, dotted lines MC, solid lines RMC. MC shortens the sequences
@@ -602,14 +887,25 @@ for k, tk in enumerate(M.TOKENIZERS):
         if run["lm"] is None:
             out = M.ngram_bits_per_face(tr, te, faces_test, vocab=vocab, order=3)
         else:
-            out = M.lm_bits_per_face(tr, te, faces_test, vocab=vocab, device=run.device,
-                                     generator=run.torch_generator(60 + 2 * k + (method == "RMC")),
-                                     **run["lm"])
-        ptme_k = res[(res.tokenizer == tk) & (res.method == method)
-                     & ((res.V == V_max) | (res.method == "base"))].ptme.values[0]
+            out = M.lm_bits_per_face(
+                tr,
+                te,
+                faces_test,
+                vocab=vocab,
+                device=run.device,
+                generator=run.torch_generator(60 + 2 * k + (method == "RMC")),
+                **run["lm"],
+            )
+        ptme_k = res[
+            (res.tokenizer == tk)
+            & (res.method == method)
+            & ((res.V == V_max) | (res.method == "base"))
+        ].ptme.values[0]
         lm_rows.append(dict(tokenizer=tk, method=method, ptme=ptme_k, **out))
 lm = pd.DataFrame(lm_rows)
-lm["bits/face − 9·PTME"] = lm.bits_per_face - 9 * lm.ptme   # < 0: context learned beyond unigram
+lm["bits/face − 9·PTME"] = (
+    lm.bits_per_face - 9 * lm.ptme
+)  # < 0: context learned beyond unigram
 rho6 = float(stats.spearmanr(lm.ptme, lm.bits_per_face)[0])
 model6 = "trigram" if run["lm"] is None else "transformer"
 print(f"next-token model: {model6}")
@@ -619,27 +915,43 @@ print(f"Spearman(PTME, bits per face) = {rho6:.3f}")
 # %% tags=["hide-input"]
 fig, ax = plt.subplots()
 for _, r in lm.iterrows():
-    ax.scatter(r.ptme, r.bits_per_face, color=color_for(r.tokenizer),
-               marker="o" if r.method == "base" else "*", s=80,
-               label=f"{NAMES[r.tokenizer]}, {'base' if r.method == 'base' else 'RMC'}")
-ax.set(xlabel="PTME (bits / raw coord.)", ylabel=f"held-out {model6} bits per face",
-       title=f"Learnability against PTME (Spearman {rho6:.2f})")
+    ax.scatter(
+        r.ptme,
+        r.bits_per_face,
+        color=color_for(r.tokenizer),
+        marker="o" if r.method == "base" else "*",
+        s=80,
+        label=f"{NAMES[r.tokenizer]}, {'base' if r.method == 'base' else 'RMC'}",
+    )
+ax.set(
+    xlabel="PTME (bits / raw coord.)",
+    ylabel=f"held-out {model6} bits per face",
+    title=f"Learnability against PTME (Spearman {rho6:.2f})",
+)
 ax.legend(fontsize=7)
 plt.show()
 
 # %%
 ledger.check(
-    6, "PTME ranks tokenisations as a next-token model's held-out bits per face do",
+    6,
+    "PTME ranks tokenisations as a next-token model's held-out bits per face do",
     paper="PTME tracks generation quality (r = 0.965 with Chamfer distance)",
     source="official code",
-    measured={"Spearman(PTME, bits per face)": rho6,
-              "bits per face": {f"{r.tokenizer} {r.method}": r.bits_per_face
-                                for _, r in lm.iterrows()}},
+    measured={
+        "Spearman(PTME, bits per face)": rho6,
+        "bits per face": {
+            f"{r.tokenizer} {r.method}": r.bits_per_face for _, r in lm.iterrows()
+        },
+    },
     criterion=at_least("Spearman(PTME, bits per face)", 0.8),
     show=["Spearman(PTME, bits per face)"],
-    note=f"{model6} at {run.scale} scale" + (
+    note=f"{model6} at {run.scale} scale"
+    + (
         "; a weak test: its held-out bits per face exceed 9·PTME on every tokenisation"
-        if (lm.bits_per_face > 9 * lm.ptme).all() else ""))
+        if (lm.bits_per_face > 9 * lm.ptme).all()
+        else ""
+    ),
+)
 
 # %% [markdown]
 # The last column of the table compares the model with $9\cdot$PTME, the unigram entropy per face of
@@ -651,14 +963,21 @@ ledger.check(
 # and with a long context, is the one that could separate the two.
 
 # %%
-ledger.quote("7", "RMC improves compression by up to 21.2 % across the three tokenizers",
-             paper="up to 21.2 % (whether a ratio or a reduction is ambiguous)",
-             source="secondary summary",
-             note="needs the paper's Objaverse corpus and vocabularies")
-ledger.quote("8", "PTME correlates with the Chamfer distance of generated meshes",
-             paper="r = 0.965 (EDR + RMC; the figure names no data set)", source="official code",
-             note="a figure in the official repository (figures/EDR_RMC_PTME_CD.png), not the "
-                  "paper's text; needs the paper's trained point-cloud-conditioned generator")
+ledger.quote(
+    "7",
+    "RMC improves compression by up to 21.2 % across the three tokenizers",
+    paper="up to 21.2 % (whether a ratio or a reduction is ambiguous)",
+    source="secondary summary",
+    note="needs the paper's Objaverse corpus and vocabularies",
+)
+ledger.quote(
+    "8",
+    "PTME correlates with the Chamfer distance of generated meshes",
+    paper="r = 0.965 (EDR + RMC; the figure names no data set)",
+    source="official code",
+    note="a figure in the official repository (figures/EDR_RMC_PTME_CD.png), not the "
+    "paper's text; needs the paper's trained point-cloud-conditioned generator",
+)
 
 # %% [markdown]
 # ## Verdicts
@@ -669,9 +988,13 @@ ledger.show()
 # %% tags=["nbval-ignore-output"]
 ser = {tk: meshes[f"time_{tk}"] for tk in M.TOKENIZERS}
 print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.device}")
-print("serialisation time per mesh (median / max, ms): "
-      + ", ".join(f"{tk} {1e3 * s.median():.1f} / {1e3 * s.max():.1f}" for tk, s in ser.items())
-      + f"; largest mesh {meshes.faces.max()} faces")
+print(
+    "serialisation time per mesh (median / max, ms): "
+    + ", ".join(
+        f"{tk} {1e3 * s.median():.1f} / {1e3 * s.max():.1f}" for tk, s in ser.items()
+    )
+    + f"; largest mesh {meshes.faces.max()} faces"
+)
 
 # %% [markdown]
 # ## Deviations from the paper

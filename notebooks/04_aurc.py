@@ -41,7 +41,7 @@
 # is its fine-tuning experiment in miniature.
 
 # %% tags=["parameters"]
-scale = "quick"  # "quick" (≤ 60 s on 2 CPU cores) or "full" (larger populations and replicates)
+scale = "quick"  # "quick" (≤ 60 s on 2 CPU cores) or "full" (larger populations)
 seed = 0
 
 # %%
@@ -51,25 +51,65 @@ import matplotlib.pyplot as plt
 import torch
 from scipy import stats
 
-from repbook.core import (Ledger, setup, use_style, color_for, reference_line, load_sklearn,
-                          register_colors, all_of, at_least, at_most, within, same_order)
+from repbook.core import (
+    Ledger,
+    setup,
+    use_style,
+    color_for,
+    reference_line,
+    load_sklearn,
+    register_colors,
+    all_of,
+    at_least,
+    at_most,
+    within,
+    same_order,
+)
 from repbook.papers import aurc as A
 
 SIZES = {
-    "quick": dict(n_grid=[8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192],
-                  budget=2_000_000, betas=[0.5, 1.0, 2.0, 4.0], identity_N=400_000,
-                  pool=50_000, train=10_000, batch_ns=[16, 64, 256, 1024, 4096], batch_reps=200,
-                  peer_reps=40, loss_seeds=10, pre_epochs=30, ft_epochs=30),
-    "full": dict(n_grid=[8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 65536],
-                 budget=40_000_000, betas=[0.5, 1.0, 2.0, 4.0], identity_N=10_000_000,
-                 pool=400_000, train=50_000, batch_ns=[16, 64, 256, 1024, 4096, 16384],
-                 batch_reps=1000, peer_reps=200, loss_seeds=30, pre_epochs=60, ft_epochs=60),
+    "quick": dict(
+        n_grid=[8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192],
+        budget=2_000_000,
+        betas=[0.5, 1.0, 2.0, 4.0],
+        identity_N=400_000,
+        pool=50_000,
+        train=10_000,
+        batch_ns=[16, 64, 256, 1024, 4096],
+        batch_reps=200,
+        peer_reps=40,
+        loss_seeds=10,
+        pre_epochs=30,
+        ft_epochs=30,
+    ),
+    "full": dict(
+        n_grid=[8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 65536],
+        budget=40_000_000,
+        betas=[0.5, 1.0, 2.0, 4.0],
+        identity_N=10_000_000,
+        pool=400_000,
+        train=50_000,
+        batch_ns=[16, 64, 256, 1024, 4096, 16384],
+        batch_reps=1000,
+        peer_reps=200,
+        loss_seeds=30,
+        pre_epochs=60,
+        ft_epochs=60,
+    ),
 }
 run = setup(scale=scale, seed=seed, sizes=SIZES)
 ledger = Ledger.for_run(run)
 use_style()
-register_colors({"MC plug-in": "ours", "ln plug-in": "alt", "SELE": "baseline", "2·SELE": "alt2",
-                 "classic (Geifman)": "muted", "torch-uncertainty": "peer"})
+register_colors(
+    {
+        "MC plug-in": "ours",
+        "ln plug-in": "alt",
+        "SELE": "baseline",
+        "2·SELE": "alt2",
+        "classic (Geifman)": "muted",
+        "torch-uncertainty": "peer",
+    }
+)
 
 # %% [markdown]
 # ## The method
@@ -103,7 +143,10 @@ alpha = np.array([sum(1 / j for j in range(n - r + 1, n + 1)) for r in range(1, 
 by_hand_mc = np.sum(err[np.argsort(conf)] * alpha) / n
 by_hand_classic = np.mean(np.cumsum(err[np.argsort(-conf)]) / np.arange(1, n + 1))
 print(f"by hand: MC plug-in {by_hand_mc:.6f}, classic AURC {by_hand_classic:.6f}")
-print(f"lib:     MC plug-in {A.plugin_aurc(err, conf):.6f}, classic AURC {A.empirical_aurc(err, conf):.6f}")
+print(
+    f"lib:     MC plug-in {A.plugin_aurc(err, conf):.6f}, classic AURC "
+    f"{A.empirical_aurc(err, conf):.6f}"
+)
 
 # %% [markdown]
 # ## A model with a closed form
@@ -131,8 +174,14 @@ for k, beta in enumerate(run["betas"]):
     model = A.PowerErrorModel(beta)
     s, e = model.sample(N, 1, run.child_rng(100 + k))
     terms = e[0] * -np.log1p(-s[0])
-    identity.append(dict(beta=beta, closed_form=model.aurc(), reweighted=terms.mean(),
-                         se=terms.std(ddof=1) / np.sqrt(N)))
+    identity.append(
+        dict(
+            beta=beta,
+            closed_form=model.aurc(),
+            reweighted=terms.mean(),
+            se=terms.std(ddof=1) / np.sqrt(N),
+        )
+    )
 identity = pd.DataFrame(identity)
 identity["z"] = (identity.reweighted - identity.closed_form) / identity.se
 print(identity.round(5).to_string(index=False))
@@ -151,55 +200,93 @@ from sklearn.naive_bayes import GaussianNB
 from sklearn.preprocessing import StandardScaler
 
 n_pool, n_train = run["pool"], run["train"]
-X, y = make_classification(n_samples=n_train + 2 * n_pool, n_features=20, n_informative=8,
-                           n_redundant=4, n_classes=5, n_clusters_per_class=2, class_sep=1.0,
-                           flip_y=0.02, random_state=seed)
+X, y = make_classification(
+    n_samples=n_train + 2 * n_pool,
+    n_features=20,
+    n_informative=8,
+    n_redundant=4,
+    n_classes=5,
+    n_clusters_per_class=2,
+    class_sep=1.0,
+    flip_y=0.02,
+    random_state=seed,
+)
 scaler = StandardScaler().fit(X[:n_train])
 X = scaler.transform(X)
 Xtr, ytr = X[:n_train], y[:n_train]
-XA, yA = X[n_train:n_train + n_pool], y[n_train:n_train + n_pool]
-XB, yB = X[n_train + n_pool:], y[n_train + n_pool:]
+XA, yA = X[n_train : n_train + n_pool], y[n_train : n_train + n_pool]
+XB, yB = X[n_train + n_pool :], y[n_train + n_pool :]
 
 logreg = LogisticRegression(max_iter=1000).fit(Xtr, ytr)
 pA, pB = logreg.predict_proba(XA), logreg.predict_proba(XB)
 sA, sB = pA.max(1), pB.max(1)
 errA = (pA.argmax(1) != yA).astype(float)
-lhs = A.empirical_aurc(errA, sA)                            # ∫ R(c) dc on pool A
-G_hat = np.searchsorted(np.sort(sB), sA, side="right") / (n_pool + 1)   # G from pool B
-rhs = A.reweighted_risk(errA, G_hat)                       # E[ℓ · (−ln(1 − G(s)))]
+lhs = A.empirical_aurc(errA, sA)  # ∫ R(c) dc on pool A
+G_hat = np.searchsorted(np.sort(sB), sA, side="right") / (n_pool + 1)  # G from pool B
+rhs = A.reweighted_risk(errA, G_hat)  # E[ℓ · (−ln(1 − G(s)))]
 rel_gap = abs(lhs - rhs) / lhs
-print(f"logistic regression: accuracy {1 - errA.mean():.3f}\n"
-      f"area under the risk–coverage curve {lhs:.4f}, reweighted risk {rhs:.4f}, "
-      f"relative gap {rel_gap:.2%}")
+print(
+    f"logistic regression: accuracy {1 - errA.mean():.3f}\n"
+    f"area under the risk–coverage curve {lhs:.4f}, reweighted risk {rhs:.4f}, "
+    f"relative gap {rel_gap:.2%}"
+)
 
 # %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
 ax = axes[0]
 grid = np.linspace(0.3, 4.5, 200)
-ax.plot(grid, 1 / (grid + 1) ** 2, color=color_for("reference"), ls="--", lw=1.2,
-        label=r"closed form $1/(\beta+1)^2$")
-ax.errorbar(identity.beta, identity.reweighted, yerr=4 * identity.se, fmt="o",
-            color=color_for("ours"), label=r"mean of $\ell\cdot(-\ln(1-s))$ (±4 SE)")
-ax.set(xlabel=r"$\beta$ in $P(\mathrm{error}\mid s)=(1-s)^\beta$", ylabel="AURC",
-       title="Reweighted risk = closed-form AURC")
+ax.plot(
+    grid,
+    1 / (grid + 1) ** 2,
+    color=color_for("reference"),
+    ls="--",
+    lw=1.2,
+    label=r"closed form $1/(\beta+1)^2$",
+)
+ax.errorbar(
+    identity.beta,
+    identity.reweighted,
+    yerr=4 * identity.se,
+    fmt="o",
+    color=color_for("ours"),
+    label=r"mean of $\ell\cdot(-\ln(1-s))$ (±4 SE)",
+)
+ax.set(
+    xlabel=r"$\beta$ in $P(\mathrm{error}\mid s)=(1-s)^\beta$",
+    ylabel="AURC",
+    title="Reweighted risk = closed-form AURC",
+)
 ax.legend()
 ax = axes[1]
 cov, risk = A.risk_coverage_curve(errA, sA)
 ax.plot(cov, risk, color=color_for("ours"))
-ax.fill_between(cov, risk, alpha=0.15, color=color_for("ours"),
-                label=f"area = {lhs:.4f}")
-ax.axhline(rhs, color=color_for("peer"), ls=":",
-           label=f"reweighted risk = {rhs:.4f}")
-ax.set(xlabel="coverage c", ylabel="selective risk R(c)", ylim=(0, None),
-       title="Logistic regression: area vs reweighted risk")
+ax.fill_between(
+    cov, risk, alpha=0.15, color=color_for("ours"), label=f"area = {lhs:.4f}"
+)
+ax.axhline(rhs, color=color_for("peer"), ls=":", label=f"reweighted risk = {rhs:.4f}")
+ax.set(
+    xlabel="coverage c",
+    ylabel="selective risk R(c)",
+    ylim=(0, None),
+    title="Logistic regression: area vs reweighted risk",
+)
 ax.legend(loc="upper left")
 plt.show()
 
 # %%
 ledger.check(
-    1, "population AURC = E[ℓ·(−ln(1−G(s)))]", paper="identity (theorem)", source="paper",
-    measured={"max |z| over β": np.abs(identity.z).max(), "relative gap (log. regression)": rel_gap},
-    criterion=all_of(at_most("max |z| over β", 4), at_most("relative gap (log. regression)", 0.03)))
+    1,
+    "population AURC = E[ℓ·(−ln(1−G(s)))]",
+    paper="identity (theorem)",
+    source="paper",
+    measured={
+        "max |z| over β": np.abs(identity.z).max(),
+        "relative gap (log. regression)": rel_gap,
+    },
+    criterion=all_of(
+        at_most("max |z| over β", 4), at_most("relative gap (log. regression)", 0.03)
+    ),
+)
 
 # %% [markdown]
 # Both sides agree: the simulated reweighted risk sits on the closed form for every $\beta$, and on
@@ -222,13 +309,25 @@ max_diff = abs(A.plugin_aurc(errA, sA) - A.empirical_aurc(errA, sA))
 for k, n in enumerate(run["n_grid"]):
     reps = int(np.clip(run["budget"] // n, 200, 20_000))
     s, e = beta_model.sample(n, reps, run.child_rng(1000 + k))
-    est = {name: A.plugin_aurc(e, s, key) for name, key in
-           [("MC plug-in", "mc"), ("ln plug-in", "ln"), ("SELE", "sele"), ("2·SELE", "2sele")]}
+    est = {
+        name: A.plugin_aurc(e, s, key)
+        for name, key in [
+            ("MC plug-in", "mc"),
+            ("ln plug-in", "ln"),
+            ("SELE", "sele"),
+            ("2·SELE", "2sele"),
+        ]
+    }
     est["classic (Geifman)"] = A.empirical_aurc(e, s)
-    max_diff = max(max_diff, float(np.max(np.abs(est["MC plug-in"] - est["classic (Geifman)"]))))
+    max_diff = max(
+        max_diff, float(np.max(np.abs(est["MC plug-in"] - est["classic (Geifman)"])))
+    )
     sims[n] = est
-print(f"largest |MC plug-in − classic| over {sum(len(v['SELE']) for v in sims.values()):,} "
-      f"batches and the real pool: {max_diff:.1e}")
+print(
+    "largest |MC plug-in − classic| over "
+    f"{sum(len(v['SELE']) for v in sims.values()):,} "
+    f"batches and the real pool: {max_diff:.1e}"
+)
 
 # %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
@@ -236,8 +335,11 @@ n_show = 64
 r = np.arange(1, n_show + 1)
 for name, key in [("MC plug-in", "mc"), ("ln plug-in", "ln"), ("SELE", "sele")]:
     axes[0].plot(r, A.weights(n_show, key), label=name, color=color_for(name))
-axes[0].set(xlabel="rank r (1 = least confident)", ylabel=r"weight $\alpha_r$",
-            title=f"Rank weights at n = {n_show}")
+axes[0].set(
+    xlabel="rank r (1 = least confident)",
+    ylabel=r"weight $\alpha_r$",
+    title=f"Rank weights at n = {n_show}",
+)
 axes[0].legend()
 ns = np.unique(np.logspace(0, 5, 40).astype(int))
 top_gap = [A.mc_weights(m)[-1] - A.ln_weights(m)[-1] for m in ns]
@@ -245,16 +347,24 @@ mean_gap = [np.mean(A.mc_weights(m) - A.ln_weights(m)) for m in ns]
 axes[1].plot(ns, top_gap, color=color_for("ours"), label="top rank: $H_n-\\ln(n+1)$")
 axes[1].plot(ns, mean_gap, color=color_for("alt"), label="mean over ranks")
 reference_line(axes[1], np.euler_gamma, "Euler's γ")
-axes[1].set(xscale="log", xlabel="n", ylabel=r"$\alpha^{MC}_r-\alpha^{\ln}_r$",
-            title="MC and ln weights differ only at the top")
+axes[1].set(
+    xscale="log",
+    xlabel="n",
+    ylabel=r"$\alpha^{MC}_r-\alpha^{\ln}_r$",
+    title="MC and ln weights differ only at the top",
+)
 axes[1].legend()
 plt.show()
 
 # %%
 ledger.check(
-    2, "MC plug-in = classic empirical AURC", paper="equal (derived from the identity)",
-    source="paper", measured={"max |MC − classic|": max_diff},
-    criterion=at_most("max |MC − classic|", 1e-12))
+    2,
+    "MC plug-in = classic empirical AURC",
+    paper="equal (derived from the identity)",
+    source="paper",
+    measured={"max |MC − classic|": max_diff},
+    criterion=at_most("max |MC − classic|", 1e-12),
+)
 
 # %% [markdown]
 # The two weightings agree everywhere except on the most confident samples, where the MC weight
@@ -274,11 +384,24 @@ ns = np.array(run["n_grid"])
 truth = beta_model.aurc()
 rows = []
 for n in ns:
-    for name, key in [("MC plug-in", "mc"), ("ln plug-in", "ln"), ("SELE", "sele"), ("2·SELE", "2sele")]:
+    for name, key in [
+        ("MC plug-in", "mc"),
+        ("ln plug-in", "ln"),
+        ("SELE", "sele"),
+        ("2·SELE", "2sele"),
+    ]:
         x = sims[n][name]
-        rows.append(dict(n=n, estimator=name, exact_mean=beta_model.expected_estimate(int(n), key),
-                         sim_mean=x.mean(), se=x.std(ddof=1) / np.sqrt(x.size), sd=x.std(ddof=1),
-                         rmse=np.sqrt(np.mean((x - truth) ** 2))))
+        rows.append(
+            dict(
+                n=n,
+                estimator=name,
+                exact_mean=beta_model.expected_estimate(int(n), key),
+                sim_mean=x.mean(),
+                se=x.std(ddof=1) / np.sqrt(x.size),
+                sd=x.std(ddof=1),
+                rmse=np.sqrt(np.mean((x - truth) ** 2)),
+            )
+        )
 res = pd.DataFrame(rows)
 res["bias"] = res.exact_mean - truth
 res["z"] = (res.sim_mean - res.exact_mean) / res.se
@@ -288,14 +411,28 @@ def loglog_slope(x, y):
     return float(np.polyfit(np.log(x), np.log(y), 1)[0])
 
 
-slopes_bias = {e: loglog_slope(ns, res[res.estimator == e].bias.abs()) for e in ["MC plug-in", "ln plug-in"]}
+slopes_bias = {
+    e: loglog_slope(ns, res[res.estimator == e].bias.abs())
+    for e in ["MC plug-in", "ln plug-in"]
+}
 sele_end = res[(res.estimator == "SELE") & (res.n == ns[-1])].iloc[0]
 max_z = float(res[res.estimator != "2·SELE"].z.abs().max())
-print(res[res.estimator != "2·SELE"].pivot(index="n", columns="estimator", values="bias")
-      .map(lambda v: f"{v:+.2e}").to_string())
-print("log-log slope of |bias|: " + ", ".join(f"{k} {v:.3f}" for k, v in slopes_bias.items()))
-print(f"SELE at n = {ns[-1]}: mean {sele_end.exact_mean:.4f} (limit {beta_model.sele_limit():.4f}), "
-      f"bias {sele_end.bias:+.4f}\nlargest |z|, simulated mean vs exact expectation: {max_z:.2f}")
+print(
+    res[res.estimator != "2·SELE"]
+    .pivot(index="n", columns="estimator", values="bias")
+    .map(lambda v: f"{v:+.2e}")
+    .to_string()
+)
+print(
+    "log-log slope of |bias|: "
+    + ", ".join(f"{k} {v:.3f}" for k, v in slopes_bias.items())
+)
+print(
+    f"SELE at n = {ns[-1]}: mean {sele_end.exact_mean:.4f} (limit "
+    f"{beta_model.sele_limit():.4f}), "
+    f"bias {sele_end.bias:+.4f}\nlargest |z|, simulated mean vs exact expectation: "
+    f"{max_z:.2f}"
+)
 
 # %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
@@ -303,31 +440,61 @@ ax = axes[0]
 for name in ["MC plug-in", "ln plug-in", "SELE", "2·SELE"]:
     d = res[res.estimator == name]
     ax.plot(d.n, d.sim_mean, marker="o", ms=3, color=color_for(name), label=name)
-    ax.fill_between(d.n, d.sim_mean - d.sd, d.sim_mean + d.sd, color=color_for(name), alpha=0.12)
+    ax.fill_between(
+        d.n, d.sim_mean - d.sd, d.sim_mean + d.sd, color=color_for(name), alpha=0.12
+    )
 reference_line(ax, truth, "population AURC = 1/4")
-ax.axhline(beta_model.sele_limit(), color=color_for("SELE"), ls=":", lw=1, label="SELE limit 1/6")
-ax.set(xscale="log", xlabel="sample size n", ylabel="estimate (mean ± sd)",
-       title="Plug-in estimators converge to the AURC")
+ax.axhline(
+    beta_model.sele_limit(),
+    color=color_for("SELE"),
+    ls=":",
+    lw=1,
+    label="SELE limit 1/6",
+)
+ax.set(
+    xscale="log",
+    xlabel="sample size n",
+    ylabel="estimate (mean ± sd)",
+    title="Plug-in estimators converge to the AURC",
+)
 ax.legend(ncols=2, fontsize=8)
 ax = axes[1]
 for name in ["MC plug-in", "ln plug-in", "SELE"]:
     d = res[res.estimator == name]
     ax.plot(d.n, d.bias.abs(), marker="o", ms=3, color=color_for(name), label=name)
 ax.plot(ns, 0.5 / ns, color=color_for("reference"), ls="--", lw=1.2, label="1/(2n)")
-ax.set(xscale="log", yscale="log", xlabel="sample size n", ylabel="|bias| (exact)",
-       title="Bias falls like 1/n; SELE's does not")
+ax.set(
+    xscale="log",
+    yscale="log",
+    xlabel="sample size n",
+    ylabel="|bias| (exact)",
+    title="Bias falls like 1/n; SELE's does not",
+)
 ax.legend()
 plt.show()
 
 # %%
 ledger.check(
-    3, "plug-in bias ~ 1/n; SELE inconsistent", paper="consistent, low bias", source="paper",
-    measured={"bias slope": {"MC": slopes_bias["MC plug-in"], "ln": slopes_bias["ln plug-in"]},
-              "|SELE bias|": abs(sele_end.bias),
-              "|SELE − limit|": abs(sele_end.exact_mean - beta_model.sele_limit()),
-              "max |z|": max_z},
-    criterion=all_of(within("bias slope", -1.2, -0.8), at_least("|SELE bias|", 0.05),
-                     at_most("|SELE − limit|", 0.01), at_most("max |z|", 4)))
+    3,
+    "plug-in bias ~ 1/n; SELE inconsistent",
+    paper="consistent, low bias",
+    source="paper",
+    measured={
+        "bias slope": {
+            "MC": slopes_bias["MC plug-in"],
+            "ln": slopes_bias["ln plug-in"],
+        },
+        "|SELE bias|": abs(sele_end.bias),
+        "|SELE − limit|": abs(sele_end.exact_mean - beta_model.sele_limit()),
+        "max |z|": max_z,
+    },
+    criterion=all_of(
+        within("bias slope", -1.2, -0.8),
+        at_least("|SELE bias|", 0.05),
+        at_most("|SELE − limit|", 0.01),
+        at_most("max |z|", 4),
+    ),
+)
 
 # %% [markdown]
 # ## Claim 4 · The error falls at the rate $\sqrt{\ln n / n}$
@@ -342,10 +509,17 @@ ledger.check(
 # failure: an error that decays like $n^{-1/3}$ or stalls at a bias floor.
 
 # %%
-slopes_rmse = {e: loglog_slope(ns, res[res.estimator == e].rmse) for e in ["MC plug-in", "ln plug-in"]}
+slopes_rmse = {
+    e: loglog_slope(ns, res[res.estimator == e].rmse)
+    for e in ["MC plug-in", "ln plug-in"]
+}
 ref_rate = np.sqrt(np.log(ns) / ns)
-print("log-log slope of RMSE: " + ", ".join(f"{k} {v:.3f}" for k, v in slopes_rmse.items())
-      + f"\nslope of sqrt(ln n / n) itself over the same n: {loglog_slope(ns, ref_rate):.3f}")
+print(
+    "log-log slope of RMSE: "
+    + ", ".join(f"{k} {v:.3f}" for k, v in slopes_rmse.items())
+    + "\nslope of sqrt(ln n / n) itself over the same n: "
+    f"{loglog_slope(ns, ref_rate):.3f}"
+)
 
 # %% tags=["hide-input"]
 fig, ax = plt.subplots()
@@ -353,26 +527,53 @@ for name in ["MC plug-in", "ln plug-in"]:
     d = res[res.estimator == name]
     ax.plot(d.n, d.rmse, marker="o", ms=3, color=color_for(name), label=name)
 scale_ref = res[(res.estimator == "MC plug-in")].rmse.iloc[-1] / ref_rate[-1]
-ax.plot(ns, scale_ref * ref_rate, color=color_for("reference"), ls="--", lw=1.2,
-        label=r"$\propto\sqrt{\ln n/n}$")
-ax.plot(ns, res[(res.estimator == "MC plug-in")].rmse.iloc[-1] * np.sqrt(ns[-1] / ns),
-        color=color_for("muted"), ls=":", lw=1.2, label=r"$\propto 1/\sqrt{n}$")
-ax.set(xscale="log", yscale="log", xlabel="sample size n", ylabel="RMSE vs the true AURC",
-       title=r"RMSE falls like $1/\sqrt{n}$ (the bound $\sqrt{\ln n / n}$ for comparison)")
+ax.plot(
+    ns,
+    scale_ref * ref_rate,
+    color=color_for("reference"),
+    ls="--",
+    lw=1.2,
+    label=r"$\propto\sqrt{\ln n/n}$",
+)
+ax.plot(
+    ns,
+    res[(res.estimator == "MC plug-in")].rmse.iloc[-1] * np.sqrt(ns[-1] / ns),
+    color=color_for("muted"),
+    ls=":",
+    lw=1.2,
+    label=r"$\propto 1/\sqrt{n}$",
+)
+ax.set(
+    xscale="log",
+    yscale="log",
+    xlabel="sample size n",
+    ylabel="RMSE vs the true AURC",
+    title=r"RMSE falls like $1/\sqrt{n}$ (the bound $\sqrt{\ln n / n}$ for comparison)",
+)
 ax.legend()
 plt.show()
 
 # %%
 ledger.check(
-    4, "RMSE falls at order 1/√n (the proven rate up to its log factor)",
-    paper="O(√(ln n / n))", source="paper",
-    measured={"RMSE slope": {"MC": slopes_rmse["MC plug-in"], "ln": slopes_rmse["ln plug-in"]}},
-    criterion=within("RMSE slope", -0.6, -0.4))
+    4,
+    "RMSE falls at order 1/√n (the proven rate up to its log factor)",
+    paper="O(√(ln n / n))",
+    source="paper",
+    measured={
+        "RMSE slope": {"MC": slopes_rmse["MC plug-in"], "ln": slopes_rmse["ln plug-in"]}
+    },
+    criterion=within("RMSE slope", -0.6, -0.4),
+)
 ledger.not_checked(
-    "4b", "the √(ln n) factor of the rate is attained", paper="O(√(ln n / n))", source="paper",
+    "4b",
+    "the √(ln n) factor of the rate is attained",
+    paper="O(√(ln n / n))",
+    source="paper",
     criterion=within("slope of log(RMSE·√n) on log ln n", 0.3, 0.7),
-    note="a bound can be loose: testing the factor needs a distribution that attains it (the "
-         "paper's worst case) and n over several decades more than a CPU reaches")
+    note="a bound can be loose: testing the factor needs a distribution that attains "
+    "it (the "
+    "paper's worst case) and n over several decades more than a CPU reaches",
+)
 
 # %% [markdown]
 # Over this range the RMSE follows $1/\sqrt n$ closely. The curve $\sqrt{\ln n/n}$ decays more slowly:
@@ -399,71 +600,138 @@ ledger.not_checked(
 # %%
 models = {
     "logistic regression": (logreg, lambda m, X: m.decision_function(X)),
-    "MLP": (MLPClassifier(hidden_layer_sizes=(64,), max_iter=300, early_stopping=True,
-                          random_state=seed).fit(Xtr, ytr),
-            A.sklearn_mlp_logits),
-    "random forest": (RandomForestClassifier(n_estimators=100, min_samples_leaf=2, n_jobs=1,
-                                             random_state=seed).fit(Xtr, ytr), None),
+    "MLP": (
+        MLPClassifier(
+            hidden_layer_sizes=(64,),
+            max_iter=300,
+            early_stopping=True,
+            random_state=seed,
+        ).fit(Xtr, ytr),
+        A.sklearn_mlp_logits,
+    ),
+    "random forest": (
+        RandomForestClassifier(
+            n_estimators=100, min_samples_leaf=2, n_jobs=1, random_state=seed
+        ).fit(Xtr, ytr),
+        None,
+    ),
     "naive Bayes": (GaussianNB().fit(Xtr, ytr), None),
 }
 pop_rows, batch_rows, peer_rows = [], [], []
 TU_AURC = A.torch_uncertainty_aurc_metric()
-batches = {n: np.stack([run.child_rng(10_000 + k * 1000 + j).choice(n_pool, n, replace=False)
-                        for j in range(run["batch_reps"])])
-           for k, n in enumerate(run["batch_ns"])}   # the same batches for every model and score
+batches = {
+    n: np.stack(
+        [
+            run.child_rng(10_000 + k * 1000 + j).choice(n_pool, n, replace=False)
+            for j in range(run["batch_reps"])
+        ]
+    )
+    for k, n in enumerate(run["batch_ns"])
+}  # the same batches for every model and score
 
 
 def errors_and_scores(model, logit_fn, X, y):
     probs = model.predict_proba(X)
-    return ((probs.argmax(1) != y).astype(float),
-            A.confidence_scores(probs, logit_fn(model, X) if logit_fn else None))
+    return (
+        (probs.argmax(1) != y).astype(float),
+        A.confidence_scores(probs, logit_fn(model, X) if logit_fn else None),
+    )
 
 
 for mname, (model, logit_fn) in models.items():
-    errs, scores = errors_and_scores(model, logit_fn, XA, yA)      # pool A: the population
-    errs_b, scores_b = errors_and_scores(model, logit_fn, XB, yB)  # pool B: where batches come from
+    errs, scores = errors_and_scores(model, logit_fn, XA, yA)  # pool A: the population
+    errs_b, scores_b = errors_and_scores(
+        model, logit_fn, XB, yB
+    )  # pool B: where batches come from
     for csf, sc in scores.items():
         pop = A.plugin_aurc(errs, sc)
-        pop_rows.append(dict(model=mname, csf=csf, accuracy=1 - errs.mean(), population=pop))
+        pop_rows.append(
+            dict(model=mname, csf=csf, accuracy=1 - errs.mean(), population=pop)
+        )
         for n, idx in batches.items():
             E, S = errs_b[idx], scores_b[csf][idx]
-            for est, key in [("MC plug-in", "mc"), ("ln plug-in", "ln"), ("SELE", "sele")]:
+            for est, key in [
+                ("MC plug-in", "mc"),
+                ("ln plug-in", "ln"),
+                ("SELE", "sele"),
+            ]:
                 x = A.plugin_aurc(E, S, key)
-                batch_rows.append(dict(model=mname, csf=csf, n=n, estimator=est, mean=x.mean(),
-                                       rmse=np.sqrt(np.mean((x - pop) ** 2)), population=pop))
-            if csf == "MSP":  # peers side by side on the same batches (the peer ranks by MSP itself)
+                batch_rows.append(
+                    dict(
+                        model=mname,
+                        csf=csf,
+                        n=n,
+                        estimator=est,
+                        mean=x.mean(),
+                        rmse=np.sqrt(np.mean((x - pop) ** 2)),
+                        population=pop,
+                    )
+                )
+            if (
+                csf == "MSP"
+            ):  # peers side by side on the same batches (the peer ranks by MSP itself)
                 for j in range(run["peer_reps"]):
-                    peer_rows.append({"model": mname, "n": n, "population": pop,
-                                      "MC plug-in": A.plugin_aurc(E[j], S[j], "mc"),
-                                      "ln plug-in": A.plugin_aurc(E[j], S[j], "ln"),
-                                      "classic (Geifman)": A.empirical_aurc(E[j], S[j]),
-                                      "torch-uncertainty": A.torch_uncertainty_aurc(E[j], S[j], TU_AURC),
-                                      "SELE": A.plugin_aurc(E[j], S[j], "sele"),
-                                      "2·SELE": A.plugin_aurc(E[j], S[j], "2sele")})
-pop_df, batch_df, peer_df = pd.DataFrame(pop_rows), pd.DataFrame(batch_rows), pd.DataFrame(peer_rows)
-print(pop_df.pivot(index="model", columns="csf", values="population").round(4).to_string())
-print("accuracy: " + ", ".join(f"{m} {a:.3f}" for m, a in pop_df.groupby("model").accuracy.first().items()))
+                    peer_rows.append(
+                        {
+                            "model": mname,
+                            "n": n,
+                            "population": pop,
+                            "MC plug-in": A.plugin_aurc(E[j], S[j], "mc"),
+                            "ln plug-in": A.plugin_aurc(E[j], S[j], "ln"),
+                            "classic (Geifman)": A.empirical_aurc(E[j], S[j]),
+                            "torch-uncertainty": A.torch_uncertainty_aurc(
+                                E[j], S[j], TU_AURC
+                            ),
+                            "SELE": A.plugin_aurc(E[j], S[j], "sele"),
+                            "2·SELE": A.plugin_aurc(E[j], S[j], "2sele"),
+                        }
+                    )
+pop_df, batch_df, peer_df = (
+    pd.DataFrame(pop_rows),
+    pd.DataFrame(batch_rows),
+    pd.DataFrame(peer_rows),
+)
+print(
+    pop_df.pivot(index="model", columns="csf", values="population").round(4).to_string()
+)
+print(
+    "accuracy: "
+    + ", ".join(
+        f"{m} {a:.3f}" for m, a in pop_df.groupby("model").accuracy.first().items()
+    )
+)
 
 # %%
 n_min, n_max = run["batch_ns"][0], run["batch_ns"][-1]
 plug = batch_df[batch_df.estimator.isin(["MC plug-in", "ln plug-in"])]
-wide = plug.pivot_table(index=["model", "csf", "estimator"], columns="n", values=["rmse", "mean"])
+wide = plug.pivot_table(
+    index=["model", "csf", "estimator"], columns="n", values=["rmse", "mean"]
+)
 rmse_ratio = wide[("rmse", n_max)] / wide[("rmse", n_min)]
-end_gap = (wide[("mean", n_max)] - plug.groupby(["model", "csf", "estimator"]).population.first()).abs()
+end_gap = (
+    wide[("mean", n_max)]
+    - plug.groupby(["model", "csf", "estimator"]).population.first()
+).abs()
 ranking, order_ok, order_total = {"MC estimate": {}, "population": {}}, 0, 0
 for mname, d in pop_df.groupby("model"):
-    est = batch_df[(batch_df.model == mname) & (batch_df.n == n_max) &
-                   (batch_df.estimator == "MC plug-in")].set_index("csf")["mean"]
+    est = batch_df[
+        (batch_df.model == mname)
+        & (batch_df.n == n_max)
+        & (batch_df.estimator == "MC plug-in")
+    ].set_index("csf")["mean"]
     pop = d.set_index("csf").population
     for csf in pop.index:
         ranking["MC estimate"][f"{mname}: {csf}"] = est[csf]
         ranking["population"][f"{mname}: {csf}"] = pop[csf]
     for i, a in enumerate(pop.index):
-        for b in pop.index[i + 1:]:
+        for b in pop.index[i + 1 :]:
             if abs(pop[a] - pop[b]) > 0.002:
                 order_total += 1
                 order_ok += int(np.sign(pop[a] - pop[b]) == np.sign(est[a] - est[b]))
-print(f"RMSE(n={n_max}) / RMSE(n={n_min}): worst {rmse_ratio.max():.3f}, median {rmse_ratio.median():.3f}")
+print(
+    f"RMSE(n={n_max}) / RMSE(n={n_min}): worst {rmse_ratio.max():.3f}, median "
+    f"{rmse_ratio.median():.3f}"
+)
 print(f"|mean − population| at n={n_max}: worst {end_gap.max():.4f}")
 print(f"score-function pairs ordered as in the population: {order_ok}/{order_total}")
 
@@ -475,16 +743,31 @@ for mname, d in msp.groupby("model", sort=False):
     ax.plot(d.n, d.rmse, marker="o", ms=3, label=mname)
 bn = np.array(run["batch_ns"])
 ref = np.sqrt(np.log(bn) / bn)
-ax.plot(bn, ref * msp[msp.n == n_min].rmse.max() / ref[0], color=color_for("reference"), ls="--",
-        lw=1.2, label=r"$\propto\sqrt{\ln n/n}$")
-ax.set(xscale="log", yscale="log", xlabel="batch size n", ylabel="RMSE vs pool AURC",
-       title="MC plug-in on four real models (MSP)")
+ax.plot(
+    bn,
+    ref * msp[msp.n == n_min].rmse.max() / ref[0],
+    color=color_for("reference"),
+    ls="--",
+    lw=1.2,
+    label=r"$\propto\sqrt{\ln n/n}$",
+)
+ax.set(
+    xscale="log",
+    yscale="log",
+    xlabel="batch size n",
+    ylabel="RMSE vs pool AURC",
+    title="MC plug-in on four real models (MSP)",
+)
 ax.legend(fontsize=8)
 ax = axes[1]
 piv = pop_df.pivot(index="model", columns="csf", values="population")
 piv.plot.bar(ax=ax, rot=0, width=0.8)
-ax.set(ylabel="population AURC (pool)", xlabel="", title="AURC by model and confidence score",
-       ylim=(0, piv.max().max() * 1.35))
+ax.set(
+    ylabel="population AURC (pool)",
+    xlabel="",
+    title="AURC by model and confidence score",
+    ylim=(0, piv.max().max() * 1.35),
+)
 ax.tick_params(axis="x", labelsize=8)
 ax.legend(fontsize=8, ncols=4, loc="upper center")
 plt.show()
@@ -492,17 +775,29 @@ plt.show()
 # %%
 # %%
 ledger.check(
-    5, "estimators approach the population value; scores ranked consistently",
-    paper="consistency across data sets, models and CSFs", source="paper",
-    measured={f"worst RMSE({n_max}) / RMSE({n_min})": rmse_ratio.max(),
-              f"worst |mean − population| at n={n_max}": end_gap.max(),
-              "pairs ordered": order_ok, "pairs compared": order_total, **ranking},
+    5,
+    "estimators approach the population value; scores ranked consistently",
+    paper="consistency across data sets, models and CSFs",
+    source="paper",
+    measured={
+        f"worst RMSE({n_max}) / RMSE({n_min})": rmse_ratio.max(),
+        f"worst |mean − population| at n={n_max}": end_gap.max(),
+        "pairs ordered": order_ok,
+        "pairs compared": order_total,
+        **ranking,
+    },
     criterion=all_of(
         at_most(f"worst RMSE({n_max}) / RMSE({n_min})", 0.25),
         at_most(f"worst |mean − population| at n={n_max}", 0.005),
-        same_order("MC estimate", "population", within="model", min_gap=0.002)),
-    show=[f"worst RMSE({n_max}) / RMSE({n_min})", f"worst |mean − population| at n={n_max}",
-          "pairs ordered", "pairs compared"])
+        same_order("MC estimate", "population", within="model", min_gap=0.002),
+    ),
+    show=[
+        f"worst RMSE({n_max}) / RMSE({n_min})",
+        f"worst |mean − population| at n={n_max}",
+        "pairs ordered",
+        "pairs compared",
+    ],
+)
 
 # %% [markdown]
 # ### Peers side by side
@@ -515,16 +810,31 @@ ledger.check(
 # and rescales by $1/(1-1/n)$: a different finite-sample estimator of the same population quantity.
 
 # %%
-PEERS = ["MC plug-in", "classic (Geifman)", "ln plug-in", "torch-uncertainty", "SELE", "2·SELE"]
+PEERS = [
+    "MC plug-in",
+    "classic (Geifman)",
+    "ln plug-in",
+    "torch-uncertainty",
+    "SELE",
+    "2·SELE",
+]
 side = peer_df.groupby(["model", "n"])[["population"] + PEERS].mean()
 print(f"mean over the same {run['peer_reps']} batches per n, logistic regression, MSP:")
 print(side.loc["logistic regression"].round(4).to_string())
-gaps = peer_df.assign(tu=(peer_df["torch-uncertainty"] - peer_df["classic (Geifman)"]).abs(),
-                      mc=(peer_df["MC plug-in"] - peer_df["classic (Geifman)"]).abs())
-print("largest |torch-uncertainty − classic| by n:\n  "
-      + ", ".join(f"{n}: {v:.4f}" for n, v in gaps.groupby("n").tu.max().items()))
-print("largest |MC plug-in − classic| by model:\n  "
-      + ", ".join(f"{m}: {v:.1e}" for m, v in gaps.groupby("model", sort=False).mc.max().items()))
+gaps = peer_df.assign(
+    tu=(peer_df["torch-uncertainty"] - peer_df["classic (Geifman)"]).abs(),
+    mc=(peer_df["MC plug-in"] - peer_df["classic (Geifman)"]).abs(),
+)
+print(
+    "largest |torch-uncertainty − classic| by n:\n  "
+    + ", ".join(f"{n}: {v:.4f}" for n, v in gaps.groupby("n").tu.max().items())
+)
+print(
+    "largest |MC plug-in − classic| by model:\n  "
+    + ", ".join(
+        f"{m}: {v:.1e}" for m, v in gaps.groupby("model", sort=False).mc.max().items()
+    )
+)
 
 # %% [markdown]
 # The MC and ln plug-ins centre on the pool value, SELE sits well below it and 2·SELE above it;
@@ -555,53 +865,113 @@ Xd = Xd / 16.0
 
 loss_rows = []
 for s in range(run["loss_seeds"]):
-    Xa, Xb, ya, yb = train_test_split(Xd, yd, test_size=0.4, stratify=yd, random_state=seed * 1000 + s)
-    Xa, Xb = torch.tensor(Xa, dtype=torch.float32), torch.tensor(Xb, dtype=torch.float32)
+    Xa, Xb, ya, yb = train_test_split(
+        Xd, yd, test_size=0.4, stratify=yd, random_state=seed * 1000 + s
+    )
+    Xa, Xb = (
+        torch.tensor(Xa, dtype=torch.float32),
+        torch.tensor(Xb, dtype=torch.float32),
+    )
     ya, yb = torch.tensor(ya), torch.tensor(yb)
     base = A.mlp_net(seed * 1000 + s, (64, 32, 10))
-    A.train_epochs(base, torch.optim.SGD(base.parameters(), lr=0.05, momentum=0.9),
-                 torch.nn.functional.cross_entropy, Xa, ya, run["pre_epochs"], run.torch_generator(s))
-    for name, loss_fn in [("cross-entropy", torch.nn.functional.cross_entropy),
-                          ("AURC loss", A.aurc_loss)]:
+    A.train_epochs(
+        base,
+        torch.optim.SGD(base.parameters(), lr=0.05, momentum=0.9),
+        torch.nn.functional.cross_entropy,
+        Xa,
+        ya,
+        run["pre_epochs"],
+        run.torch_generator(s),
+    )
+    for name, loss_fn in [
+        ("cross-entropy", torch.nn.functional.cross_entropy),
+        ("AURC loss", A.aurc_loss),
+    ]:
         net = A.mlp_net(0, (64, 32, 10))
         net.load_state_dict(base.state_dict())
-        A.train_epochs(net, torch.optim.SGD(net.parameters(), lr=0.05, momentum=0.9), loss_fn,
-                     Xa, ya, run["ft_epochs"], run.torch_generator(10_000 + s))
+        A.train_epochs(
+            net,
+            torch.optim.SGD(net.parameters(), lr=0.05, momentum=0.9),
+            loss_fn,
+            Xa,
+            ya,
+            run["ft_epochs"],
+            run.torch_generator(10_000 + s),
+        )
         aurc_test, acc = A.selective_metrics(net, Xb, yb)
         loss_rows.append(dict(seed=s, loss=name, test_aurc=aurc_test, accuracy=acc))
-loss_df = pd.DataFrame(loss_rows).pivot(index="seed", columns="loss", values=["test_aurc", "accuracy"])
+loss_df = pd.DataFrame(loss_rows).pivot(
+    index="seed", columns="loss", values=["test_aurc", "accuracy"]
+)
 diff = loss_df[("test_aurc", "AURC loss")] - loss_df[("test_aurc", "cross-entropy")]
 wilcoxon_p = float(stats.wilcoxon(diff, alternative="less").pvalue)
 print(loss_df.round(4).to_string())
-print(f"mean test AURC: cross-entropy {loss_df[('test_aurc', 'cross-entropy')].mean():.4f}, "
-      f"AURC loss {loss_df[('test_aurc', 'AURC loss')].mean():.4f}\n"
-      f"mean paired difference {diff.mean():+.4f}; AURC loss lower on {int((diff < 0).sum())}/"
-      f"{len(diff)} seeds; Wilcoxon p = {wilcoxon_p:.3f}")
-acc_drop = (loss_df[("accuracy", "cross-entropy")] - loss_df[("accuracy", "AURC loss")]).mean()
-print(f"mean test accuracy: cross-entropy {loss_df[('accuracy', 'cross-entropy')].mean():.4f}, "
-      f"AURC loss {loss_df[('accuracy', 'AURC loss')].mean():.4f} (difference {acc_drop:+.4f})\n"
-      f"test errors per split: about {len(yd) * 0.4 * (1 - loss_df[('accuracy', 'cross-entropy')].mean()):.0f}")
+print(
+    "mean test AURC: cross-entropy "
+    f"{loss_df[('test_aurc', 'cross-entropy')].mean():.4f}, "
+    f"AURC loss {loss_df[('test_aurc', 'AURC loss')].mean():.4f}\n"
+    f"mean paired difference {diff.mean():+.4f}; AURC loss lower on "
+    f"{int((diff < 0).sum())}/"
+    f"{len(diff)} seeds; Wilcoxon p = {wilcoxon_p:.3f}"
+)
+acc_drop = (
+    loss_df[("accuracy", "cross-entropy")] - loss_df[("accuracy", "AURC loss")]
+).mean()
+print(
+    "mean test accuracy: cross-entropy "
+    f"{loss_df[('accuracy', 'cross-entropy')].mean():.4f}, "
+    f"AURC loss {loss_df[('accuracy', 'AURC loss')].mean():.4f} (difference "
+    f"{acc_drop:+.4f})\n"
+    "test errors per split: about "
+    f"{len(yd) * 0.4 * (1 - loss_df[('accuracy', 'cross-entropy')].mean()):.0f}"
+)
 
 # %% tags=["hide-input"]
 fig, ax = plt.subplots(figsize=(5.5, 3.8))
 ce, al = loss_df[("test_aurc", "cross-entropy")], loss_df[("test_aurc", "AURC loss")]
 for i in loss_df.index:
     ax.plot([0, 1], [ce[i], al[i]], color=color_for("muted"), lw=0.8, alpha=0.7)
-ax.scatter(np.zeros(len(ce)), ce, color=color_for("baseline"), label="cross-entropy fine-tuning", zorder=3)
-ax.scatter(np.ones(len(al)), al, color=color_for("ours"), label="AURC-loss fine-tuning", zorder=3)
-ax.set(xticks=[0, 1], xticklabels=["cross-entropy", "AURC loss"], xlim=(-0.4, 1.4),
-       ylabel="test AURC (lower is better)", title="Fine-tuning with the AURC loss, paired by seed")
+ax.scatter(
+    np.zeros(len(ce)),
+    ce,
+    color=color_for("baseline"),
+    label="cross-entropy fine-tuning",
+    zorder=3,
+)
+ax.scatter(
+    np.ones(len(al)),
+    al,
+    color=color_for("ours"),
+    label="AURC-loss fine-tuning",
+    zorder=3,
+)
+ax.set(
+    xticks=[0, 1],
+    xticklabels=["cross-entropy", "AURC loss"],
+    xlim=(-0.4, 1.4),
+    ylabel="test AURC (lower is better)",
+    title="Fine-tuning with the AURC loss, paired by seed",
+)
 ax.legend(fontsize=8)
 plt.show()
 
 # %%
 ledger.check(
-    6, "AURC loss lowers test AURC vs cross-entropy", paper="improves AURC (CIFAR/ImageNet)",
+    6,
+    "AURC loss lowers test AURC vs cross-entropy",
+    paper="improves AURC (CIFAR/ImageNet)",
     source="paper",
-    measured={"mean paired difference": diff.mean(), "seeds lower": int((diff < 0).sum()),
-              "seeds": len(diff), "Wilcoxon p": wilcoxon_p},
-    criterion=all_of(at_most("mean paired difference", 0, strict=True, scale=0.001),
-                     at_most("Wilcoxon p", 0.05, strict=True)))
+    measured={
+        "mean paired difference": diff.mean(),
+        "seeds lower": int((diff < 0).sum()),
+        "seeds": len(diff),
+        "Wilcoxon p": wilcoxon_p,
+    },
+    criterion=all_of(
+        at_most("mean paired difference", 0, strict=True, scale=0.001),
+        at_most("Wilcoxon p", 0.05, strict=True),
+    ),
+)
 
 # %% [markdown]
 # Read the paired plot with the numbers printed above: a line going up is a seed where the AURC loss

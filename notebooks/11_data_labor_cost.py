@@ -65,17 +65,34 @@ import pandas as pd
 import matplotlib.pyplot as plt
 from matplotlib.colors import LogNorm
 
-from repbook.core import (Ledger, setup, use_style, color_for, register_colors,
-                          data_file, at_least, at_most, within)
+from repbook.core import (
+    Ledger,
+    setup,
+    use_style,
+    color_for,
+    register_colors,
+    data_file,
+    at_least,
+    at_most,
+    within,
+)
 from repbook.papers import data_labor_cost as L
 
 SIZES = {"quick": dict(n_boot=2_000), "full": dict(n_boot=200_000)}
 run = setup(scale=scale, seed=seed, sizes=SIZES)
 ledger = Ledger.for_run(run)
 use_style()
-register_colors({"data cost": "ours", "rental training cost": "baseline",
-                 "amortised training cost": "alt", "Epoch AI estimate": "peer",
-                 "V100": "alt2", "A100": "ours", "H100": "baseline"})
+register_colors(
+    {
+        "data cost": "ours",
+        "rental training cost": "baseline",
+        "amortised training cost": "alt",
+        "Epoch AI estimate": "peer",
+        "V100": "alt2",
+        "A100": "ours",
+        "H100": "baseline",
+    }
+)
 pd.set_option("display.width", 120)
 
 # %% [markdown]
@@ -92,19 +109,40 @@ pd.set_option("display.width", 120)
 facts = L.read_llm_facts(data_file("11_data_labor_cost", "llm_facts.csv"))
 hardware = L.read_hardware(data_file("11_data_labor_cost", "hardware.csv"))
 epoch = L.read_epoch_costs(data_file("11_data_labor_cost", "epoch_costs.csv"))
-curated = pd.DataFrame([
-    dict(model=f.model, year=f.release_year, N=f.params, D_seen=f.tokens_seen,
-         C_reported=f.train_flops_reported, hardware=f.hardware_class,
-         frontier=f.frontier)
-    for f in facts]).set_index("model")
-print(f"Our curated set (not the paper's table): {len(curated)} models, "
-      f"{int(curated.frontier.sum())} frontier\n")
+curated = pd.DataFrame(
+    [
+        dict(
+            model=f.model,
+            year=f.release_year,
+            N=f.params,
+            D_seen=f.tokens_seen,
+            C_reported=f.train_flops_reported,
+            hardware=f.hardware_class,
+            frontier=f.frontier,
+        )
+        for f in facts
+    ]
+).set_index("model")
+print(
+    f"Our curated set (not the paper's table): {len(curated)} models, "
+    f"{int(curated.frontier.sum())} frontier\n"
+)
 sci = "{:.3g}".format
-print(curated.to_string(formatters={
-    "N": sci, "D_seen": sci, "C_reported": lambda c: "" if pd.isna(c) else sci(c)}))
+print(
+    curated.to_string(
+        formatters={
+            "N": sci,
+            "D_seen": sci,
+            "C_reported": lambda c: "" if pd.isna(c) else sci(c),
+        }
+    )
+)
 print("\nhardware classes:")
-print(pd.DataFrame([vars(h) for h in hardware.values()]).set_index("hardware_class")
-      .to_string(float_format="{:.4g}".format))
+print(
+    pd.DataFrame([vars(h) for h in hardware.values()])
+    .set_index("hardware_class")
+    .to_string(float_format="{:.4g}".format)
+)
 
 # %% [markdown]
 # ## The method
@@ -148,19 +186,28 @@ writing_hours = D * words_per_token / (wpm * 60)
 by_hand_data = writing_hours * wage
 by_hand_gpu_hours = C / (v100.peak_flops_per_s * mfu * 3600)
 by_hand_train = by_hand_gpu_hours * v100.rental_usd_per_gpu_hour
-print(f"by hand: {writing_hours:.3g} writing hours → data ${by_hand_data:.4g}; "
-      f"{by_hand_gpu_hours:.4g} V100-hours → training ${by_hand_train:.4g}; "
-      f"ratio {by_hand_data / by_hand_train:.1f}")
+print(
+    f"by hand: {writing_hours:.3g} writing hours → data ${by_hand_data:.4g}; "
+    f"{by_hand_gpu_hours:.4g} V100-hours → training ${by_hand_train:.4g}; "
+    f"ratio {by_hand_data / by_hand_train:.1f}"
+)
 
-assumptions = L.Assumptions(wage_usd_per_hour=wage, words_per_minute=wpm,
-                            words_per_token=words_per_token, mfu=mfu, pue=L.EPOCH_PUE,
-                            tdp_fraction=L.EPOCH_TDP_FRACTION,
-                            interconnect_fraction=L.EPOCH_INTERCONNECT_FRACTION,
-                            progress_ooms_per_year=L.EPOCH_PROGRESS_OOMS_PER_YEAR)
+assumptions = L.Assumptions(
+    wage_usd_per_hour=wage,
+    words_per_minute=wpm,
+    words_per_token=words_per_token,
+    mfu=mfu,
+    pue=L.EPOCH_PUE,
+    tdp_fraction=L.EPOCH_TDP_FRACTION,
+    interconnect_fraction=L.EPOCH_INTERCONNECT_FRACTION,
+    progress_ooms_per_year=L.EPOCH_PROGRESS_OOMS_PER_YEAR,
+)
 table = L.cost_table(facts, hardware, assumptions)
 g = table.loc["GPT-3 175B"]
-print(f"lib:     data ${g.data_cost:.4g}; training ${g.rental_cost:.4g}; "
-      f"ratio {g.ratio:.1f}")
+print(
+    f"lib:     data ${g.data_cost:.4g}; training ${g.rental_cost:.4g}; "
+    f"ratio {g.ratio:.1f}"
+)
 
 # %% [markdown]
 # The tokens cancel: double Llama-2-7B's training tokens and its ratio does not move,
@@ -168,32 +215,59 @@ print(f"lib:     data ${g.data_cost:.4g}; training ${g.rental_cost:.4g}; "
 
 # %%
 a100 = hardware["A100"]
-c_flop = L.usd_per_flop(peak_flops_per_s=a100.peak_flops_per_s, mfu=mfu,
-                        usd_per_gpu_hour=a100.rental_usd_per_gpu_hour)
+c_flop = L.usd_per_flop(
+    peak_flops_per_s=a100.peak_flops_per_s,
+    mfu=mfu,
+    usd_per_gpu_hour=a100.rental_usd_per_gpu_hour,
+)
 for tokens in (2e12, 4e12):
-    data = L.data_cost(tokens, words_per_token=words_per_token, words_per_minute=wpm,
-                       wage_usd_per_hour=wage)
+    data = L.data_cost(
+        tokens,
+        words_per_token=words_per_token,
+        words_per_minute=wpm,
+        wage_usd_per_hour=wage,
+    )
     direct = data / (L.training_flops_6nd(7e9, tokens) * c_flop)
     print(f"Llama-2-7B with D = {tokens:.0e} tokens: ratio {direct:.6g}")
-closed = L.closed_form_ratio(7e9, usd_per_flop=c_flop, words_per_minute=wpm,
-                             words_per_token=words_per_token, wage_usd_per_hour=wage)
+closed = L.closed_form_ratio(
+    7e9,
+    usd_per_flop=c_flop,
+    words_per_minute=wpm,
+    words_per_token=words_per_token,
+    wage_usd_per_hour=wage,
+)
 print(f"closed form (no D): {closed:.6g}")
 
 # %% [markdown]
 # The whole curated set, rental training cost, under these assumptions (dollars):
 
 # %%
-show = table[["release_year", "hardware_class", "frontier", "flops_source", "data_cost",
-              "rental_cost", "amortized_cost", "ratio", "break_even_wage"]]
+show = table[
+    [
+        "release_year",
+        "hardware_class",
+        "frontier",
+        "flops_source",
+        "data_cost",
+        "rental_cost",
+        "amortized_cost",
+        "ratio",
+        "break_even_wage",
+    ]
+]
 print("Our curated set (not the paper's table), costs in US dollars:\n")
 print(show.to_string(float_format="{:.3g}".format))
 six = table[table.flops_source == "6ND"]
 gap = np.max(np.abs(six.closed_form_ratio / six.ratio - 1))
-print(f"\nlargest |closed form − direct| / direct over the {len(six)} rows with "
-      f"C = 6ND: {'below 1e-12' if gap < 1e-12 else f'{gap:.1e}'}")
+print(
+    f"\nlargest |closed form − direct| / direct over the {len(six)} rows with "
+    f"C = 6ND: {'below 1e-12' if gap < 1e-12 else f'{gap:.1e}'}"
+)
 for name, row in table[table.flops_source == "reported"].iterrows():
-    print(f"{name}: reported C, ratio {row.ratio:.1f}; closed form with 6ND "
-          f"{row.closed_form_ratio:.1f} ({row.closed_form_ratio / row.ratio - 1:+.1%})")
+    print(
+        f"{name}: reported C, ratio {row.ratio:.1f}; closed form with 6ND "
+        f"{row.closed_form_ratio:.1f} ({row.closed_form_ratio / row.ratio - 1:+.1%})"
+    )
 
 # %% [markdown]
 # **Is a utilisation of 0.375 plausible for these runs?** Where a source reports the
@@ -202,16 +276,28 @@ for name, row in table[table.flops_source == "reported"].iterrows():
 
 # %%
 mfu_rows = [
-    dict(model=f.model, gpu_hours=f.gpu_hours_reported,
-         implied_mfu=L.implied_mfu(
-             table.loc[f.model, "flops"], f.gpu_hours_reported,
-             peak_flops_per_s=hardware[f.hardware_class].peak_flops_per_s))
-    for f in facts if f.gpu_hours_reported is not None]
+    dict(
+        model=f.model,
+        gpu_hours=f.gpu_hours_reported,
+        implied_mfu=L.implied_mfu(
+            table.loc[f.model, "flops"],
+            f.gpu_hours_reported,
+            peak_flops_per_s=hardware[f.hardware_class].peak_flops_per_s,
+        ),
+    )
+    for f in facts
+    if f.gpu_hours_reported is not None
+]
 mfu_df = pd.DataFrame(mfu_rows).set_index("model")
-print(mfu_df.to_string(formatters={"gpu_hours": "{:,.0f}".format,
-                                   "implied_mfu": "{:.3f}".format}))
-print(f"\nimplied utilisation: median {mfu_df.implied_mfu.median():.3f}, range "
-      f"{mfu_df.implied_mfu.min():.3f}–{mfu_df.implied_mfu.max():.3f} (assumed: {mfu})")
+print(
+    mfu_df.to_string(
+        formatters={"gpu_hours": "{:,.0f}".format, "implied_mfu": "{:.3f}".format}
+    )
+)
+print(
+    f"\nimplied utilisation: median {mfu_df.implied_mfu.median():.3f}, range "
+    f"{mfu_df.implied_mfu.min():.3f}–{mfu_df.implied_mfu.max():.3f} (assumed: {mfu})"
+)
 
 # %% [markdown]
 # The assumed 0.375 lies inside the range the published GPU-hours imply (printed above),
@@ -227,12 +313,20 @@ print(f"\nimplied utilisation: median {mfu_df.implied_mfu.median():.3f}, range "
 # the doubling time that implies is printed below. We quote both.
 
 # %%
-ledger.quote("1a", "64 LLMs (2016–2024): data would cost 10–1000× the training",
-             paper="10–1000×", source="abstract",
-             note="the paper's 64-model table; not available to us")
-ledger.quote("1b", "frontier LLM training costs double about every 9 months",
-             paper="doubling every nine months", source="paper",
-             note="read in a public copy of the paper's introduction")
+ledger.quote(
+    "1a",
+    "64 LLMs (2016–2024): data would cost 10–1000× the training",
+    paper="10–1000×",
+    source="abstract",
+    note="the paper's 64-model table; not available to us",
+)
+ledger.quote(
+    "1b",
+    "frontier LLM training costs double about every 9 months",
+    paper="doubling every nine months",
+    source="paper",
+    note="read in a public copy of the paper's introduction",
+)
 doubling_months = 12 * np.log(2) / np.log(2.4)
 print(f"2.4× per year (Cottier et al.): a doubling every {doubling_months:.1f} months")
 
@@ -252,9 +346,11 @@ print(f"2.4× per year (Cottier et al.): a doubling every {doubling_months:.1f} 
 frontier = table[table.frontier]
 frontier_ratio = frontier.ratio.to_dict()
 lowest = frontier.ratio.idxmin()
-print(f"{len(frontier)} frontier models; data/training from "
-      f"{frontier.ratio.min():.0f}× ({lowest}) to {frontier.ratio.max():.0f}× "
-      f"({frontier.ratio.idxmax()})")
+print(
+    f"{len(frontier)} frontier models; data/training from "
+    f"{frontier.ratio.min():.0f}× ({lowest}) to {frontier.ratio.max():.0f}× "
+    f"({frontier.ratio.idxmax()})"
+)
 
 # %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(11, 4.4))
@@ -262,47 +358,84 @@ ax = axes[0]
 offset = table.groupby("release_year").cumcount()
 centre = offset.groupby(table.release_year).transform("mean")
 x = table.release_year + (offset - centre) * 0.07
-for col, label, marker in [("data_cost", "data cost", "o"),
-                           ("rental_cost", "rental training cost", "s")]:
+for col, label, marker in [
+    ("data_cost", "data cost", "o"),
+    ("rental_cost", "rental training cost", "s"),
+]:
     for is_frontier, fill in [(True, None), (False, "none")]:
         m = table.frontier == is_frontier
-        ax.scatter(x[m], table.loc[m, col], marker=marker, s=36, color=color_for(label),
-                   facecolors=fill if fill else color_for(label),
-                   label=f"{label} ({'frontier' if is_frontier else 'other'})")
-ax.set(yscale="log", xlabel="release year", ylabel="cost (US dollars)",
-       xticks=sorted(table.release_year.unique()),
-       title="Our curated set: data (circles) vs training (squares)")
+        ax.scatter(
+            x[m],
+            table.loc[m, col],
+            marker=marker,
+            s=36,
+            color=color_for(label),
+            facecolors=fill if fill else color_for(label),
+            label=f"{label} ({'frontier' if is_frontier else 'other'})",
+        )
+ax.set(
+    yscale="log",
+    xlabel="release year",
+    ylabel="cost (US dollars)",
+    xticks=sorted(table.release_year.unique()),
+    title="Our curated set: data (circles) vs training (squares)",
+)
 ax.legend(fontsize=7.5, loc="upper left")
 ax = axes[1]
 lim = np.array([1e5, 3e9])
 floor = max(k for k in (1, 10, 100, 1000) if table.ratio.min() >= k)
 for k, ls in [(1, "-"), (10, "--"), (100, "-."), (1000, ":")]:
-    ax.plot(lim, k * lim, color=color_for("reference"), ls=ls, lw=1,
-            label=f"data = {k}× training")
+    ax.plot(
+        lim,
+        k * lim,
+        color=color_for("reference"),
+        ls=ls,
+        lw=1,
+        label=f"data = {k}× training",
+    )
 for is_frontier, fill in [(True, None), (False, "none")]:
     m = table.frontier == is_frontier
-    ax.scatter(table.loc[m, "rental_cost"], table.loc[m, "data_cost"], s=36,
-               color=color_for("data cost"),
-               facecolors=fill if fill else color_for("data cost"),
-               label="frontier" if is_frontier else "other")
+    ax.scatter(
+        table.loc[m, "rental_cost"],
+        table.loc[m, "data_cost"],
+        s=36,
+        color=color_for("data cost"),
+        facecolors=fill if fill else color_for("data cost"),
+        label="frontier" if is_frontier else "other",
+    )
 for name in [lowest, "Llama-3.1-405B", "LLaMA-7B"]:
-    ax.annotate(name, (table.loc[name, "rental_cost"], table.loc[name, "data_cost"]),
-                fontsize=7.5, xytext=(4, -10), textcoords="offset points")
-ax.set(xscale="log", yscale="log", xlim=lim, ylim=(5e8, 3e11),
-       xlabel="rental training cost (USD)", ylabel="data cost (USD)",
-       title=f"Our curated set: every model above {floor}×")
+    ax.annotate(
+        name,
+        (table.loc[name, "rental_cost"], table.loc[name, "data_cost"]),
+        fontsize=7.5,
+        xytext=(4, -10),
+        textcoords="offset points",
+    )
+ax.set(
+    xscale="log",
+    yscale="log",
+    xlim=lim,
+    ylim=(5e8, 3e11),
+    xlabel="rental training cost (USD)",
+    ylabel="data cost (USD)",
+    title=f"Our curated set: every model above {floor}×",
+)
 ax.legend(fontsize=7.5, loc="lower right")
 plt.show()
 
 # %%
 ledger.check(
-    "2", "every frontier model of our curated set: data cost ≥ 10× training cost",
-    paper="10–1000× over 64 LLMs", source="abstract",
-    measured={"data/training, frontier": frontier_ratio,
-              "frontier models": len(frontier)},
+    "2",
+    "every frontier model of our curated set: data cost ≥ 10× training cost",
+    paper="10–1000× over 64 LLMs",
+    source="abstract",
+    measured={
+        "data/training, frontier": frontier_ratio,
+        "frontier models": len(frontier),
+    },
     criterion=at_least("data/training, frontier", 10),
-    note="our curated set, rental training cost");
-
+    note="our curated set, rental training cost",
+)
 # %% [markdown]
 # The right panel's title names the highest guide line that every model clears; the
 # frontier models sit closest to it, and the smallest ratio printed above belongs to the
@@ -324,25 +457,34 @@ ledger.check(
 
 # %%
 median_ratio = float(table.ratio.median())
-resampled = L.bootstrap_medians(table.ratio.to_numpy(), n_boot=run["n_boot"],
-                                rng=run.child_rng(0))
+resampled = L.bootstrap_medians(
+    table.ratio.to_numpy(), n_boot=run["n_boot"], rng=run.child_rng(0)
+)
 share_in_band = float(np.mean((resampled >= 30) & (resampled <= 3000)))
 boot_lo, boot_hi = np.quantile(resampled, [0.05, 0.95])
 median_amortized = float(table.ratio_amortized.median())
 shared = table.join(epoch, how="inner")
 epoch_ratio = shared.data_cost / shared.epoch_capex_energy_usd
 print(f"median data/training over {len(table)} models: {median_ratio:.0f}× (rental)")
-print(f"{len(resampled):,} resampled sets: median in [30, 3000] for "
-      f"{share_in_band:.1%}; 90 % of the resampled medians in "
-      f"{boot_lo:.0f}–{boot_hi:.0f}")
-print(f"the {len(table)} ratios, sorted: "
-      + ", ".join(f"{r:.0f}" for r in np.sort(table.ratio)))
+print(
+    f"{len(resampled):,} resampled sets: median in [30, 3000] for "
+    f"{share_in_band:.1%}; 90 % of the resampled medians in "
+    f"{boot_lo:.0f}–{boot_hi:.0f}"
+)
+print(
+    f"the {len(table)} ratios, sorted: "
+    + ", ".join(f"{r:.0f}" for r in np.sort(table.ratio))
+)
 print(f"with the amortised training cost: median {median_amortized:.0f}×")
-print(f"the {len(shared)} models Epoch AI prices itself: median "
-      f"{shared.ratio.median():.0f}× with our rental cost, "
-      f"{epoch_ratio.median():.0f}× with Epoch's hardware+energy estimate")
-print(f"models above 1000× (rental): {int((table.ratio > 1000).sum())} of {len(table)};"
-      f" above 3000×: {int((table.ratio > 3000).sum())}")
+print(
+    f"the {len(shared)} models Epoch AI prices itself: median "
+    f"{shared.ratio.median():.0f}× with our rental cost, "
+    f"{epoch_ratio.median():.0f}× with Epoch's hardware+energy estimate"
+)
+print(
+    f"models above 1000× (rental): {int((table.ratio > 1000).sum())} of {len(table)};"
+    f" above 3000×: {int((table.ratio > 3000).sum())}"
+)
 
 # %% tags=["hide-input"]
 fig, ax = plt.subplots(figsize=(7.6, 4.6))
@@ -351,46 +493,89 @@ for cls, hw in hardware.items():
     m = table.hardware_class == cls
     if not m.any():
         continue
-    cf = L.usd_per_flop(peak_flops_per_s=hw.peak_flops_per_s, mfu=mfu,
-                        usd_per_gpu_hour=hw.rental_usd_per_gpu_hour)
-    line = L.closed_form_ratio(Ns, usd_per_flop=cf, words_per_token=words_per_token,
-                               words_per_minute=wpm, wage_usd_per_hour=wage)
-    ax.plot(Ns, line, color=color_for(cls), lw=1, ls="--",
-            label=f"closed form, {cls} rental")
-    ax.scatter(table.loc[m, "params"], table.loc[m, "ratio"], color=color_for(cls),
-               s=36, label=f"{cls} class, rental", zorder=3)
-    ax.scatter(table.loc[m, "params"], table.loc[m, "ratio_amortized"],
-               color=color_for(cls), facecolors="none", marker="D", s=28,
-               label=f"{cls} class, amortised", zorder=3)
-ax.axhspan(30, 3000, color=color_for("muted"), alpha=0.12,
-           label="criterion band [30, 3000]")
+    cf = L.usd_per_flop(
+        peak_flops_per_s=hw.peak_flops_per_s,
+        mfu=mfu,
+        usd_per_gpu_hour=hw.rental_usd_per_gpu_hour,
+    )
+    line = L.closed_form_ratio(
+        Ns,
+        usd_per_flop=cf,
+        words_per_token=words_per_token,
+        words_per_minute=wpm,
+        wage_usd_per_hour=wage,
+    )
+    ax.plot(
+        Ns,
+        line,
+        color=color_for(cls),
+        lw=1,
+        ls="--",
+        label=f"closed form, {cls} rental",
+    )
+    ax.scatter(
+        table.loc[m, "params"],
+        table.loc[m, "ratio"],
+        color=color_for(cls),
+        s=36,
+        label=f"{cls} class, rental",
+        zorder=3,
+    )
+    ax.scatter(
+        table.loc[m, "params"],
+        table.loc[m, "ratio_amortized"],
+        color=color_for(cls),
+        facecolors="none",
+        marker="D",
+        s=28,
+        label=f"{cls} class, amortised",
+        zorder=3,
+    )
+ax.axhspan(
+    30, 3000, color=color_for("muted"), alpha=0.12, label="criterion band [30, 3000]"
+)
 ax.axhline(median_ratio, color=color_for("reference"), lw=1.2, label="median (rental)")
 for k in (10, 1000):
-    ax.axhline(k, color=color_for("reference"), lw=1, ls=":",
-               label="paper's range 10–1000× (64 LLMs)" if k == 10 else None)
-ax.set(xscale="log", yscale="log", xlabel="parameters N",
-       ylabel="data cost / training cost",
-       title="Our curated set: the ratio falls as 1/N, whatever D")
+    ax.axhline(
+        k,
+        color=color_for("reference"),
+        lw=1,
+        ls=":",
+        label="paper's range 10–1000× (64 LLMs)" if k == 10 else None,
+    )
+ax.set(
+    xscale="log",
+    yscale="log",
+    xlabel="parameters N",
+    ylabel="data cost / training cost",
+    title="Our curated set: the ratio falls as 1/N, whatever D",
+)
 ax.legend(fontsize=7, ncols=2, loc="upper right")
 plt.show()
 
 # %%
 ledger.check(
-    "3", "median data/training over our curated set is 30–3000×",
-    paper="10–1000× (1–3 orders of magnitude)", source="abstract",
-    measured={"median data/training": median_ratio,
-              "resampled sets with median in band": share_in_band,
-              "median, amortised training cost": median_amortized},
+    "3",
+    "median data/training over our curated set is 30–3000×",
+    paper="10–1000× (1–3 orders of magnitude)",
+    source="abstract",
+    measured={
+        "median data/training": median_ratio,
+        "resampled sets with median in band": share_in_band,
+        "median, amortised training cost": median_amortized,
+    },
     criterion=within("median data/training", 30, 3000),
-    note="our curated set, rental training cost; resampling not judged");
-
+    note="our curated set, rental training cost; resampling not judged",
+)
 # %%
 inside = 30 <= median_ratio <= 3000
 where_am = "inside" if 30 <= median_amortized <= 3000 else "outside"
-print(f"Reading: on rental prices the median is {median_ratio:.0f}×, "
-      f"{'inside' if inside else 'outside'} the band [30, 3000], and so is the median "
-      f"of {share_in_band:.0%} of the resampled sets; the amortised cost moves the "
-      f"median to {median_amortized:.0f}×, {where_am} the band.")
+print(
+    f"Reading: on rental prices the median is {median_ratio:.0f}×, "
+    f"{'inside' if inside else 'outside'} the band [30, 3000], and so is the median "
+    f"of {share_in_band:.0%} of the resampled sets; the amortised cost moves the "
+    f"median to {median_amortized:.0f}×, {where_am} the band."
+)
 
 # %% [markdown]
 # The points lie on their class's closed-form line (the two rows with reported $C$ sit
@@ -411,39 +596,49 @@ print(f"Reading: on rental prices the median is {median_ratio:.0f}×, "
 
 # %%
 wage_star = table.break_even_wage.sort_values()
-print(f"break-even wage: median ${wage_star.median():.4f}/h, highest "
-      f"${wage_star.max():.3f}/h ({wage_star.idxmax()}), lowest "
-      f"${wage_star.min():.5f}/h ({wage_star.idxmin()})")
-at_minimum_wage = 7.25 / wage_star      # data cost / training cost at 7.25 USD per hour
-print(f"at the US federal minimum wage (7.25 USD/h) data/training would range from "
-      f"{at_minimum_wage.min():.0f}× ({at_minimum_wage.idxmin()}) to "
-      f"{at_minimum_wage.max():.0f}×")
+print(
+    f"break-even wage: median ${wage_star.median():.4f}/h, highest "
+    f"${wage_star.max():.3f}/h ({wage_star.idxmax()}), lowest "
+    f"${wage_star.min():.5f}/h ({wage_star.idxmin()})"
+)
+at_minimum_wage = 7.25 / wage_star  # data cost / training cost at 7.25 USD per hour
+print(
+    f"at the US federal minimum wage (7.25 USD/h) data/training would range from "
+    f"{at_minimum_wage.min():.0f}× ({at_minimum_wage.idxmin()}) to "
+    f"{at_minimum_wage.max():.0f}×"
+)
 
 # %% tags=["hide-input"]
 fig, ax = plt.subplots(figsize=(7.6, 5.4))
 colors = [color_for(table.loc[m, "hardware_class"]) for m in wage_star.index]
 ax.barh(wage_star.index, wage_star.values, color=colors)
-for hw in ("V100", "A100", "H100"):   # bar colour: the hardware class whose prices apply
+for hw in ("V100", "A100", "H100"):  # bar colour: the hardware class whose prices apply
     ax.barh([], [], color=color_for(hw), label=f"{hw}-class prices")
-for value, label, ls in [(1.0, "criterion: 1 USD/h", "--"),
-                         (7.25, "US federal minimum wage, 7.25 USD/h", ":"),
-                         (15.0, "paper's wage, 15 USD/h", "-")]:
+for value, label, ls in [
+    (1.0, "criterion: 1 USD/h", "--"),
+    (7.25, "US federal minimum wage, 7.25 USD/h", ":"),
+    (15.0, "paper's wage, 15 USD/h", "-"),
+]:
     ax.axvline(value, color=color_for("reference"), ls=ls, lw=1.2, label=label)
-ax.set(xscale="log", xlabel="break-even wage (US dollars per hour, log scale)",
-       title="Our curated set: wage at which data = training cost")
+ax.set(
+    xscale="log",
+    xlabel="break-even wage (US dollars per hour, log scale)",
+    title="Our curated set: wage at which data = training cost",
+)
 ax.tick_params(axis="y", labelsize=8)
 ax.legend(fontsize=8, loc="lower right")
 plt.show()
 
 # %%
 ledger.check(
-    "4", "every model of our curated set: break-even wage below 1 USD/h",
+    "4",
+    "every model of our curated set: break-even wage below 1 USD/h",
     paper="data costs exceed training even at conservative wages",
     source="abstract",
     measured={"break-even wage, USD/h": wage_star.to_dict()},
     criterion=at_most("break-even wage, USD/h", 1.0, strict=True),
-    note="our curated set, rental training cost, 30 words/min");
-
+    note="our curated set, rental training cost, 30 words/min",
+)
 # %% [markdown]
 # Every bar ends far left of the \$1 line (the largest is printed above). Put the other
 # way round, the second line printed above gives what the data would cost, as a
@@ -461,41 +656,78 @@ ledger.check(
 
 # %%
 wages, speeds = [2.0, 7.25, 15.0, 30.0], [10.0, 30.0, 60.0]
-grid = np.array([[float(L.cost_table(facts, hardware, L.Assumptions(
-    wage_usd_per_hour=w, words_per_minute=v, words_per_token=words_per_token, mfu=mfu))
-    .ratio.median()) for v in speeds] for w in wages])
-heat = pd.DataFrame(grid, index=[f"${w}/h" for w in wages],
-                    columns=[f"{v:g} wpm" for v in speeds])
+grid = np.array(
+    [
+        [
+            float(
+                L.cost_table(
+                    facts,
+                    hardware,
+                    L.Assumptions(
+                        wage_usd_per_hour=w,
+                        words_per_minute=v,
+                        words_per_token=words_per_token,
+                        mfu=mfu,
+                    ),
+                ).ratio.median()
+            )
+            for v in speeds
+        ]
+        for w in wages
+    ]
+)
+heat = pd.DataFrame(
+    grid, index=[f"${w}/h" for w in wages], columns=[f"{v:g} wpm" for v in speeds]
+)
 print("median data/training over our curated set (rental):")
 print(heat.to_string(float_format="{:.0f}".format))
-peer = pd.DataFrame({"ours, amortised": shared.amortized_cost,
-                     "Epoch, hardware+energy": shared.epoch_capex_energy_usd,
-                     "ours, rental": shared.rental_cost,
-                     "Epoch, cloud": shared.epoch_cloud_usd})
+peer = pd.DataFrame(
+    {
+        "ours, amortised": shared.amortized_cost,
+        "Epoch, hardware+energy": shared.epoch_capex_energy_usd,
+        "ours, rental": shared.rental_cost,
+        "Epoch, cloud": shared.epoch_cloud_usd,
+    }
+)
 peer["amortised ours/Epoch"] = peer["ours, amortised"] / peer["Epoch, hardware+energy"]
 peer["rental ours/Epoch"] = peer["ours, rental"] / peer["Epoch, cloud"]
 print("\ntraining cost of the models Epoch AI also prices (US dollars):")
 print(peer.to_string(float_format="{:.3g}".format))
 am, rent = peer["amortised ours/Epoch"], peer["rental ours/Epoch"]
-print(f"\nours / Epoch: amortised median {am.median():.2f} (range {am.min():.2f}–"
-      f"{am.max():.2f}); rental median {rent.median():.2f} (range {rent.min():.2f}–"
-      f"{rent.max():.2f})")
+print(
+    f"\nours / Epoch: amortised median {am.median():.2f} (range {am.min():.2f}–"
+    f"{am.max():.2f}); rental median {rent.median():.2f} (range {rent.min():.2f}–"
+    f"{rent.max():.2f})"
+)
 own = table.rental_cost / table.amortized_cost
 print(f"rental / amortised (ours), every model: {own.min():.1f}–{own.max():.1f}×")
 
 # %% tags=["hide-input"]
-fig, axes = plt.subplots(1, 2, figsize=(11, 4.2),
-                         gridspec_kw=dict(width_ratios=[1, 1.1]))
+fig, axes = plt.subplots(
+    1, 2, figsize=(11, 4.2), gridspec_kw=dict(width_ratios=[1, 1.1])
+)
 ax = axes[0]
 im = ax.imshow(grid, norm=LogNorm(vmin=10, vmax=1e5), cmap="viridis", aspect="auto")
 for i in range(len(wages)):
     for j in range(len(speeds)):
-        ax.text(j, i, f"{grid[i, j]:.0f}", ha="center", va="center", fontsize=9,
-                color="white" if grid[i, j] < 3000 else "black")
-ax.set(xticks=range(len(speeds)), xticklabels=[f"{v:g}" for v in speeds],
-       yticks=range(len(wages)), yticklabels=[f"${w:g}" for w in wages],
-       xlabel="writing speed (words per minute)", ylabel="wage (US dollars per hour)",
-       title="Our curated set: median ratio by wage, speed")
+        ax.text(
+            j,
+            i,
+            f"{grid[i, j]:.0f}",
+            ha="center",
+            va="center",
+            fontsize=9,
+            color="white" if grid[i, j] < 3000 else "black",
+        )
+ax.set(
+    xticks=range(len(speeds)),
+    xticklabels=[f"{v:g}" for v in speeds],
+    yticks=range(len(wages)),
+    yticklabels=[f"${w:g}" for w in wages],
+    xlabel="writing speed (words per minute)",
+    ylabel="wage (US dollars per hour)",
+    title="Our curated set: median ratio by wage, speed",
+)
 ax.grid(False)
 fig.colorbar(im, ax=ax, label="median ratio (rental)")
 ax = axes[1]
@@ -503,13 +735,30 @@ lim = np.array([1e5, 1e9])
 ax.plot(lim, lim, color=color_for("reference"), lw=1, label="equal")
 ax.plot(lim, 3 * lim, color=color_for("reference"), lw=1, ls=":", label="×3 and ÷3")
 ax.plot(lim, lim / 3, color=color_for("reference"), lw=1, ls=":")
-ax.scatter(peer["Epoch, hardware+energy"], peer["ours, amortised"], s=36,
-           color=color_for("amortised training cost"), label="amortised: ours vs Epoch")
-ax.scatter(peer["Epoch, cloud"], peer["ours, rental"], s=36, marker="s",
-           color=color_for("rental training cost"), label="rental: ours vs Epoch cloud")
-ax.set(xscale="log", yscale="log", xlim=lim, ylim=lim,
-       xlabel="Epoch AI's estimate (USD)", ylabel="our estimate (USD)",
-       title=f"Training cost: ours vs Epoch AI ({len(peer)} shared models)")
+ax.scatter(
+    peer["Epoch, hardware+energy"],
+    peer["ours, amortised"],
+    s=36,
+    color=color_for("amortised training cost"),
+    label="amortised: ours vs Epoch",
+)
+ax.scatter(
+    peer["Epoch, cloud"],
+    peer["ours, rental"],
+    s=36,
+    marker="s",
+    color=color_for("rental training cost"),
+    label="rental: ours vs Epoch cloud",
+)
+ax.set(
+    xscale="log",
+    yscale="log",
+    xlim=lim,
+    ylim=lim,
+    xlabel="Epoch AI's estimate (USD)",
+    ylabel="our estimate (USD)",
+    title=f"Training cost: ours vs Epoch AI ({len(peer)} shared models)",
+)
 ax.legend(fontsize=8, loc="upper left")
 plt.show()
 

@@ -61,25 +61,58 @@ import numpy as np
 import pandas as pd
 import matplotlib.pyplot as plt
 
-from repbook.core import (Ledger, setup, use_style, color_for, register_colors, all_of,
-                          at_least, at_most)
+from repbook.core import (
+    Ledger,
+    setup,
+    use_style,
+    color_for,
+    register_colors,
+    all_of,
+    at_least,
+    at_most,
+)
 from repbook.papers import grammar_decoding as GD
 
 SIZES = {
-    "quick": dict(bpe_sizes=[1000, 4000, 16000], bpe_files=150, prefixes=200, repeats=3,
-                  syncode_sizes=[1000, 4000], java=False, trace_docs=20, samples=100,
-                  max_tokens=200, lm_docs=400),
-    "full": dict(bpe_sizes=[1000, 4000, 16000], bpe_files=600, prefixes=1000, repeats=5,
-                 syncode_sizes=[1000, 4000, 16000, 50257], java=True, trace_docs=100,
-                 samples=500, max_tokens=300, lm_docs=2000),
+    "quick": dict(
+        bpe_sizes=[1000, 4000, 16000],
+        bpe_files=150,
+        prefixes=200,
+        repeats=3,
+        syncode_sizes=[1000, 4000],
+        java=False,
+        trace_docs=20,
+        samples=100,
+        max_tokens=200,
+        lm_docs=400,
+    ),
+    "full": dict(
+        bpe_sizes=[1000, 4000, 16000],
+        bpe_files=600,
+        prefixes=1000,
+        repeats=5,
+        syncode_sizes=[1000, 4000, 16000, 50257],
+        java=True,
+        trace_docs=100,
+        samples=500,
+        max_tokens=300,
+        lm_docs=2000,
+    ),
 }
 run = setup(scale=scale, seed=seed, sizes=SIZES)
 ledger = Ledger.for_run(run)
 use_style()
-register_colors({"ours (trie pass)": "ours", "naive per (state, token)": "baseline",
-                 "SynCode mask store": "alt", "flat (no trie sharing)": "alt2",
-                 "llguidance": "peer", "constrained": "ours",
-                 "unconstrained": "baseline"})
+register_colors(
+    {
+        "ours (trie pass)": "ours",
+        "naive per (state, token)": "baseline",
+        "SynCode mask store": "alt",
+        "flat (no trie sharing)": "alt2",
+        "llguidance": "peer",
+        "constrained": "ours",
+        "unconstrained": "baseline",
+    }
+)
 
 # %% [markdown]
 # ## The method
@@ -112,26 +145,32 @@ register_colors({"ours (trie pass)": "ours", "naive per (state, token)": "baseli
 # %%
 json_g = GD.load_grammar(GD.syncode_grammar("json"))
 calc_g = GD.load_grammar(GD.syncode_grammar("calc"))
-print(f"JSON: {len(json_g.terminals)} terminals, {json_g.dfa.n_states} lexer states, "
-      f"{len(json_g.actions)} LR states; calc: {len(calc_g.terminals)} terminals, "
-      f"{calc_g.dfa.n_states} lexer states")
+print(
+    f"JSON: {len(json_g.terminals)} terminals, {json_g.dfa.n_states} lexer states, "
+    f"{len(json_g.actions)} LR states; calc: {len(calc_g.terminals)} terminals, "
+    f"{calc_g.dfa.n_states} lexer states"
+)
 
 token = b'1},{"'
 q = json_g.dfa.run(b"[1")[0]  # the state after the prefix "[1": inside a number
 state, completed = q, []
-for byte in token:                              # by hand: one byte at a time
+for byte in token:  # by hand: one byte at a time
     nxt = json_g.dfa.trans[state, byte]
-    if nxt < 0:                                 # no transition: the lexeme is complete
+    if nxt < 0:  # no transition: the lexeme is complete
         completed.append(json_g.terminals[json_g.dfa.label[state]].name)
-        nxt = json_g.dfa.trans[0, byte]         # the byte starts the next lexeme
+        nxt = json_g.dfa.trans[0, byte]  # the byte starts the next lexeme
     state = int(nxt)
-print(f"by hand: token {token!r} from state {q}: ends in state {state}, "
-      f"completes {completed}")
+print(
+    f"by hand: token {token!r} from state {q}: ends in state {state}, "
+    f"completes {completed}"
+)
 mini = GD.Vocabulary((token, b"<eos>"), eos=1)
 tab = GD.preprocess(json_g, mini)
 names = [json_g.terminals[t].name for t in tab.seqs[tab.seq[q, 0]]]
-print(f"tables:  token {token!r} from state {q}: ends in state {tab.end[q, 0]}, "
-      f"completes {names}")
+print(
+    f"tables:  token {token!r} from state {q}: ends in state {tab.end[q, 0]}, "
+    f"completes {names}"
+)
 
 # %% [markdown]
 # ## Vocabularies
@@ -146,13 +185,17 @@ tokenizers = {"GPT-2 50k": GD.gpt2_tokenizer()}
 files = GD.vocab.stdlib_files(run["bpe_files"])
 for size in run["bpe_sizes"]:
     tokenizers[f"BPE {size // 1000}k"] = GD.train_bpe(size, files)
-vocabs = {name: GD.vocabulary_from_tokenizer(tok, name=name)
-          for name, tok in tokenizers.items()}
+vocabs = {
+    name: GD.vocabulary_from_tokenizer(tok, name=name)
+    for name, tok in tokenizers.items()
+}
 vocabs = dict(sorted(vocabs.items(), key=lambda kv: len(kv[1])))
 for name, v in vocabs.items():
-    print(f"{name:>10}: {len(v):6d} tokens, mean "
-          f"{np.mean([len(t) for t in v.tokens]):.2f} bytes, "
-          f"{sum(t.startswith(b' ') for t in v.tokens)} with a leading space")
+    print(
+        f"{name:>10}: {len(v):6d} tokens, mean "
+        f"{np.mean([len(t) for t in v.tokens]):.2f} bytes, "
+        f"{sum(t.startswith(b' ') for t in v.tokens)} with a leading space"
+    )
 gpt2, small = vocabs["GPT-2 50k"], vocabs["BPE 1k"]
 
 # %% [markdown]
@@ -198,8 +241,11 @@ single_byte = GD.single_byte_tokens(gpt2)
 rows = []
 for k, (gname, (g, generate)) in enumerate(grammar_of.items()):
     small_dec, big_dec = decoders[gname, "BPE 1k"], decoders[gname, "GPT-2 50k"]
-    classes = dict(single_byte=single_byte, ignorable=GD.ignorable_tokens(g, gpt2),
-                   leading=GD.leading_ignored_tokens(g, gpt2))
+    classes = dict(
+        single_byte=single_byte,
+        ignorable=GD.ignorable_tokens(g, gpt2),
+        leading=GD.leading_ignored_tokens(g, gpt2),
+    )
     for p in GD.random_prefixes(g, generate, run["prefixes"], run.child_rng(10 + k)):
         data = p.encode()
         ours_small = small_dec.mask(small_dec.feed_bytes(small_dec.initial(), data))
@@ -207,14 +253,22 @@ for k, (gname, (g, generate)) in enumerate(grammar_of.items()):
         c = GD.compare_with_llguidance(big_dec, peers[gname], p, **classes)
         rows.append(dict(grammar=gname, prefix=p, oracle_diff=oracle_diff, **asdict(c)))
 agree = pd.DataFrame(rows)
-acc = agree[~agree.peer_rejects]           # prefixes llguidance accepts
+acc = agree[~agree.peer_rejects]  # prefixes llguidance accepts
 by, acc_by = agree.groupby("grammar", sort=False), acc.groupby("grammar", sort=False)
-summary1 = pd.DataFrame({
-    "prefixes": by.size(), "oracle diffs": by.oracle_diff.sum(),
-    "prefixes llguidance rejects": by.peer_rejects.sum(),
-    "policy (i) forced bytes": acc_by.forced.sum(),
-    "policy (ii) trailing whitespace": acc_by.trailing.sum(),
-    "other token diffs": acc_by.other.sum()}).fillna(0).astype(int)
+summary1 = (
+    pd.DataFrame(
+        {
+            "prefixes": by.size(),
+            "oracle diffs": by.oracle_diff.sum(),
+            "prefixes llguidance rejects": by.peer_rejects.sum(),
+            "policy (i) forced bytes": acc_by.forced.sum(),
+            "policy (ii) trailing whitespace": acc_by.trailing.sum(),
+            "other token diffs": acc_by.other.sum(),
+        }
+    )
+    .fillna(0)
+    .astype(int)
+)
 print(summary1.T.to_string())
 
 # %% [markdown]
@@ -230,18 +284,28 @@ print(summary1.T.to_string())
 
 # %%
 stripped = agree[agree.stripped]
-post = pd.DataFrame({
-    "token diffs outside (i)/(ii), prefixes llguidance accepts": acc_by.other.sum(),
-    "  of which (iii): only ours, leading whitespace": acc_by.leading.sum(),
-    "prefixes llguidance rejects": by.peer_rejects.sum(),
-    "  compared without their leading whitespace": by.stripped.sum(),
-    "  token diffs there under (i)/(ii)": (stripped.forced + stripped.trailing)
-    .groupby(stripped.grammar).sum(),
-    "  token diffs there under (iii)": stripped.groupby("grammar").leading.sum(),
-    "residue: tokens only we allow": by.residue_ours.sum(),
-    "residue: tokens only llguidance allows": by.residue_peer.sum(),
-    "residue: rejections (iii) does not explain": by.rejected_unexplained.sum(),
-}).fillna(0).astype(int)
+post = (
+    pd.DataFrame(
+        {
+            "token diffs outside (i)/(ii), prefixes llguidance "
+            "accepts": acc_by.other.sum(),
+            "  of which (iii): only ours, leading whitespace": acc_by.leading.sum(),
+            "prefixes llguidance rejects": by.peer_rejects.sum(),
+            "  compared without their leading whitespace": by.stripped.sum(),
+            "  token diffs there under (i)/(ii)": (stripped.forced + stripped.trailing)
+            .groupby(stripped.grammar)
+            .sum(),
+            "  token diffs there under (iii)": stripped.groupby(
+                "grammar"
+            ).leading.sum(),
+            "residue: tokens only we allow": by.residue_ours.sum(),
+            "residue: tokens only llguidance allows": by.residue_peer.sum(),
+            "residue: rejections (iii) does not explain": by.rejected_unexplained.sum(),
+        }
+    )
+    .fillna(0)
+    .astype(int)
+)
 print(post.T.to_string())
 
 # %% tags=["hide-input"]
@@ -249,24 +313,45 @@ fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
 for ax, gname in zip(axes, grammar_of):
     d = acc[acc.grammar == gname]
     policy = (d.forced + d.trailing) > 0
-    kinds = [("identical masks", (d.forced + d.trailing + d.other) == 0, "o", "ours"),
-             ("policies (i)/(ii)", policy, "x", "peer"),
-             ("(iii) leading whitespace, checked token by token",
-              (d.leading > 0) & ~policy, "^", "alt"),
-             ("unexplained residue", (d.residue_ours + d.residue_peer) > 0, "s",
-              "baseline")]
+    kinds = [
+        ("identical masks", (d.forced + d.trailing + d.other) == 0, "o", "ours"),
+        ("policies (i)/(ii)", policy, "x", "peer"),
+        (
+            "(iii) leading whitespace, checked token by token",
+            (d.leading > 0) & ~policy,
+            "^",
+            "alt",
+        ),
+        ("unexplained residue", (d.residue_ours + d.residue_peer) > 0, "s", "baseline"),
+    ]
     for label, sel, marker, role in kinds:
         if sel.any():
-            ax.scatter(d.ours_size[sel], d.peer_size[sel], s=18, marker=marker,
-                       color=color_for(role), label=f"{label}: {int(sel.sum())}")
+            ax.scatter(
+                d.ours_size[sel],
+                d.peer_size[sel],
+                s=18,
+                marker=marker,
+                color=color_for(role),
+                label=f"{label}: {int(sel.sum())}",
+            )
     lim = [0.8, len(gpt2) * 1.3]
     ax.plot(lim, lim, color=color_for("reference"), ls="--", lw=1)
     n_rej = int((agree.grammar == gname).sum() - len(d))
-    ax.set(xscale="log", yscale="log", xlim=lim, ylim=lim,
-           xlabel="allowed tokens, ours", ylabel="allowed tokens, llguidance",
-           title=f"{gname} × GPT-2, one point per prefix")
-    ax.legend(fontsize=7, loc="upper left", title_fontsize=8,
-              title=f"prefixes ({n_rej} rejected by llguidance, not shown)")
+    ax.set(
+        xscale="log",
+        yscale="log",
+        xlim=lim,
+        ylim=lim,
+        xlabel="allowed tokens, ours",
+        ylabel="allowed tokens, llguidance",
+        title=f"{gname} × GPT-2, one point per prefix",
+    )
+    ax.legend(
+        fontsize=7,
+        loc="upper left",
+        title_fontsize=8,
+        title=f"prefixes ({n_rej} rejected by llguidance, not shown)",
+    )
 fig.suptitle("Our masks equal llguidance's except where one of its policies applies")
 plt.show()
 
@@ -278,25 +363,40 @@ per_grammar = {
     "prefixes": by.size(),
     "residue, only ours": by.residue_ours.sum(),
     "residue, only llguidance": by.residue_peer.sum(),
-    "rejections unexplained": by.rejected_unexplained.sum()}
-measured1 = {k: v.reindex(list(grammar_of), fill_value=0).to_dict()
-             for k, v in per_grammar.items()}
+    "rejections unexplained": by.rejected_unexplained.sum(),
+}
+measured1 = {
+    k: v.reindex(list(grammar_of), fill_value=0).to_dict()
+    for k, v in per_grammar.items()
+}
 explained = int(agree.leading.sum())
-residue = int(agree.residue_ours.sum() + agree.residue_peer.sum()
-              + agree.rejected_unexplained.sum())
+residue = int(
+    agree.residue_ours.sum()
+    + agree.residue_peer.sum()
+    + agree.rejected_unexplained.sum()
+)
 ledger.check(
-    1, "masks are exact (sound and complete)",
+    1,
+    "masks are exact (sound and complete)",
     paper="masks the tokens that provably lead outside the grammar (soundness)",
-    source="abstract", measured=measured1,
-    criterion=all_of(at_most("oracle differences", 0),
-                     at_most("llguidance differences outside (i)/(ii)", 0),
-                     at_most("prefixes llguidance rejects", 0)),
-    show=["oracle differences", "llguidance differences outside (i)/(ii)",
-          "prefixes llguidance rejects", "residue, only ours",
-          "residue, only llguidance"],
+    source="abstract",
+    measured=measured1,
+    criterion=all_of(
+        at_most("oracle differences", 0),
+        at_most("llguidance differences outside (i)/(ii)", 0),
+        at_most("prefixes llguidance rejects", 0),
+    ),
+    show=[
+        "oracle differences",
+        "llguidance differences outside (i)/(ii)",
+        "prefixes llguidance rejects",
+        "residue, only ours",
+        "residue, only llguidance",
+    ],
     note=f"token by token, {explained} differing tokens are llguidance's "
-         f"leading-whitespace policy (iii), found after the first run; "
-         f"residue {residue}")
+    f"leading-whitespace policy (iii), found after the first run; "
+    f"residue {residue}",
+)
 
 # %% [markdown]
 # The first table gives, per grammar, how many token differences of each pre-registered
@@ -341,56 +441,85 @@ prep = []
 for gname, g in grammars2:
     for vname, v in vocabs.items():
         r = dict(grammar=gname, vocab=vname, V=len(v), lexer_states=g.dfa.n_states)
-        r["ours (trie pass)"] = GD.median_seconds(lambda: GD.preprocess(g, v),
-                                                  run["repeats"])
+        r["ours (trie pass)"] = GD.median_seconds(
+            lambda: GD.preprocess(g, v), run["repeats"]
+        )
         r["flat (no trie sharing)"] = GD.median_seconds(
-            lambda: GD.preprocess(g, v, share=False), run["repeats"])
+            lambda: GD.preprocess(g, v, share=False), run["repeats"]
+        )
         r["naive per (state, token)"] = GD.median_seconds(
-            lambda: GD.preprocess_naive(g, v), run["repeats"])
+            lambda: GD.preprocess_naive(g, v), run["repeats"]
+        )
         r["SynCode mask store"] = np.nan
         if gname == "JSON" and len(v) in run["syncode_sizes"]:
             r["SynCode mask store"] = GD.syncode_mask_store_seconds(tokenizers[vname])
         prep.append(r)
 prep = pd.DataFrame(prep)
-for other, col in [("naive per (state, token)", "× vs naive"),
-                   ("flat (no trie sharing)", "× vs flat"),
-                   ("SynCode mask store", "× vs SynCode")]:
+for other, col in [
+    ("naive per (state, token)", "× vs naive"),
+    ("flat (no trie sharing)", "× vs flat"),
+    ("SynCode mask store", "× vs SynCode"),
+]:
     prep[col] = prep[other] / prep["ours (trie pass)"]
 print(prep.round(3).to_string(index=False))
 
 # %% tags=["hide-input"]
 fig, ax = plt.subplots(figsize=(6.4, 4.2))
-for method in ["ours (trie pass)", "flat (no trie sharing)", "naive per (state, token)",
-               "SynCode mask store"]:
+for method in [
+    "ours (trie pass)",
+    "flat (no trie sharing)",
+    "naive per (state, token)",
+    "SynCode mask store",
+]:
     for gname, marker in [("JSON", "o"), ("Java", "s")]:
         d = prep[(prep.grammar == gname)].dropna(subset=[method])
         if len(d):
-            ax.plot(d.V, d[method], marker=marker, color=color_for(method),
-                    ls="-" if gname == "JSON" else ":", label=f"{method}, {gname}")
-ax.set(xscale="log", yscale="log", xlabel="vocabulary size |V| (tokens)",
-       ylabel="preprocessing time (s)",
-       title="Offline preprocessing time vs vocabulary size")
+            ax.plot(
+                d.V,
+                d[method],
+                marker=marker,
+                color=color_for(method),
+                ls="-" if gname == "JSON" else ":",
+                label=f"{method}, {gname}",
+            )
+ax.set(
+    xscale="log",
+    yscale="log",
+    xlabel="vocabulary size |V| (tokens)",
+    ylabel="preprocessing time (s)",
+    title="Offline preprocessing time vs vocabulary size",
+)
 ax.legend(fontsize=7)
 plt.show()
 
 # %% tags=["nbval-ignore-output"]
 js = prep[prep.grammar == "JSON"].set_index("vocab")
 ledger.check(
-    2, "offline preprocessing much faster than the prior approach",
+    2,
+    "offline preprocessing much faster than the prior approach",
     paper="17.71× faster offline preprocessing than existing approaches",
     source="abstract",
-    measured={"ours, JSON × GPT-2 (s)": js.loc["GPT-2 50k", "ours (trie pass)"],
-              "× vs naive, |V| ≥ 16k": js[js.V >= 16000]["× vs naive"].to_dict(),
-              "× vs SynCode": js["× vs SynCode"].dropna().to_dict(),
-              "× vs naive, |V| < 16k": js[js.V < 16000]["× vs naive"].to_dict()},
-    criterion=all_of(at_most("ours, JSON × GPT-2 (s)", 10, strict=True),
-                     at_least("× vs naive, |V| ≥ 16k", 3), at_least("× vs SynCode", 3)),
-    load_dependent=True)
+    measured={
+        "ours, JSON × GPT-2 (s)": js.loc["GPT-2 50k", "ours (trie pass)"],
+        "× vs naive, |V| ≥ 16k": js[js.V >= 16000]["× vs naive"].to_dict(),
+        "× vs SynCode": js["× vs SynCode"].dropna().to_dict(),
+        "× vs naive, |V| < 16k": js[js.V < 16000]["× vs naive"].to_dict(),
+    },
+    criterion=all_of(
+        at_most("ours, JSON × GPT-2 (s)", 10, strict=True),
+        at_least("× vs naive, |V| ≥ 16k", 3),
+        at_least("× vs SynCode", 3),
+    ),
+    load_dependent=True,
+)
 ledger.quote(
-    "2q", "the paper's preprocessing speed-up over existing approaches",
-    paper="17.71× faster offline preprocessing", source="abstract",
+    "2q",
+    "the paper's preprocessing speed-up over existing approaches",
+    paper="17.71× faster offline preprocessing",
+    source="abstract",
     note="a reviewer's summary calls it an average; which tools, grammars and "
-         "tokenizers it covers we could not confirm")
+    "tokenizers it covers we could not confirm",
+)
 
 # %% [markdown]
 # Read the ratios in the table above beside the abstract's 17.71×, a comparison with
@@ -431,38 +560,63 @@ ledger.quote(
 # %% tags=["nbval-ignore-output"]
 rng = run.child_rng(30)
 dec = decoders["JSON", "GPT-2 50k"]
-texts = [GD.strip_leading_ignored(json_g, GD.random_json(rng))  # llguidance rejects
-         for _ in range(run["trace_docs"])]                       # leading space (iii)
+texts = [
+    GD.strip_leading_ignored(json_g, GD.random_json(rng))  # llguidance rejects
+    for _ in range(run["trace_docs"])
+]  # leading space (iii)
 docs = [tokenizers["GPT-2 50k"].encode(t).ids for t in texts]
 trace = GD.trace_mask_latency(dec, peers["JSON"], docs)
 warm, theirs = trace.ours_us, trace.peer_us
 cold = GD.time_masks(dec, trace.states, cold=True)
-unpacked = GD.time_masks(dec, trace.states, packed=False)    # memos warm again
+unpacked = GD.time_masks(dec, trace.states, packed=False)  # memos warm again
 build = GD.median_seconds(lambda: GD.Decoder(json_g, gpt2, dec.tables).prepare(), 1)
-pct = {f"p{k}": {name: np.percentile(x, k) for name, x in
-                 [("ours cold", cold), ("ours warm", warm), ("llguidance", theirs)]}
-       for k in (50, 99)}
+pct = {
+    f"p{k}": {
+        name: np.percentile(x, k)
+        for name, x in [
+            ("ours cold", cold),
+            ("ours warm", warm),
+            ("llguidance", theirs),
+        ]
+    }
+    for k in (50, 99)
+}
 print(pd.DataFrame(pct).round(1).to_string())
-print(f"{len(warm)} steps; warm trace: parser step answered from the memo at "
-      f"{trace.memo_hit.mean():.0%} of the steps; unpacked bool mask (Decoder.mask), "
-      f"warm: p50 {np.median(unpacked):.0f} µs")
-print(f"a decoder with the group arrays of all {dec.n} lexer states built: "
-      f"{build * 1e3:.0f} ms (not in claim 2's times)")
+print(
+    f"{len(warm)} steps; warm trace: parser step answered from the memo at "
+    f"{trace.memo_hit.mean():.0%} of the steps; unpacked bool mask (Decoder.mask), "
+    f"warm: p50 {np.median(unpacked):.0f} µs"
+)
+print(
+    f"a decoder with the group arrays of all {dec.n} lexer states built: "
+    f"{build * 1e3:.0f} ms (not in claim 2's times)"
+)
 
 # %% tags=["hide-input"]
 fig, ax = plt.subplots(figsize=(6.4, 3.9))
-for x, label, role, ls in [(warm, "ours, memo warm", "ours", "-"),
-                           (cold, "ours, every memo cleared", "ours", "--"),
-                           (theirs, "llguidance 1.9.1", "peer", "-")]:
+for x, label, role, ls in [
+    (warm, "ours, memo warm", "ours", "-"),
+    (cold, "ours, every memo cleared", "ours", "--"),
+    (theirs, "llguidance 1.9.1", "peer", "-"),
+]:
     x = np.sort(x)
-    ax.plot(x, np.arange(1, x.size + 1) / x.size, color=color_for(role), ls=ls,
-            label=label)
+    ax.plot(
+        x, np.arange(1, x.size + 1) / x.size, color=color_for(role), ls=ls, label=label
+    )
 ax.axhline(0.5, color=color_for("muted"), lw=0.8, ls=":")
-ax.axvline(3 * pct["p50"]["llguidance"], color=color_for("reference"), lw=1, ls="--",
-           label="criterion: 3 × llguidance's p50")
-ax.set(xscale="log", xlabel="mask time per token (µs, packed words)",
-       ylabel="fraction of steps",
-       title="Per-token mask latency, JSON × GPT-2 (medians at the dotted line)")
+ax.axvline(
+    3 * pct["p50"]["llguidance"],
+    color=color_for("reference"),
+    lw=1,
+    ls="--",
+    label="criterion: 3 × llguidance's p50",
+)
+ax.set(
+    xscale="log",
+    xlabel="mask time per token (µs, packed words)",
+    ylabel="fraction of steps",
+    title="Per-token mask latency, JSON × GPT-2 (medians at the dotted line)",
+)
 ax.legend()
 plt.show()
 
@@ -483,31 +637,40 @@ plt.show()
 
 # %% tags=["nbval-ignore-output"]
 phase = GD.time_phases(dec, trace.states)
-phase_df = pd.DataFrame({k: [np.median(v), np.percentile(v, 99), np.sum(v) / 1e3]
-                         for k, v in phase.items()},
-                        index=["p50 (µs)", "p99 (µs)", "total (ms)"]).T
+phase_df = pd.DataFrame(
+    {
+        k: [np.median(v), np.percentile(v, 99), np.sum(v) / 1e3]
+        for k, v in phase.items()
+    },
+    index=["p50 (µs)", "p99 (µs)", "total (ms)"],
+).T
 phase_df["share of total"] = phase_df["total (ms)"] / phase_df["total (ms)"].sum()
 print(phase_df.round(2).to_string())
 counts = GD.step_statistics(dec, trace.states)
-print("per step, median (max): " + "; ".join(
-    f"{k} {np.median(v):.0f} ({v.max()})" for k, v in counts.items())
-      + f"; words per dense row: {dec.n_words}")
+print(
+    "per step, median (max): "
+    + "; ".join(f"{k} {np.median(v):.0f} ({v.max()})" for k, v in counts.items())
+    + f"; words per dense row: {dec.n_words}"
+)
 
 # %% tags=["nbval-ignore-output"]
 ledger.check(
-    3, "online mask at state-of-the-art speed",
-    paper="state-of-the-art efficiency in online mask computation", source="abstract",
-    measured={"p50 ratio to llguidance, memo cold": pct["p50"]["ours cold"]
-              / pct["p50"]["llguidance"],
-              "p50 ratio to llguidance, memo warm": pct["p50"]["ours warm"]
-              / pct["p50"]["llguidance"],
-              "p99 ratio, memo cold": pct["p99"]["ours cold"]
-              / pct["p99"]["llguidance"],
-              "p99 ratio, memo warm": pct["p99"]["ours warm"]
-              / pct["p99"]["llguidance"],
-              "p50 (µs)": pct["p50"]},
+    3,
+    "online mask at state-of-the-art speed",
+    paper="state-of-the-art efficiency in online mask computation",
+    source="abstract",
+    measured={
+        "p50 ratio to llguidance, memo cold": pct["p50"]["ours cold"]
+        / pct["p50"]["llguidance"],
+        "p50 ratio to llguidance, memo warm": pct["p50"]["ours warm"]
+        / pct["p50"]["llguidance"],
+        "p99 ratio, memo cold": pct["p99"]["ours cold"] / pct["p99"]["llguidance"],
+        "p99 ratio, memo warm": pct["p99"]["ours warm"] / pct["p99"]["llguidance"],
+        "p50 (µs)": pct["p50"],
+    },
     criterion=at_most("p50 ratio to llguidance, memo cold", 3),
-    load_dependent=True)
+    load_dependent=True,
+)
 
 # %% [markdown]
 # Our mask is Python driving numpy. With the memo warm, a step costs a few dictionary
@@ -544,72 +707,132 @@ ledger.check(
 
 # %%
 encode = tokenizers["BPE 1k"].encode
-lm_docs = GD.draw_documents(GD.random_json, lambda s: encode(s).ids, run["lm_docs"],
-                            run.child_rng(40), max_tokens=run["max_tokens"])
+lm_docs = GD.draw_documents(
+    GD.random_json,
+    lambda s: encode(s).ids,
+    run["lm_docs"],
+    run.child_rng(40),
+    max_tokens=run["max_tokens"],
+)
 logp = GD.bigram_logprobs(lm_docs, len(small), boundary=small.eos)
 parses = GD.lark_parses(json_g.text)
 rng = run.child_rng(41)
-samples = {arm: [GD.sample(logp, rng, eos=small.eos, max_tokens=run["max_tokens"],
-                           decoder=decoders["JSON", "BPE 1k"] if arm == "constrained"
-                           else None) for _ in range(run["samples"])]
-           for arm in ["constrained", "unconstrained"]}
-samp = pd.DataFrame([dict(arm=arm, end=s.end, stopped=s.stopped, tokens=len(s.tokens),
-                          parses=parses(small.decode(s.tokens)))
-                     for arm, ss in samples.items() for s in ss])
-s4 = samp.groupby("arm").agg(samples=("parses", "size"), stop_rate=("stopped", "mean"),
-                             parse_rate=("parses", "mean"),
-                             mean_tokens=("tokens", "mean"))
+samples = {
+    arm: [
+        GD.sample(
+            logp,
+            rng,
+            eos=small.eos,
+            max_tokens=run["max_tokens"],
+            decoder=decoders["JSON", "BPE 1k"] if arm == "constrained" else None,
+        )
+        for _ in range(run["samples"])
+    ]
+    for arm in ["constrained", "unconstrained"]
+}
+samp = pd.DataFrame(
+    [
+        dict(
+            arm=arm,
+            end=s.end,
+            stopped=s.stopped,
+            tokens=len(s.tokens),
+            parses=parses(small.decode(s.tokens)),
+        )
+        for arm, ss in samples.items()
+        for s in ss
+    ]
+)
+s4 = samp.groupby("arm").agg(
+    samples=("parses", "size"),
+    stop_rate=("stopped", "mean"),
+    parse_rate=("parses", "mean"),
+    mean_tokens=("tokens", "mean"),
+)
 ends = pd.crosstab(samp.arm, samp.end).reindex(columns=list(GD.ENDS), fill_value=0)
 print(s4.join(ends.add_prefix("ended: ")).round(3).to_string())
-print(f"training documents: median {np.median([len(d) for d in lm_docs]):.0f} tokens, "
-      f"longest {max(len(d) for d in lm_docs)} (budget {run['max_tokens']})")
+print(
+    f"training documents: median {np.median([len(d) for d in lm_docs]):.0f} tokens, "
+    f"longest {max(len(d) for d in lm_docs)} (budget {run['max_tokens']})"
+)
 dec1 = decoders["JSON", "BPE 1k"]
 strings = {json_g.term_index["NONEMPTY_STRING"], json_g.term_index["EMPTY_STRING"]}
-cut = [dec1.feed_bytes(dec1.initial(), small.decode(s.tokens))
-       for s in samples["constrained"] if s.end == "budget"]
+cut = [
+    dec1.feed_bytes(dec1.initial(), small.decode(s.tokens))
+    for s in samples["constrained"]
+    if s.end == "budget"
+]
 in_string = sum(st.q != 0 and json_g.dfa.reach[st.q] <= strings for st in cut)
-print(f"constrained samples cut at the budget: {len(cut)}; of these, {in_string} end "
-      f"inside an unfinished string, {len(cut) - in_string} elsewhere")
+print(
+    f"constrained samples cut at the budget: {len(cut)}; of these, {in_string} end "
+    f"inside an unfinished string, {len(cut) - in_string} elsewhere"
+)
 
 # %% tags=["hide-input"]
 fig, ax = plt.subplots(figsize=(6.4, 3.9))
 arms = [(arm, samp[samp.arm == arm]) for arm in ["constrained", "unconstrained"]]
-parts = [("stopped, parses", lambda d: d.stopped & d.parses, "ours"),
-         ("stopped, does not parse", lambda d: d.stopped & ~d.parses, "baseline"),
-         ("cut at the budget, parses", lambda d: ~d.stopped & d.parses, "alt3"),
-         ("cut at the budget, does not parse", lambda d: ~d.stopped & ~d.parses,
-          "muted")]
+parts = [
+    ("stopped, parses", lambda d: d.stopped & d.parses, "ours"),
+    ("stopped, does not parse", lambda d: d.stopped & ~d.parses, "baseline"),
+    ("cut at the budget, parses", lambda d: ~d.stopped & d.parses, "alt3"),
+    ("cut at the budget, does not parse", lambda d: ~d.stopped & ~d.parses, "muted"),
+]
 bottom = np.zeros(2)
 for label, f, role in parts:
     vals = np.array([100 * f(d).mean() for _, d in arms])
-    ax.bar([a for a, _ in arms], vals, bottom=bottom, color=color_for(role),
-           label=label)
+    ax.bar(
+        [a for a, _ in arms], vals, bottom=bottom, color=color_for(role), label=label
+    )
     for i, v in enumerate(vals):
         if v >= 4:
-            ax.text(i, bottom[i] + v / 2, f"{v:.0f} %", ha="center", va="center",
-                    color="white")
+            ax.text(
+                i,
+                bottom[i] + v / 2,
+                f"{v:.0f} %",
+                ha="center",
+                va="center",
+                color="white",
+            )
     bottom += vals
-ax.hlines(90, -0.4, 0.4, color=color_for("reference"), lw=1, ls="--",
-          label="criterion: ≥ 90 % of constrained samples stop")
-ax.set(ylim=(0, 100), ylabel="samples (%)",
-       title="Bigram LM on 1k BPE: outcome of each JSON sample")
+ax.hlines(
+    90,
+    -0.4,
+    0.4,
+    color=color_for("reference"),
+    lw=1,
+    ls="--",
+    label="criterion: ≥ 90 % of constrained samples stop",
+)
+ax.set(
+    ylim=(0, 100),
+    ylabel="samples (%)",
+    title="Bigram LM on 1k BPE: outcome of each JSON sample",
+)
 ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.1), ncols=2)
 plt.show()
 
 # %%
 c, u = samp[samp.arm == "constrained"], samp[samp.arm == "unconstrained"]
 ledger.check(
-    4, "constrained sampling yields parseable output",
-    paper="GCD guarantees outputs that belong to the grammar", source="abstract",
-    measured={"parse rate of stopped constrained samples":
-              c[c.stopped].parses.mean() if c.stopped.any() else float("nan"),
-              "stop rate, constrained": c.stopped.mean(),
-              "parse rate, unconstrained": u.parses.mean(),
-              "parse rate, constrained": c.parses.mean(),
-              "stop rate, unconstrained": u.stopped.mean()},
-    criterion=all_of(at_least("parse rate of stopped constrained samples", 1),
-                     at_least("stop rate, constrained", 0.9),
-                     at_most("parse rate, unconstrained", 0.5, strict=True)))
+    4,
+    "constrained sampling yields parseable output",
+    paper="GCD guarantees outputs that belong to the grammar",
+    source="abstract",
+    measured={
+        "parse rate of stopped constrained samples": c[c.stopped].parses.mean()
+        if c.stopped.any()
+        else float("nan"),
+        "stop rate, constrained": c.stopped.mean(),
+        "parse rate, unconstrained": u.parses.mean(),
+        "parse rate, constrained": c.parses.mean(),
+        "stop rate, unconstrained": u.stopped.mean(),
+    },
+    criterion=all_of(
+        at_least("parse rate of stopped constrained samples", 1),
+        at_least("stop rate, constrained", 0.9),
+        at_most("parse rate, unconstrained", 0.5, strict=True),
+    ),
+)
 
 # %% [markdown]
 # Every constrained sample that stopped parses, and the unconstrained ones rarely do

@@ -61,13 +61,21 @@ import numpy as np
 import pandas as pd
 import torch
 
-from repbook.core import (Ledger, setup, use_style, color_for, register_colors,
-                          at_least, at_most)
+from repbook.core import (
+    Ledger,
+    setup,
+    use_style,
+    color_for,
+    register_colors,
+    at_least,
+    at_most,
+)
 
 # torch-geometric 2.8 calls torch.jit.script at import, which torch 2.13 deprecates, and
 # imports tqdm.auto, which warns when ipywidgets is absent (we show no progress bars)
-warnings.filterwarnings("ignore", message=r"`torch.jit.script` is deprecated",
-                        category=DeprecationWarning)
+warnings.filterwarnings(
+    "ignore", message=r"`torch.jit.script` is deprecated", category=DeprecationWarning
+)
 warnings.filterwarnings("ignore", message="IProgress not found")
 from torch_geometric.data import Batch  # noqa: E402
 from torch_geometric.loader import DataLoader  # noqa: E402
@@ -75,20 +83,41 @@ from torch_geometric.loader import DataLoader  # noqa: E402
 from repbook.papers import causal_graph_regression as C  # noqa: E402
 
 SIZES = {
-    "quick": dict(n_train=600, n_val=200, n_test=300, hidden=32, layers=3, epochs=20,
-                  batch=64, select_after=10, seeds=3, shortcut=0.9, sweep=[],
-                  sweep_seeds=0),
-    "full": dict(n_train=10_000, n_val=1_000, n_test=2_000, hidden=300, layers=3,
-                 epochs=100, batch=128, select_after=10, seeds=10, shortcut=0.9,
-                 sweep=[0.5, 0.7, 0.8, 0.95], sweep_seeds=3),
+    "quick": dict(
+        n_train=600,
+        n_val=200,
+        n_test=300,
+        hidden=32,
+        layers=3,
+        epochs=20,
+        batch=64,
+        select_after=10,
+        seeds=3,
+        shortcut=0.9,
+        sweep=[],
+        sweep_seeds=0,
+    ),
+    "full": dict(
+        n_train=10_000,
+        n_val=1_000,
+        n_test=2_000,
+        hidden=300,
+        layers=3,
+        epochs=100,
+        batch=128,
+        select_after=10,
+        seeds=10,
+        shortcut=0.9,
+        sweep=[0.5, 0.7, 0.8, 0.95],
+        sweep_seeds=3,
+    ),
 }
 run = setup(scale=scale, seed=seed, sizes=SIZES)
 ledger = Ledger.for_run(run)
 use_style()
 ERM, PEER = "ERM", "ERM (torch-geometric)"
 CGR, VAR, NOMIX = "CGR (enhanced GIB)", "CGR (variance penalty)", "CGR without L_mix"
-register_colors({CGR: "ours", ERM: "baseline", PEER: "peer", VAR: "alt",
-                 NOMIX: "alt2"})
+register_colors({CGR: "ours", ERM: "baseline", PEER: "peer", VAR: "alt", NOMIX: "alt2"})
 
 # %% [markdown]
 # ## The method
@@ -142,7 +171,7 @@ for i in range(4):
     for j in range(4):
         if i != j:
             s = torch.stack([cos(h_o[i] + h_c[j], h_g[k], dim=0) for k in range(4)])
-            negatives = torch.cat([s[:i], s[i + 1:]])           # k ≠ i
+            negatives = torch.cat([s[:i], s[i + 1 :]])  # k ≠ i
             terms.append(-s[i] + torch.logsumexp(negatives, dim=0))
 print(f"by hand, loop over 12 ordered pairs: L_mix = {torch.stack(terms).mean():.6f}")
 print(f"library, one (B, B, B) einsum:       L_mix = {C.mix_loss(h_o, h_c, h_g):.6f}")
@@ -161,27 +190,36 @@ print(f"library, one (B, B, B) einsum:       L_mix = {C.mix_loss(h_o, h_c, h_g):
 # selection uses the OOD validation split, as the paper does on GOOD. Every seed draws
 # its own data and initialisation.
 
+
 # %%
 def make_splits(r):
     rng, p = run.child_rng(100 + r), run["shortcut"]
-    return {"train": C.make_dataset(run["n_train"], rng, shortcut=p),
-            "OOD val": C.make_dataset(run["n_val"], rng, shortcut=p, shift="reversed"),
-            "IID test": C.make_dataset(run["n_test"], rng, shortcut=p),
-            "OOD test": C.make_dataset(run["n_test"], rng, shortcut=p,
-                                       shift="reversed")}
+    return {
+        "train": C.make_dataset(run["n_train"], rng, shortcut=p),
+        "OOD val": C.make_dataset(run["n_val"], rng, shortcut=p, shift="reversed"),
+        "IID test": C.make_dataset(run["n_test"], rng, shortcut=p),
+        "OOD test": C.make_dataset(run["n_test"], rng, shortcut=p, shift="reversed"),
+    }
 
 
 splits0 = make_splits(0)
 for name, graphs in splits0.items():
     shift = "reversed" if "OOD" in name else "train"
-    print(f"{name:9s} {len(graphs):5d} graphs · base type follows the {shift} pairing "
-          f"in {C.shortcut_rate(graphs, shift):.1%} · follows the training pairing in "
-          f"{C.shortcut_rate(graphs, 'train'):.1%}")
+    print(
+        f"{name:9s} {len(graphs):5d} graphs · base type follows the {shift} pairing "
+        f"in {C.shortcut_rate(graphs, shift):.1%} · follows the training pairing in "
+        f"{C.shortcut_rate(graphs, 'train'):.1%}"
+    )
 table = pd.crosstab(
-    [pd.Series([s for s, gs in splits0.items() for _ in gs], name="split"),
-     pd.Series([int(g.y_bin) for gs in splits0.values() for g in gs], name="y-bin")],
-    pd.Series([C.BASE_TYPES[int(g.base_type)] for gs in splits0.values() for g in gs],
-              name="base type"))
+    [
+        pd.Series([s for s, gs in splits0.items() for _ in gs], name="split"),
+        pd.Series([int(g.y_bin) for gs in splits0.values() for g in gs], name="y-bin"),
+    ],
+    pd.Series(
+        [C.BASE_TYPES[int(g.base_type)] for gs in splits0.values() for g in gs],
+        name="base type",
+    ),
+)
 print(table.loc[["train", "OOD test"]].to_string())
 
 # %% [markdown]
@@ -200,10 +238,12 @@ print(table.loc[["train", "OOD test"]].to_string())
 # sizes for this scale are printed at the top.
 
 # %% tags=["hide-input"]
-METHODS = {ERM: ("erm", C.erm_loss),
-           CGR: ("cgr", C.CGRLoss(confounder="gib")),
-           VAR: ("cgr", C.CGRLoss(confounder="var")),
-           NOMIX: ("cgr", C.CGRLoss(confounder="gib", lam=0.0))}
+METHODS = {
+    ERM: ("erm", C.erm_loss),
+    CGR: ("cgr", C.CGRLoss(confounder="gib")),
+    VAR: ("cgr", C.CGRLoss(confounder="var")),
+    NOMIX: ("cgr", C.CGRLoss(confounder="gib", lam=0.0)),
+}
 dev = run.device
 arch = dict(hidden=run["hidden"], layers=run["layers"], device=dev)
 fit_kw = dict(epochs=run["epochs"], select_after=run["select_after"])
@@ -212,29 +252,48 @@ fit_kw = dict(epochs=run["epochs"], select_after=run["select_after"])
 def train_all(splits, r, methods):
     """Fit each method on one seed's splits; return result rows and models."""
     train = C.GraphSet(splits["train"], dev)
-    arch["target"] = (float(train.y.mean()), float(train.y.std()))   # y's scale
-    val, iid, ood = (C.GraphSet(splits[k], dev).full()
-                     for k in ("OOD val", "IID test", "OOD test"))
+    arch["target"] = (float(train.y.mean()), float(train.y.std()))  # y's scale
+    val, iid, ood = (
+        C.GraphSet(splits[k], dev).full() for k in ("OOD val", "IID test", "OOD test")
+    )
     rows, models = [], {}
     for name in methods:
-        if name == PEER:   # torch-geometric's layers, pooling, batching and collation
-            loader = DataLoader(splits["train"], batch_size=run["batch"], shuffle=True,
-                                drop_last=True, generator=run.torch_generator(r))
-            pyg = {k: Batch.from_data_list(splits[k]).to(dev)
-                   for k in ("OOD val", "IID test", "OOD test")}
+        if name == PEER:  # torch-geometric's layers, pooling, batching and collation
+            loader = DataLoader(
+                splits["train"],
+                batch_size=run["batch"],
+                shuffle=True,
+                drop_last=True,
+                generator=run.torch_generator(r),
+            )
+            pyg = {
+                k: Batch.from_data_list(splits[k]).to(dev)
+                for k in ("OOD val", "IID test", "OOD test")
+            }
             model = C.make_model("pyg-erm", seed=1000 * seed + r, **arch)
-            f = C.fit(model, C.erm_loss, lambda e: (b.to(dev) for b in loader),
-                      pyg["OOD val"], **fit_kw)
+            f = C.fit(
+                model,
+                C.erm_loss,
+                lambda e: (b.to(dev) for b in loader),
+                pyg["OOD val"],
+                **fit_kw,
+            )
             test = {"IID": pyg["IID test"], "OOD": pyg["OOD test"]}
         else:
             kind, loss = METHODS[name]
-            gen = run.torch_generator(r)     # every method sees the same batches
+            gen = run.torch_generator(r)  # every method sees the same batches
             model = C.make_model(kind, seed=1000 * seed + r, **arch)
-            f = C.fit(model, loss, lambda e: train.batches(run["batch"], gen), val,
-                      **fit_kw)
+            f = C.fit(
+                model, loss, lambda e: train.batches(run["batch"], gen), val, **fit_kw
+            )
             test = {"IID": iid, "OOD": ood}
-        row = dict(method=name, seed=r, epoch=f.best_epoch,
-                   IID=C.mae(f.model, test["IID"]), OOD=C.mae(f.model, test["OOD"]))
+        row = dict(
+            method=name,
+            seed=r,
+            epoch=f.best_epoch,
+            IID=C.mae(f.model, test["IID"]),
+            OOD=C.mae(f.model, test["OOD"]),
+        )
         if isinstance(f.model, C.CausalGIN):
             att = C.attention_by_part(f.model, ood)
             row.update({"a_o cycle": att["cycle"], "a_o base": att["base"]})
@@ -269,12 +328,18 @@ for ax, split in zip(axes, ["IID", "OOD"]):
     for k, name in enumerate(ORDER):
         v = res[res.method == name][split].to_numpy()
         ax.bar(k, v.mean(), color=color_for(name), alpha=0.35, width=0.7)
-        ax.scatter(np.full(v.size, k) + np.linspace(-0.15, 0.15, v.size), v,
-                   color=color_for(name), zorder=3, s=22)
+        ax.scatter(
+            np.full(v.size, k) + np.linspace(-0.15, 0.15, v.size),
+            v,
+            color=color_for(name),
+            zorder=3,
+            s=22,
+        )
     labels = [n.replace(" (", "\n(").replace(" without", "\nwithout") for n in ORDER]
     ax.set_xticks(range(len(ORDER)), labels, fontsize=8)
-    ax.set(title=f"{split} test",
-           ylabel="MAE (lower is better)" if split == "IID" else "")
+    ax.set(
+        title=f"{split} test", ylabel="MAE (lower is better)" if split == "IID" else ""
+    )
 fig.suptitle("Test MAE per method: bars are means, dots are seeds", fontweight="bold")
 plt.show()
 
@@ -292,17 +357,26 @@ plt.show()
 # %%
 erm, cgr = (res[res.method == m].sort_values("seed") for m in (ERM, CGR))
 peer = res[res.method == PEER].sort_values("seed")
-print(f"ERM: OOD MAE {erm.OOD.mean():.3f} against IID MAE {erm.IID.mean():.3f} "
-      f"(ratio {erm.OOD.mean() / erm.IID.mean():.2f}); the peer built from "
-      f"torch-geometric: {peer.OOD.mean():.3f} against {peer.IID.mean():.3f}")
+print(
+    f"ERM: OOD MAE {erm.OOD.mean():.3f} against IID MAE {erm.IID.mean():.3f} "
+    f"(ratio {erm.OOD.mean() / erm.IID.mean():.2f}); the peer built from "
+    f"torch-geometric: {peer.OOD.mean():.3f} against {peer.IID.mean():.3f}"
+)
 
 # %%
 ledger.check(
-    "1", "a structural shortcut: ERM's OOD MAE ≥ 1.4 × its IID MAE",
-    paper="premise of the benchmark (the shortcut must hurt ERM)", source="ours",
-    measured={"ERM OOD MAE": erm.OOD.mean(), "ERM IID MAE": erm.IID.mean(),
-              "OOD per seed": erm.OOD.tolist(), "IID per seed": erm.IID.tolist()},
-    criterion=at_least("ERM OOD MAE", "ERM IID MAE", factor=1.4))
+    "1",
+    "a structural shortcut: ERM's OOD MAE ≥ 1.4 × its IID MAE",
+    paper="premise of the benchmark (the shortcut must hurt ERM)",
+    source="ours",
+    measured={
+        "ERM OOD MAE": erm.OOD.mean(),
+        "ERM IID MAE": erm.IID.mean(),
+        "OOD per seed": erm.OOD.tolist(),
+        "IID per seed": erm.IID.tolist(),
+    },
+    criterion=at_least("ERM OOD MAE", "ERM IID MAE", factor=1.4),
+)
 
 # %% [markdown]
 # ## Claim 2 · CGR beats ERM out of distribution
@@ -322,31 +396,54 @@ ledger.check(
 gap = cgr.OOD.to_numpy() - erm.OOD.to_numpy()
 gap_peer = cgr.OOD.to_numpy() - peer.OOD.to_numpy()
 att_diff = cgr["a_o cycle"].mean() - cgr["a_o base"].mean()
-print("OOD MAE per seed:  ERM " + ", ".join(f"{v:.3f}" for v in erm.OOD)
-      + "  ·  CGR " + ", ".join(f"{v:.3f}" for v in cgr.OOD))
-print(f"CGR − ERM per seed: {', '.join(f'{v:+.3f}' for v in gap)} "
-      f"(mean {gap.mean():+.3f}; lower on {(gap < 0).sum()} of {gap.size} seeds)")
-print(f"CGR − ERM (torch-geometric) per seed: "
-      f"{', '.join(f'{v:+.3f}' for v in gap_peer)} (mean {gap_peer.mean():+.3f})")
+print(
+    "OOD MAE per seed:  ERM "
+    + ", ".join(f"{v:.3f}" for v in erm.OOD)
+    + "  ·  CGR "
+    + ", ".join(f"{v:.3f}" for v in cgr.OOD)
+)
+print(
+    f"CGR − ERM per seed: {', '.join(f'{v:+.3f}' for v in gap)} "
+    f"(mean {gap.mean():+.3f}; lower on {(gap < 0).sum()} of {gap.size} seeds)"
+)
+print(
+    f"CGR − ERM (torch-geometric) per seed: "
+    f"{', '.join(f'{v:+.3f}' for v in gap_peer)} (mean {gap_peer.mean():+.3f})"
+)
 erm_sd = erm.OOD.std(ddof=1)
-print(f"for scale: the sd of ERM's OOD MAE over seeds is {erm_sd:.3f}, and "
-      f"our ERM and the torch-geometric ERM (the same function; other initial weights "
-      f"and batch order) differ by {peer.OOD.mean() - erm.OOD.mean():+.3f} in mean OOD "
-      f"MAE")
-print(f"mean causal attention a_o on OOD test graphs: cycle nodes "
-      f"{cgr['a_o cycle'].mean():.3f}, base nodes {cgr['a_o base'].mean():.3f} "
-      f"(difference {att_diff:+.3f})")
+print(
+    f"for scale: the sd of ERM's OOD MAE over seeds is {erm_sd:.3f}, and "
+    f"our ERM and the torch-geometric ERM (the same function; other initial weights "
+    f"and batch order) differ by {peer.OOD.mean() - erm.OOD.mean():+.3f} in mean OOD "
+    f"MAE"
+)
+print(
+    f"mean causal attention a_o on OOD test graphs: cycle nodes "
+    f"{cgr['a_o cycle'].mean():.3f}, base nodes {cgr['a_o base'].mean():.3f} "
+    f"(difference {att_diff:+.3f})"
+)
 
 # %%
 ledger.check(
-    "2", "CGR (enhanced GIB) has a lower OOD MAE than ERM",
-    paper="lower OOD MAE than ERM on all 4 GOOD-ZINC splits (Table 1)", source="paper",
-    measured={"CGR OOD MAE": cgr.OOD.mean(), "ERM OOD MAE": erm.OOD.mean(),
-              "CGR per seed": cgr.OOD.tolist(), "ERM per seed": erm.OOD.tolist(),
-              "a_o cycle": cgr["a_o cycle"].mean(), "a_o base": cgr["a_o base"].mean()},
+    "2",
+    "CGR (enhanced GIB) has a lower OOD MAE than ERM",
+    paper="lower OOD MAE than ERM on all 4 GOOD-ZINC splits (Table 1)",
+    source="paper",
+    measured={
+        "CGR OOD MAE": cgr.OOD.mean(),
+        "ERM OOD MAE": erm.OOD.mean(),
+        "CGR per seed": cgr.OOD.tolist(),
+        "ERM per seed": erm.OOD.tolist(),
+        "a_o cycle": cgr["a_o cycle"].mean(),
+        "a_o base": cgr["a_o base"].mean(),
+    },
     criterion=at_most("CGR OOD MAE", "ERM OOD MAE", strict=True),
-    note=("unstable at quick scale: the verdict differs between chapter seeds 0 and 1"
-          if run.scale == "quick" else ""))
+    note=(
+        "unstable at quick scale: the verdict differs between chapter seeds 0 and 1"
+        if run.scale == "quick"
+        else ""
+    ),
+)
 
 # %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(10, 4.2), sharex=True, sharey=True)
@@ -357,21 +454,36 @@ for ax, name in zip(axes, [ERM, CGR]):
     pred = C.predict(models0[name], ood0).cpu().numpy()
     for t, kind in enumerate(C.BASE_TYPES):
         m = base0 == t
-        ax.scatter(y0[m], pred[m], s=9, alpha=0.7, label=f"base: {kind}",
-                   color=[color_for("alt3"), color_for("muted"), color_for("alt2")][t])
+        ax.scatter(
+            y0[m],
+            pred[m],
+            s=9,
+            alpha=0.7,
+            label=f"base: {kind}",
+            color=[color_for("alt3"), color_for("muted"), color_for("alt2")][t],
+        )
     ax.plot(lim, lim, color=color_for("reference"), ls="--", lw=1, label="y = ŷ")
     for edge in C.BIN_EDGES:
         ax.axvline(edge, color=color_for("muted"), lw=0.6, ls=":")
-    ax.set(title=f"{name}: MAE {np.abs(pred - y0).mean():.3f}", xlabel="true y",
-           ylabel="predicted y", xlim=lim, ylim=lim)
+    ax.set(
+        title=f"{name}: MAE {np.abs(pred - y0).mean():.3f}",
+        xlabel="true y",
+        ylabel="predicted y",
+        xlim=lim,
+        ylim=lim,
+    )
 axes[0].legend(fontsize=8, loc="upper left")
-fig.suptitle("OOD test, seed 0: predictions against truth, coloured by base type",
-             fontweight="bold")
+fig.suptitle(
+    "OOD test, seed 0: predictions against truth, coloured by base type",
+    fontweight="bold",
+)
 plt.show()
 
 # %% tags=["hide-input"]
-picks = [next(i for i, g in enumerate(splits0["OOD test"]) if int(g.base_type) == t)
-         for t in range(3)]
+picks = [
+    next(i for i, g in enumerate(splits0["OOD test"]) if int(g.base_type) == t)
+    for t in range(3)
+]
 fig, axes = plt.subplots(1, 3, figsize=(12, 3.8))
 for ax, i in zip(axes, picks):
     g = splits0["OOD test"][i]
@@ -381,17 +493,31 @@ for ax, i in zip(axes, picks):
     nodes = sorted(G.nodes())
     causal = g.causal.numpy()[nodes]
     drawn = nx.draw_networkx_nodes(
-        G, pos, nodelist=nodes, node_color=att[nodes], cmap="viridis", vmin=0, vmax=1,
-        node_size=[140 if c else 60 for c in causal], ax=ax,
-        edgecolors=["black" if c else "none" for c in causal], linewidths=1.5)
+        G,
+        pos,
+        nodelist=nodes,
+        node_color=att[nodes],
+        cmap="viridis",
+        vmin=0,
+        vmax=1,
+        node_size=[140 if c else 60 for c in causal],
+        ax=ax,
+        edgecolors=["black" if c else "none" for c in causal],
+        linewidths=1.5,
+    )
     nx.draw_networkx_edges(G, pos, ax=ax, alpha=0.4)
-    ax.set_title(f"{C.BASE_TYPES[int(g.base_type)]} base, y = {float(g.y):.2f}\n"
-                 f"mean a_o: cycle {att[g.causal.numpy()].mean():.2f}, "
-                 f"base {att[~g.causal.numpy()].mean():.2f}", fontsize=9)
+    ax.set_title(
+        f"{C.BASE_TYPES[int(g.base_type)]} base, y = {float(g.y):.2f}\n"
+        f"mean a_o: cycle {att[g.causal.numpy()].mean():.2f}, "
+        f"base {att[~g.causal.numpy()].mean():.2f}",
+        fontsize=9,
+    )
     ax.axis("off")
 fig.colorbar(drawn, ax=axes, label="causal node attention a_o", shrink=0.8)
-fig.suptitle("CGR's causal attention on OOD test graphs (cycle nodes ringed in black)",
-             fontweight="bold")
+fig.suptitle(
+    "CGR's causal attention on OOD test graphs (cycle nodes ringed in black)",
+    fontweight="bold",
+)
 plt.show()
 
 # %% [markdown]
@@ -405,14 +531,20 @@ plt.show()
 tails = {"y < 2": y0 < C.BIN_EDGES[0], "y > 3": y0 > C.BIN_EDGES[1]}
 for name in (ERM, CGR):
     pred = C.predict(models0[name], ood0).cpu().numpy()
-    print(f"{name:19s} seed 0, mean signed error on the OOD tails: " + ", ".join(
-        f"{k} {np.mean(pred[m] - y0[m]):+.3f}" for k, m in tails.items()))
+    print(
+        f"{name:19s} seed 0, mean signed error on the OOD tails: "
+        + ", ".join(f"{k} {np.mean(pred[m] - y0[m]):+.3f}" for k, m in tails.items())
+    )
 verb = "separates" if abs(att_diff) >= 0.05 else "does not separate"
-print(f"over all seeds, a_o on cycle nodes minus base nodes = {att_diff:+.3f}: the "
-      f"causal mask {verb} the cycle from the base (reading threshold ±0.05)")
+print(
+    f"over all seeds, a_o on cycle nodes minus base nodes = {att_diff:+.3f}: the "
+    f"causal mask {verb} the cycle from the base (reading threshold ±0.05)"
+)
 size_word = "smaller" if abs(gap.mean()) < erm_sd else "larger"
-print(f"CGR's mean OOD gain over our ERM ({-gap.mean():+.3f}) is {size_word} than the "
-      f"seed sd of ERM's OOD MAE ({erm_sd:.3f})")
+print(
+    f"CGR's mean OOD gain over our ERM ({-gap.mean():+.3f}) is {size_word} than the "
+    f"seed sd of ERM's OOD MAE ({erm_sd:.3f})"
+)
 
 # %% [markdown]
 # ## Claim 3 · No large IID sacrifice
@@ -426,16 +558,24 @@ print(f"CGR's mean OOD gain over our ERM ({-gap.mean():+.3f}) is {size_word} tha
 
 # %%
 iid_gap = cgr.IID.mean() - erm.IID.mean()
-print(f"IID MAE: CGR {cgr.IID.mean():.3f}, ERM {erm.IID.mean():.3f}, "
-      f"difference {iid_gap:+.3f}")
+print(
+    f"IID MAE: CGR {cgr.IID.mean():.3f}, ERM {erm.IID.mean():.3f}, "
+    f"difference {iid_gap:+.3f}"
+)
 
 # %%
 ledger.check(
-    "3", "CGR's IID MAE is at most 0.05 above ERM's",
-    paper="ID MAE below ERM's on GOOD-ZINC (Table 1)", source="paper",
-    measured={"CGR − ERM IID MAE": iid_gap, "CGR IID MAE": cgr.IID.mean(),
-              "ERM IID MAE": erm.IID.mean()},
-    criterion=at_most("CGR − ERM IID MAE", 0.05))
+    "3",
+    "CGR's IID MAE is at most 0.05 above ERM's",
+    paper="ID MAE below ERM's on GOOD-ZINC (Table 1)",
+    source="paper",
+    measured={
+        "CGR − ERM IID MAE": iid_gap,
+        "CGR IID MAE": cgr.IID.mean(),
+        "ERM IID MAE": erm.IID.mean(),
+    },
+    criterion=at_most("CGR − ERM IID MAE", 0.05),
+)
 
 # %% [markdown]
 # ## Claim 4 · The ablation directions
@@ -453,28 +593,43 @@ ledger.check(
 
 # %%
 var, nomix = (res[res.method == m].sort_values("seed") for m in (VAR, NOMIX))
-print(f"mean OOD MAE: enhanced GIB {cgr.OOD.mean():.3f}, variance penalty "
-      f"{var.OOD.mean():.3f}, without L_mix {nomix.OOD.mean():.3f}")
-print("per seed: variance penalty " + ", ".join(f"{v:.3f}" for v in var.OOD)
-      + "  ·  without L_mix " + ", ".join(f"{v:.3f}" for v in nomix.OOD))
+print(
+    f"mean OOD MAE: enhanced GIB {cgr.OOD.mean():.3f}, variance penalty "
+    f"{var.OOD.mean():.3f}, without L_mix {nomix.OOD.mean():.3f}"
+)
+print(
+    "per seed: variance penalty "
+    + ", ".join(f"{v:.3f}" for v in var.OOD)
+    + "  ·  without L_mix "
+    + ", ".join(f"{v:.3f}" for v in nomix.OOD)
+)
 for label, other in (("variance penalty − GIB", var), ("without L_mix − CGR", nomix)):
     d = other.OOD.to_numpy() - cgr.OOD.to_numpy()
-    print(f"{label}: per seed {', '.join(f'{v:+.3f}' for v in d)}, "
-          f"mean {d.mean():+.3f}, positive on {(d > 0).sum()} of {d.size} seeds")
+    print(
+        f"{label}: per seed {', '.join(f'{v:+.3f}' for v in d)}, "
+        f"mean {d.mean():+.3f}, positive on {(d > 0).sum()} of {d.size} seeds"
+    )
 
 # %%
 ledger.check(
-    "4a", "enhanced GIB gives a lower OOD MAE than the variance penalty",
+    "4a",
+    "enhanced GIB gives a lower OOD MAE than the variance penalty",
     paper="predictive confounder beats ignoring it (Fig. 3 left, GOOD-Motif)",
     source="paper",
-    measured={"GIB OOD MAE": cgr.OOD.mean(),
-              "variance-penalty OOD MAE": var.OOD.mean()},
-    criterion=at_most("GIB OOD MAE", "variance-penalty OOD MAE", strict=True))
+    measured={
+        "GIB OOD MAE": cgr.OOD.mean(),
+        "variance-penalty OOD MAE": var.OOD.mean(),
+    },
+    criterion=at_most("GIB OOD MAE", "variance-penalty OOD MAE", strict=True),
+)
 ledger.check(
-    "4b", "removing L_mix raises the OOD MAE",
-    paper="w/o CI worse than the full model on 4 datasets (Fig. 4)", source="paper",
+    "4b",
+    "removing L_mix raises the OOD MAE",
+    paper="w/o CI worse than the full model on 4 datasets (Fig. 4)",
+    source="paper",
     measured={"without L_mix OOD MAE": nomix.OOD.mean(), "CGR OOD MAE": cgr.OOD.mean()},
-    criterion=at_least("without L_mix OOD MAE", "CGR OOD MAE", strict=True))
+    criterion=at_least("without L_mix OOD MAE", "CGR OOD MAE", strict=True),
+)
 
 # %% [markdown]
 # Both directions are judged on means over three seeds, as the criteria say; the
@@ -489,25 +644,34 @@ ledger.check(
 
 # %%
 quoted = pd.DataFrame(
-    [("scaffold", "covariate", 0.1188, 0.1660, 0.0514, 0.1046),
-     ("scaffold", "concept", 0.1174, 0.1248, 0.0659, 0.0518),
-     ("size", "covariate", 0.1222, 0.2331, 0.0466, 0.1484),
-     ("size", "concept", 0.1304, 0.1406, 0.0577, 0.0580)],
-    columns=["domain", "shift", "ERM ID", "ERM OOD", "CGR ID", "CGR OOD"])
+    [
+        ("scaffold", "covariate", 0.1188, 0.1660, 0.0514, 0.1046),
+        ("scaffold", "concept", 0.1174, 0.1248, 0.0659, 0.0518),
+        ("size", "covariate", 0.1222, 0.2331, 0.0466, 0.1484),
+        ("size", "concept", 0.1304, 0.1406, 0.0577, 0.0580),
+    ],
+    columns=["domain", "shift", "ERM ID", "ERM OOD", "CGR ID", "CGR OOD"],
+)
 print("GOOD-ZINC, MAE (the paper's Table 1):")
 print(quoted.to_string(index=False))
 
 # %%
 ledger.quote(
-    "5a", "GOOD-ZINC OOD MAE, CGR vs ERM (Table 1)",
+    "5a",
+    "GOOD-ZINC OOD MAE, CGR vs ERM (Table 1)",
     paper="scaffold-cov. 0.1046 vs 0.1660; scaffold-concept 0.0518 vs 0.1248; "
-          "size-cov. 0.1484 vs 0.2331; size-concept 0.0580 vs 0.1406",
-    source="paper", note="best of 10 methods on every split; 3 seeds")
+    "size-cov. 0.1484 vs 0.2331; size-concept 0.0580 vs 0.1406",
+    source="paper",
+    note="best of 10 methods on every split; 3 seeds",
+)
 ledger.quote(
-    "5b", "ReactionOOD Cycloaddition OOD RMSE, CGR vs ERM (Table 2)",
+    "5b",
+    "ReactionOOD Cycloaddition OOD RMSE, CGR vs ERM (Table 2)",
     paper="scaffold-cov. 4.22 vs 4.80; scaffold-concept 5.37 vs 5.60; atom-number-cov. "
-          "4.42 vs 4.36; atom-number-concept 5.53 vs 5.69",
-    source="paper", note="best OOD RMSE in 6 of 10 ReactionOOD settings (paper's text)")
+    "4.42 vs 4.36; atom-number-concept 5.53 vs 5.69",
+    source="paper",
+    note="best OOD RMSE in 6 of 10 ReactionOOD settings (paper's text)",
+)
 
 # %% [markdown]
 # ## Peers side by side
@@ -525,13 +689,22 @@ ours_m = C.make_model("erm", seed=7, **size).eval()
 peer_m = C.make_model("pyg-erm", seed=0, **size).eval()
 C.copy_erm_weights(ours_m, peer_m)
 probe = splits0["OOD test"][:50]
-same_fn = (C.predict(ours_m, C.GraphSet(probe).full())
-           - C.predict(peer_m, Batch.from_data_list(probe))).abs().max()
+same_fn = (
+    (
+        C.predict(ours_m, C.GraphSet(probe).full())
+        - C.predict(peer_m, Batch.from_data_list(probe))
+    )
+    .abs()
+    .max()
+)
 print(f"identical weights, 50 graphs: max |ours − torch-geometric| = {same_fn:.1e}")
 for split in ("IID", "OOD"):
     d = erm[split].to_numpy() - peer[split].to_numpy()
-    print(f"{split} MAE, ours − torch-geometric per seed: "
-          + ", ".join(f"{v:+.3f}" for v in d) + f" (mean {d.mean():+.3f})")
+    print(
+        f"{split} MAE, ours − torch-geometric per seed: "
+        + ", ".join(f"{v:+.3f}" for v in d)
+        + f" (mean {d.mean():+.3f})"
+    )
 
 # %% [markdown]
 # ## Full scale only: OOD error against shortcut strength
@@ -545,12 +718,16 @@ sweep_rows = []
 for p in run["sweep"]:
     for r in range(run["sweep_seeds"]):
         rng = run.child_rng(10_000 + r)
-        sp = {"train": C.make_dataset(run["n_train"], rng, shortcut=p),
-              "OOD val": C.make_dataset(run["n_val"], rng, shortcut=0.9,
-                                        shift="reversed"),
-              "IID test": C.make_dataset(run["n_test"], rng, shortcut=p),
-              "OOD test": C.make_dataset(run["n_test"], rng, shortcut=0.9,
-                                         shift="reversed")}
+        sp = {
+            "train": C.make_dataset(run["n_train"], rng, shortcut=p),
+            "OOD val": C.make_dataset(
+                run["n_val"], rng, shortcut=0.9, shift="reversed"
+            ),
+            "IID test": C.make_dataset(run["n_test"], rng, shortcut=p),
+            "OOD test": C.make_dataset(
+                run["n_test"], rng, shortcut=0.9, shift="reversed"
+            ),
+        }
         sweep_rows += [dict(row, shortcut=p) for row in train_all(sp, r, [ERM, CGR])[0]]
 if sweep_rows:
     sweep = pd.DataFrame(sweep_rows)
@@ -560,8 +737,11 @@ if sweep_rows:
         ax.scatter(d.shortcut, d.OOD, color=color_for(name), s=14, alpha=0.6)
         m = d.groupby("shortcut").OOD.mean()
         ax.plot(m.index, m.values, color=color_for(name), marker="o", label=name)
-    ax.set(xlabel="training shortcut strength", ylabel="OOD test MAE",
-           title="OOD error grows with the shortcut's strength")
+    ax.set(
+        xlabel="training shortcut strength",
+        ylabel="OOD test MAE",
+        title="OOD error grows with the shortcut's strength",
+    )
     ax.legend()
     plt.show()
     print(sweep.groupby(["shortcut", "method"]).OOD.agg(["mean", "std"]).round(3))

@@ -48,7 +48,7 @@
 # side.
 
 # %% tags=["parameters"]
-scale = "quick"  # "quick" (≤ 90 s on 2 CPU cores) or "full" (the paper's stream lengths)
+scale = "quick"  # "quick" (≤ 90 s on 2 CPU cores) or "full" (the paper's lengths)
 seed = 0
 
 # %%
@@ -59,26 +59,61 @@ import pandas as pd
 import matplotlib.pyplot as plt
 from scipy import stats
 
-from repbook.core import (Ledger, setup, use_style, color_for, reference_line,
-                          register_colors, all_of, at_least, at_most, within, monotone,
-                          same_order)
+from repbook.core import (
+    Ledger,
+    setup,
+    use_style,
+    color_for,
+    reference_line,
+    register_colors,
+    all_of,
+    at_least,
+    at_most,
+    monotone,
+    same_order,
+)
 from repbook.papers import online_conformal as O
 
 SIZES = {
-    "quick": dict(adv_T=100_000, checkpoints=[10_000, 100_000], ar2_T=200_000, ar2_seeds=5,
-                  ar1_T=100_000, peer_T=100_000, peer_short=20_000),
-    "full": dict(adv_T=1_000_000, checkpoints=[10_000, 100_000, 1_000_000], ar2_T=1_000_000,
-                 ar2_seeds=10, ar1_T=1_000_000, peer_T=1_000_000, peer_short=100_000),
+    "quick": dict(
+        adv_T=100_000,
+        checkpoints=[10_000, 100_000],
+        ar2_T=200_000,
+        ar2_seeds=5,
+        ar1_T=100_000,
+        peer_T=100_000,
+        peer_short=20_000,
+    ),
+    "full": dict(
+        adv_T=1_000_000,
+        checkpoints=[10_000, 100_000, 1_000_000],
+        ar2_T=1_000_000,
+        ar2_seeds=10,
+        ar1_T=1_000_000,
+        peer_T=1_000_000,
+        peer_short=100_000,
+    ),
 }
 run = setup(scale=scale, seed=seed, sizes=SIZES)
 ledger = Ledger.for_run(run)
 use_style()
-register_colors({"LQT": "ours", "LQT(2)": "ours", "LQT(2), decaying": "ours", "SQT": "baseline",
-                 "SQT, decaying": "baseline", "LQT(1)": "alt3", "LQT(2), fixed η": "alt3",
-                 "ACI": "alt", "conformal PI": "alt2", "conformalopt": "peer"})
+register_colors(
+    {
+        "LQT": "ours",
+        "LQT(2)": "ours",
+        "LQT(2), decaying": "ours",
+        "SQT": "baseline",
+        "SQT, decaying": "baseline",
+        "LQT(1)": "alt3",
+        "LQT(2), fixed η": "alt3",
+        "ACI": "alt",
+        "conformal PI": "alt2",
+        "conformalopt": "peer",
+    }
+)
 
-ALPHA = 0.1          # target miscoverage, as in the authors' experiments
-BASELINES = list(O.BASELINES)   # SQT, ACI, conformal PI; grids: O.AUTHORS_LR_GRID, ...
+ALPHA = 0.1  # target miscoverage, as in the authors' experiments
+BASELINES = list(O.BASELINES)  # SQT, ACI, conformal PI; grids: O.AUTHORS_LR_GRID, ...
 
 # %% [markdown]
 # ## The method
@@ -110,16 +145,19 @@ BASELINES = list(O.BASELINES)   # SQT, ACI, conformal PI; grids: O.AUTHORS_LR_GR
 # %%
 rng = run.child_rng(0)
 s_demo, p, b, eta = rng.random(500), 2, 1.0, 0.05
-theta = np.full(p + 1, 1 / p)                    # conformalopt's starting point (1/p)·1
-q_hand = np.zeros(s_demo.size)                   # no features before p scores: q = 0, no update
+theta = np.full(p + 1, 1 / p)  # conformalopt's starting point (1/p)·1
+q_hand = np.zeros(s_demo.size)  # no features before p scores: q = 0, no update
 for t in range(p, s_demo.size):
-    phi = np.r_[s_demo[t - p:t], b]
+    phi = np.r_[s_demo[t - p : t], b]
     q_hand[t] = theta @ phi
     theta = theta + eta * ((s_demo[t] > q_hand[t]) - ALPHA) * phi
 lib_run = O.lqt(s_demo, alpha=ALPHA, p=p, lr=eta, bias=b)
 E_demo = np.sum((s_demo > lib_run.q)[p:] - ALPHA)
 print(f"max |q by hand − q lib| = {np.abs(q_hand - lib_run.q).max():.1e}")
-print(f"bias coordinate moved {lib_run.theta[-1] - 1 / p:+.6f}; η·b·Σ(err − α) = {eta * b * E_demo:+.6f}")
+print(
+    f"bias coordinate moved {lib_run.theta[-1] - 1 / p:+.6f}; η·b·Σ(err − α) = "
+    f"{eta * b * E_demo:+.6f}"
+)
 
 # %% [markdown]
 # ## Claim 1 · Coverage on arbitrary bounded streams
@@ -142,14 +180,18 @@ print(f"bias coordinate moved {lib_run.theta[-1] - 1 / p:+.6f}; η·b·Σ(err �
 
 # %%
 T_adv, ETA, B = run["adv_T"], 0.05, 1.0
-streams = {"regime switches": O.regime_switch_stream(T_adv, run.child_rng(1)),
-           "sawtooth": O.sawtooth_stream(T_adv, period=1000)}
+streams = {
+    "regime switches": O.regime_switch_stream(T_adv, run.child_rng(1)),
+    "sawtooth": O.sawtooth_stream(T_adv, period=1000),
+}
 trackers = {"SQT": 0, "LQT(1)": 1, "LQT(2)": 2}
 adv_rows, adv_curves = [], {}
 for sname in [*streams, "adversary"]:
     for tname, p in trackers.items():
         if sname == "adversary":
-            s, r = O.lqt_against(O.miss_when_possible(B), T_adv, alpha=ALPHA, p=p, lr=ETA)
+            s, r = O.lqt_against(
+                O.miss_when_possible(B), T_adv, alpha=ALPHA, p=p, lr=ETA
+            )
         else:
             s, r = streams[sname], O.lqt(streams[sname], alpha=ALPHA, p=p, lr=ETA)
         E = np.cumsum((s > r.q) - ALPHA)
@@ -174,28 +216,53 @@ grid_t = np.unique(np.geomspace(50, T_adv, 300).astype(int))
 for ax, sname in zip(axes, [*streams, "adversary"]):
     for tname in trackers:
         dev, C = adv_curves[sname, tname]
-        ax.plot(grid_t, np.maximum(dev[grid_t - 1], 1e-6), color=color_for(tname), lw=1,
-                label=tname)
+        ax.plot(
+            grid_t,
+            np.maximum(dev[grid_t - 1], 1e-6),
+            color=color_for(tname),
+            lw=1,
+            label=tname,
+        )
         ax.plot(grid_t, C / (ETA * grid_t), color=color_for(tname), ls=":", lw=1)
-    ax.plot(grid_t, (B + ETA) / (ETA * grid_t), color=color_for("reference"), ls="--", lw=1.2,
-            label=r"SQT bound $(B+\eta)/(\eta t)$")
+    ax.plot(
+        grid_t,
+        (B + ETA) / (ETA * grid_t),
+        color=color_for("reference"),
+        ls="--",
+        lw=1.2,
+        label=r"SQT bound $(B+\eta)/(\eta t)$",
+    )
     ax.set(xscale="log", yscale="log", xlabel="rounds t", title=sname, ylim=(1e-6, 1))
 axes[0].set_ylabel(r"|miscoverage$_t$ − α|  (0 drawn at 1e-6)")
 handles, labels = axes[0].get_legend_handles_labels()
 fig.legend(handles, labels, loc="lower center", ncols=4, bbox_to_anchor=(0.5, -0.08))
-fig.suptitle("Miscoverage error stays under C/(ηt), dotted in each tracker's colour",
-             fontsize=12, fontweight="bold")
+fig.suptitle(
+    "Miscoverage error stays under C/(ηt), dotted in each tracker's colour",
+    fontsize=12,
+    fontweight="bold",
+)
 plt.show()
 
 # %%
 ledger.check(
-    1, "miscoverage → α within C/(ηT) on bounded streams", paper="|miscov − α| ≤ C/(ηT)",
+    1,
+    "miscoverage → α within C/(ηT) on bounded streams",
+    paper="|miscov − α| ≤ C/(ηT)",
     source="paper",
-    measured={"SQT: largest C": sqt_worst, f"largest C({last:,}) / C({first:,})": growth},
-    criterion=all_of(at_most("SQT: largest C", B + ETA),
-                     at_most(f"largest C({last:,}) / C({first:,})", 2)))
-print(f"largest C at {last:,} rounds: {C_last.max():.3f}; largest |miscoverage − α| at {last:,}: "
-      f"{(adv[f'miscov @{last:,}'] - ALPHA).abs().max():.2e}")
+    measured={
+        "SQT: largest C": sqt_worst,
+        f"largest C({last:,}) / C({first:,})": growth,
+    },
+    criterion=all_of(
+        at_most("SQT: largest C", B + ETA),
+        at_most(f"largest C({last:,}) / C({first:,})", 2),
+    ),
+)
+print(
+    f"largest C at {last:,} rounds: {C_last.max():.3f}; largest |miscoverage − α| at "
+    f"{last:,}: "
+    f"{(adv[f'miscov @{last:,}'] - ALPHA).abs().max():.2e}"
+)
 
 # %% [markdown]
 # Every curve stays under its dotted line, which falls with slope $-1$ on these axes: the constant
@@ -225,71 +292,123 @@ z90 = stats.norm.ppf(1 - ALPHA)
 theta_star = np.array([-0.3, 0.3, z90])
 Y = np.stack([O.ar_series(coef, T2, run.child_rng(200 + k)) for k in range(n_seeds)])
 marks = np.unique(np.geomspace(10, T2 - 1, 120).astype(int))
-runs2 = {"LQT(2), decaying": O.lqt(Y, alpha=ALPHA, p=2, lr=1.0, schedule="decaying", path_at=marks),
-         "LQT(2), fixed η": O.lqt(Y, alpha=ALPHA, p=2, lr=0.01, path_at=marks),
-         "SQT, decaying": O.sqt(Y, alpha=ALPHA, lr=1.0, schedule="decaying")}
+runs2 = {
+    "LQT(2), decaying": O.lqt(
+        Y, alpha=ALPHA, p=2, lr=1.0, schedule="decaying", path_at=marks
+    ),
+    "LQT(2), fixed η": O.lqt(Y, alpha=ALPHA, p=2, lr=0.01, path_at=marks),
+    "SQT, decaying": O.sqt(Y, alpha=ALPHA, lr=1.0, schedule="decaying"),
+}
 half = slice(T2 // 2, T2)
 summary2, cond_cov = [], {}
 for name, r in runs2.items():
-    cc = np.stack([O.ar_conditional_coverage(Y[k], r.q[k], coef) for k in range(n_seeds)])
+    cc = np.stack(
+        [O.ar_conditional_coverage(Y[k], r.q[k], coef) for k in range(n_seeds)]
+    )
     cond_cov[name] = cc
-    summary2.append({"method": name,
-                     "final ‖θ − θ*‖ (max over seeds)": (np.linalg.norm(r.theta - theta_star, axis=1).max()
-                                                       if r.theta.shape[1] == 3 else np.nan),
-                     "conditional gap (mean)": np.mean(np.abs(cc[:, half] - (1 - ALPHA))),
-                     "marginal coverage min": min(O.coverage(Y[k], r.q[k]) for k in range(n_seeds)),
-                     "marginal coverage max": max(O.coverage(Y[k], r.q[k]) for k in range(n_seeds))})
+    summary2.append(
+        {
+            "method": name,
+            "final ‖θ − θ*‖ (max over seeds)": (
+                np.linalg.norm(r.theta - theta_star, axis=1).max()
+                if r.theta.shape[1] == 3
+                else np.nan
+            ),
+            "conditional gap (mean)": np.mean(np.abs(cc[:, half] - (1 - ALPHA))),
+            "marginal coverage min": min(
+                O.coverage(Y[k], r.q[k]) for k in range(n_seeds)
+            ),
+            "marginal coverage max": max(
+                O.coverage(Y[k], r.q[k]) for k in range(n_seeds)
+            ),
+        }
+    )
 summary2 = pd.DataFrame(summary2).set_index("method")
 print(summary2.round(4).to_string())
-print("final θ of decaying LQT, seed 0:", np.round(runs2["LQT(2), decaying"].theta[0], 4),
-      "; θ* =", np.round(theta_star, 4))
+print(
+    "final θ of decaying LQT, seed 0:",
+    np.round(runs2["LQT(2), decaying"].theta[0], 4),
+    "; θ* =",
+    np.round(theta_star, 4),
+)
 
 # %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 3, figsize=(14, 3.8))
 ax = axes[0]
 for name in ["LQT(2), decaying", "LQT(2), fixed η"]:
-    errs = np.linalg.norm(runs2[name].path - theta_star, axis=2)      # seeds × marks
+    errs = np.linalg.norm(runs2[name].path - theta_star, axis=2)  # seeds × marks
     ax.plot(marks + 1, np.median(errs, axis=0), color=color_for(name), label=name)
-    ax.fill_between(marks + 1, errs.min(0), errs.max(0), color=color_for(name), alpha=0.2)
-ax.set(xscale="log", yscale="log", xlabel="round t", ylabel=r"$\|\theta_t-\theta^*\|$",
-       title="θ converges to θ* (median, min–max band)")
+    ax.fill_between(
+        marks + 1, errs.min(0), errs.max(0), color=color_for(name), alpha=0.2
+    )
+ax.set(
+    xscale="log",
+    yscale="log",
+    xlabel="round t",
+    ylabel=r"$\|\theta_t-\theta^*\|$",
+    title="θ converges to θ* (median, min–max band)",
+)
 ax.legend()
 ax = axes[1]
 window = np.arange(T2 - 200, T2)
 for name in ["SQT, decaying", "LQT(2), decaying"]:
     ax.plot(window, cond_cov[name][0, window], color=color_for(name), lw=1, label=name)
 reference_line(ax, 1 - ALPHA, "target 0.9")
-ax.set(xlabel="round t (last 200, seed 0)", ylabel="P(s ≤ q | past)",
-       title="Coverage at each round, given the past")
+ax.set(
+    xlabel="round t (last 200, seed 0)",
+    ylabel="P(s ≤ q | past)",
+    title="Coverage at each round, given the past",
+)
 ax.legend(fontsize=8, loc="lower left")
 ax = axes[2]
 w = 2000
 for name in runs2:
-    gap = np.abs(cond_cov[name][:, 2:] - (1 - ALPHA)).mean(axis=0)          # mean over seeds
+    gap = np.abs(cond_cov[name][:, 2:] - (1 - ALPHA)).mean(axis=0)  # mean over seeds
     roll = np.convolve(gap, np.ones(w) / w, mode="valid")
     t_axis = np.arange(roll.size) + w + 2
     sel = np.unique(np.geomspace(1, roll.size, 300).astype(int)) - 1
     ax.plot(t_axis[sel], roll[sel], color=color_for(name), label=name)
-ax.set(xscale="log", yscale="log", xlabel="round t",
-       ylabel=f"rolling mean over {w:,} rounds", title="|P(s ≤ q | past) − 0.9|")
+ax.set(
+    xscale="log",
+    yscale="log",
+    xlabel="round t",
+    ylabel=f"rolling mean over {w:,} rounds",
+    title="|P(s ≤ q | past) − 0.9|",
+)
 ax.legend(fontsize=8)
 plt.show()
 
 # %%
 dec, sqt_name = "LQT(2), decaying", "SQT, decaying"
 theta_err = np.linalg.norm(runs2[dec].theta - theta_star, axis=1)
-gap_lqt, gap_sqt = summary2.loc[dec, "conditional gap (mean)"], summary2.loc[sqt_name, "conditional gap (mean)"]
-cov_dev = max(abs(summary2["marginal coverage min"] - 0.9).max(), abs(summary2["marginal coverage max"] - 0.9).max())
+gap_lqt, gap_sqt = (
+    summary2.loc[dec, "conditional gap (mean)"],
+    summary2.loc[sqt_name, "conditional gap (mean)"],
+)
+cov_dev = max(
+    abs(summary2["marginal coverage min"] - 0.9).max(),
+    abs(summary2["marginal coverage max"] - 0.9).max(),
+)
 ledger.check(
-    2, "θ_t → θ* and P(cover | past) → 1 − α (AR(2))", paper="convergence (theorem)",
+    2,
+    "θ_t → θ* and P(cover | past) → 1 − α (AR(2))",
+    paper="convergence (theorem)",
     source="paper",
-    measured={"‖θ_T − θ*‖ per seed": theta_err, "conditional gap, LQT": gap_lqt,
-              "conditional gap, SQT": gap_sqt, "max |coverage − 0.9|": cov_dev},
-    criterion=all_of(at_most("‖θ_T − θ*‖ per seed", 0.05, strict=True),
-                     at_most("conditional gap, LQT", 0.01, strict=True),
-                     at_most("conditional gap, LQT", "conditional gap, SQT", factor=1 / 3,
-                             strict=True),
-                     at_most("max |coverage − 0.9|", 0.005)))
+    measured={
+        "‖θ_T − θ*‖ per seed": theta_err,
+        "conditional gap, LQT": gap_lqt,
+        "conditional gap, SQT": gap_sqt,
+        "max |coverage − 0.9|": cov_dev,
+    },
+    criterion=all_of(
+        at_most("‖θ_T − θ*‖ per seed", 0.05, strict=True),
+        at_most("conditional gap, LQT", 0.01, strict=True),
+        at_most(
+            "conditional gap, LQT", "conditional gap, SQT", factor=1 / 3, strict=True
+        ),
+        at_most("max |coverage − 0.9|", 0.005),
+    ),
+)
 
 # %% [markdown]
 # SQT's coverage is right on average, but at a given round it is typically off by about five points
@@ -320,7 +439,9 @@ ledger.check(
 PHIS = [0.0, 0.3, 0.6, 0.9]
 T1 = run["ar1_T"]
 n_val = T1 // 4
-Y1 = np.stack([O.ar_series([phi], T1, run.child_rng(300 + k)) for k, phi in enumerate(PHIS)])
+Y1 = np.stack(
+    [O.ar_series([phi], T1, run.child_rng(300 + k)) for k, phi in enumerate(PHIS)]
+)
 val1, test1 = Y1[:, :n_val], Y1[:, n_val:]
 
 t0 = time.perf_counter()
@@ -329,34 +450,73 @@ q1, settings1 = cmp1.q, cmp1.settings
 rows3 = []
 for i, phi in enumerate(PHIS):
     for name, qq in q1.items():
-        rows3.append({"phi": phi, "method": name, "coverage": O.coverage(test1[i], qq[i]),
-                      "set size": qq[i].mean(), "pinball": O.pinball_loss(test1[i], qq[i], ALPHA).mean()})
+        rows3.append(
+            {
+                "phi": phi,
+                "method": name,
+                "coverage": O.coverage(test1[i], qq[i]),
+                "set size": qq[i].mean(),
+                "pinball": O.pinball_loss(test1[i], qq[i], ALPHA).mean(),
+            }
+        )
 res3 = pd.DataFrame(rows3)
 wide3 = res3.pivot(index="phi", columns="method")
-red_size = pd.DataFrame({b: 1 - wide3[("set size", "LQT")] / wide3[("set size", b)] for b in BASELINES})
-red_loss = pd.DataFrame({b: 1 - wide3[("pinball", "LQT")] / wide3[("pinball", b)] for b in BASELINES})
+red_size = pd.DataFrame(
+    {b: 1 - wide3[("set size", "LQT")] / wide3[("set size", b)] for b in BASELINES}
+)
+red_loss = pd.DataFrame(
+    {b: 1 - wide3[("pinball", "LQT")] / wide3[("pinball", b)] for b in BASELINES}
+)
 analytic = O.ar1_set_size_reduction(PHIS)
 print(f"(tuning and runs: {time.perf_counter() - t0:.1f} s)")
 print("coverage on the test part:\n" + wide3["coverage"].round(4).to_string())
-print("\nreduction of the mean threshold by LQT (analytic: "
-      + ", ".join(f"{a:.3f}" for a in analytic) + "):\n" + red_size.round(4).to_string())
+print(
+    "\nreduction of the mean threshold by LQT (analytic: "
+    + ", ".join(f"{a:.3f}" for a in analytic)
+    + "):\n"
+    + red_size.round(4).to_string()
+)
 print("\nreduction of the pinball loss by LQT:\n" + red_loss.round(4).to_string())
 print("\nLQT settings chosen on validation:", [c for c in settings1["LQT"]])
 print("SQT step sizes chosen on the test part:", [c["lr"] for c in settings1["SQT"]])
 marginal_q = z90 / np.sqrt(1 - np.array(PHIS) ** 2)
-print(pd.DataFrame({"LQT mean q": wide3[("set size", "LQT")].to_numpy(),
-                    "conditional quantile mean (z)": z90,
-                    "SQT mean q": wide3[("set size", "SQT")].to_numpy(),
-                    "best constant (marginal quantile)": marginal_q}, index=PHIS).round(3).to_string())
+print(
+    pd.DataFrame(
+        {
+            "LQT mean q": wide3[("set size", "LQT")].to_numpy(),
+            "conditional quantile mean (z)": z90,
+            "SQT mean q": wide3[("set size", "SQT")].to_numpy(),
+            "best constant (marginal quantile)": marginal_q,
+        },
+        index=PHIS,
+    )
+    .round(3)
+    .to_string()
+)
 
 # %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(11, 3.9), sharey=True)
 fine = np.linspace(0, 0.92, 100)
-for ax, table, what in [(axes[0], red_size, "mean threshold (set size)"), (axes[1], red_loss, "pinball loss")]:
-    ax.plot(fine, 100 * O.ar1_set_size_reduction(fine), color=color_for("reference"), ls="--", lw=1.2,
-            label=r"analytic $1-\sqrt{1-\varphi^2}$")
+for ax, table, what in [
+    (axes[0], red_size, "mean threshold (set size)"),
+    (axes[1], red_loss, "pinball loss"),
+]:
+    ax.plot(
+        fine,
+        100 * O.ar1_set_size_reduction(fine),
+        color=color_for("reference"),
+        ls="--",
+        lw=1.2,
+        label=r"analytic $1-\sqrt{1-\varphi^2}$",
+    )
     for b in BASELINES:
-        ax.plot(PHIS, 100 * table[b], marker="o", color=color_for(b), label=f"vs {b} (tuned on test)")
+        ax.plot(
+            PHIS,
+            100 * table[b],
+            marker="o",
+            color=color_for(b),
+            label=f"vs {b} (tuned on test)",
+        )
     ax.axhline(0, color=color_for("muted"), lw=0.8)
     ax.set(xlabel=r"AR(1) coefficient $\varphi$", title=f"LQT's reduction in {what}")
 axes[0].set_ylabel("reduction (%)")
@@ -367,18 +527,30 @@ plt.show()
 dev_analytic = np.abs(red_size["SQT"].to_numpy() - analytic)
 by_phi = [f"φ={phi}" for phi in PHIS]
 ledger.check(
-    3, "gain over test-tuned baselines grows with dependence (AR(1))",
-    paper="grows with dependence; analytic 1 − √(1 − φ²)", source="paper",
-    measured={**{f"reduction vs {b}": dict(zip(by_phi, red_size[b])) for b in BASELINES},
-              "max |reduction − analytic| vs SQT": dev_analytic.max(),
-              "|reduction| at φ=0 vs SQT": abs(red_size["SQT"].iloc[0])},
-    criterion=all_of(*[monotone(f"reduction vs {b}", "increasing") for b in BASELINES],
-                     at_most("max |reduction − analytic| vs SQT", 0.05),
-                     at_most("|reduction| at φ=0 vs SQT", 0.01, strict=True)),
-    note="" if dev_analytic.max() <= 0.05 else (
-        f"worst at φ = {PHIS[int(dev_analytic.argmax())]}: SQT tuned on the test set (η = "
-        f"{settings1['SQT'][int(dev_analytic.argmax())]['lr']:g}) sits below the best constant "
-        "threshold the analytic curve assumes"))
+    3,
+    "gain over test-tuned baselines grows with dependence (AR(1))",
+    paper="grows with dependence; analytic 1 − √(1 − φ²)",
+    source="paper",
+    measured={
+        **{f"reduction vs {b}": dict(zip(by_phi, red_size[b])) for b in BASELINES},
+        "max |reduction − analytic| vs SQT": dev_analytic.max(),
+        "|reduction| at φ=0 vs SQT": abs(red_size["SQT"].iloc[0]),
+    },
+    criterion=all_of(
+        *[monotone(f"reduction vs {b}", "increasing") for b in BASELINES],
+        at_most("max |reduction − analytic| vs SQT", 0.05),
+        at_most("|reduction| at φ=0 vs SQT", 0.01, strict=True),
+    ),
+    note=""
+    if dev_analytic.max() <= 0.05
+    else (
+        f"worst at φ = {PHIS[int(dev_analytic.argmax())]}: SQT tuned on the test set "
+        f"(η = "
+        f"{settings1['SQT'][int(dev_analytic.argmax())]['lr']:g}) sits below the best "
+        f"constant "
+        "threshold the analytic curve assumes"
+    ),
+)
 
 # %% [markdown]
 # The gain grows with $\varphi$ against every baseline, and up to $\varphi=0.6$ it sits on the
@@ -438,22 +610,39 @@ for sname, (s, frac) in series.items():
     val, test = s[None, :n_v], s[None, n_v:]
     cmp = O.tuned_comparison(val, test, alpha=ALPHA)
     qq, sets = cmp.q, cmp.settings
-    q4[sname], test4[sname], settings4[sname] = {k: v[0] for k, v in qq.items()}, test[0], sets
+    q4[sname], test4[sname], settings4[sname] = (
+        {k: v[0] for k, v in qq.items()},
+        test[0],
+        sets,
+    )
     loss_lqt = O.pinball_loss(test[0], qq["LQT"][0], ALPHA)
     for name in ["LQT", *BASELINES]:
         loss = O.pinball_loss(test[0], qq[name][0], ALPHA)
         hac = O.newey_west_test(loss - loss_lqt) if name != "LQT" else None
-        rows4.append({"series": sname, "method": name, "coverage": O.coverage(test[0], qq[name][0]),
-                      "pinball loss": loss.mean(), "set size (mean q)": qq[name][0].mean(),
-                      "loss / LQT's": loss.mean() / loss_lqt.mean(),
-                      "HAC p (LQT better)": hac.p_greater if hac else np.nan})
+        rows4.append(
+            {
+                "series": sname,
+                "method": name,
+                "coverage": O.coverage(test[0], qq[name][0]),
+                "pinball loss": loss.mean(),
+                "set size (mean q)": qq[name][0].mean(),
+                "loss / LQT's": loss.mean() / loss_lqt.mean(),
+                "HAC p (LQT better)": hac.p_greater if hac else np.nan,
+            }
+        )
 res4 = pd.DataFrame(rows4)
 rho1 = {k: O.lag1_autocorrelation(v[0]) for k, v in series.items()}
-print({k: f"{v.size} scores" for k, (v, _) in series.items()},
-      "; lag-1 autocorrelation of the scores:", {k: round(v, 3) for k, v in rho1.items()})
+print(
+    {k: f"{v.size} scores" for k, (v, _) in series.items()},
+    "; lag-1 autocorrelation of the scores:",
+    {k: round(v, 3) for k, v in rho1.items()},
+)
 with pd.option_context("display.float_format", "{:.4g}".format):
     print(res4.to_string(index=False))
-print("settings:", {k: {m: v[0] for m, v in sets.items()} for k, sets in settings4.items()})
+print(
+    "settings:",
+    {k: {m: v[0] for m, v in sets.items()} for k, sets in settings4.items()},
+)
 
 # %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(13, 3.8))
@@ -463,12 +652,23 @@ for ax, sname in zip(axes, series):
     win = np.arange(s.size - 300, s.size)
     ax.plot(win, s[win], color=color_for("muted"), lw=0.8, label="score")
     ax.plot(win, qq["LQT"][win], color=color_for("LQT"), label="LQT threshold")
-    ax.plot(win, qq[best][win], color=color_for(best), label=f"{best} threshold (best baseline)")
-    ax.set(xlabel="test round (last 300)", ylabel="|y − ŷ|" + (" (MW)" if "Taylor" in sname else " ($)"),
-           title=sname)
+    ax.plot(
+        win,
+        qq[best][win],
+        color=color_for(best),
+        label=f"{best} threshold (best baseline)",
+    )
+    ax.set(
+        xlabel="test round (last 300)",
+        ylabel="|y − ŷ|" + (" (MW)" if "Taylor" in sname else " ($)"),
+        title=sname,
+    )
     ax.legend(fontsize=8, loc="upper left")
-fig.suptitle("Thresholds on the real residuals, last 300 test rounds", fontsize=12,
-             fontweight="bold")
+fig.suptitle(
+    "Thresholds on the real residuals, last 300 test rounds",
+    fontsize=12,
+    fontweight="bold",
+)
 plt.show()
 
 # %%
@@ -476,18 +676,30 @@ FINE_LR = np.logspace(-9, 5, 15)
 rows4b, lagged = [], {}
 for sname, (s, frac) in series.items():
     n_v = int(frac * s.size)
-    cmp = O.tuned_comparison(s[None, :n_v], s[None, n_v:], alpha=ALPHA, lrs=FINE_LR, ps=[1, 2],
-                             sqt_lrs=FINE_LR, baselines=["SQT"])
+    cmp = O.tuned_comparison(
+        s[None, :n_v],
+        s[None, n_v:],
+        alpha=ALPHA,
+        lrs=FINE_LR,
+        ps=[1, 2],
+        sqt_lrs=FINE_LR,
+        baselines=["SQT"],
+    )
     lagged[sname] = cmp
     l_lqt = O.pinball_loss(test4[sname], cmp.q["LQT"][0], ALPHA)
     l_sqt = O.pinball_loss(test4[sname], cmp.q["SQT"][0], ALPHA)
-    rows4b.append({"series": sname, "LQT setting (p ≥ 1)": cmp.settings["LQT"][0],
-                   "SQT η": cmp.settings["SQT"][0]["lr"],
-                   "coverage LQT": O.coverage(test4[sname], cmp.q["LQT"][0]),
-                   "coverage SQT": O.coverage(test4[sname], cmp.q["SQT"][0]),
-                   "loss gain over SQT": 1 - l_lqt.mean() / l_sqt.mean(),
-                   "HAC p (LQT better)": O.newey_west_test(l_sqt - l_lqt).p_greater,
-                   "lag-1 autocorrelation": rho1[sname]})
+    rows4b.append(
+        {
+            "series": sname,
+            "LQT setting (p ≥ 1)": cmp.settings["LQT"][0],
+            "SQT η": cmp.settings["SQT"][0]["lr"],
+            "coverage LQT": O.coverage(test4[sname], cmp.q["LQT"][0]),
+            "coverage SQT": O.coverage(test4[sname], cmp.q["SQT"][0]),
+            "loss gain over SQT": 1 - l_lqt.mean() / l_sqt.mean(),
+            "HAC p (LQT better)": O.newey_west_test(l_sqt - l_lqt).p_greater,
+            "lag-1 autocorrelation": rho1[sname],
+        }
+    )
 res4b = pd.DataFrame(rows4b).set_index("series")
 with pd.option_context("display.float_format", "{:.4g}".format, "display.width", 120):
     print(res4b.to_string())
@@ -497,21 +709,37 @@ names = list(series)
 el_name = names[0]
 cov_dev4 = float((res4.coverage - (1 - ALPHA)).abs().max())
 ledger.check(
-    "4a", "coverage holds on real residuals (all methods)", paper="coverage ≈ 1 − α",
-    source="paper", measured={"max |coverage − 0.9|": cov_dev4},
-    criterion=at_most("max |coverage − 0.9|", 0.02))
+    "4a",
+    "coverage holds on real residuals (all methods)",
+    paper="coverage ≈ 1 − α",
+    source="paper",
+    measured={"max |coverage − 0.9|": cov_dev4},
+    criterion=at_most("max |coverage − 0.9|", 0.02),
+)
 ledger.check(
-    "4b", "LQT's lagged scores beat SQT tuned on the same grid (electricity)",
-    paper="Elec2: q. loss 0.005 vs 0.011–0.015", source="official code",
-    measured={"loss gain over SQT": res4b.loc[el_name, "loss gain over SQT"],
-              "HAC p": res4b.loc[el_name, "HAC p (LQT better)"]},
-    criterion=all_of(at_least("loss gain over SQT", 0.10),
-                     at_most("HAC p", 0.05, strict=True)))
+    "4b",
+    "LQT's lagged scores beat SQT tuned on the same grid (electricity)",
+    paper="Elec2: q. loss 0.005 vs 0.011–0.015",
+    source="official code",
+    measured={
+        "loss gain over SQT": res4b.loc[el_name, "loss gain over SQT"],
+        "HAC p": res4b.loc[el_name, "HAC p (LQT better)"],
+    },
+    criterion=all_of(
+        at_least("loss gain over SQT", 0.10), at_most("HAC p", 0.05, strict=True)
+    ),
+)
 ledger.check(
-    "4c", "the lags' gain is larger on the more dependent series",
-    paper="gain grows with dependence", source="paper",
-    measured={"gain over SQT": res4b["loss gain over SQT"].to_dict(), "lag-1 autocorrelation": rho1},
-    criterion=same_order("gain over SQT", "lag-1 autocorrelation"))
+    "4c",
+    "the lags' gain is larger on the more dependent series",
+    paper="gain grows with dependence",
+    source="paper",
+    measured={
+        "gain over SQT": res4b["loss gain over SQT"].to_dict(),
+        "lag-1 autocorrelation": rho1,
+    },
+    criterion=same_order("gain over SQT", "lag-1 autocorrelation"),
+)
 
 # %% [markdown]
 # Read the verdicts with the two tables above. Under the authors' protocol as is (first table),
@@ -531,11 +759,16 @@ ledger.check(
 # no column headers, and we read its first column as LQT and its last five as the baselines).
 
 # %%
-ledger.quote(5, "pre-registered ERCOT test: smaller sets, lower losses, all hypotheses significant",
-             paper="> 10 % smaller sets; > 30 % lower quantile and absolute loss; 78/78 significant",
-             source="abstract",
-             note="live-API data window, not re-derived; authors' results file: quantile loss 29.1 "
-                  "vs 42.3–76.6, mean set size 691 vs 779–1118")
+ledger.quote(
+    5,
+    "pre-registered ERCOT test: smaller sets, lower losses, all hypotheses significant",
+    paper="> 10 % smaller sets; > 30 % lower quantile and absolute loss; 78/78 "
+    "significant",
+    source="abstract",
+    note="live-API data window, not re-derived; authors' results file: quantile loss "
+    "29.1 "
+    "vs 42.3–76.6, mean set size 691 vs 779–1118",
+)
 
 # %% [markdown]
 # ## Claim 6 · Side by side with `conformalopt`
@@ -564,11 +797,33 @@ ours = O.lqt(y_long, alpha=ALPHA, p=2, lr=0.01).q
 t_ours = time.perf_counter() - t0
 peer_rows = [("AR(2), LQT(2) fixed η = 0.01", n_long, np.abs(ours - theirs).max())]
 el_lqt = settings4["electricity (Taylor)"]["LQT"][0]
-cases = [("AR(2), LQT(2) decaying η = 1", y_long[:n_short], dict(p=2, lr=1.0, bias=1.0, schedule="decaying")),
-         ("AR(2), SQT fixed η = 0.05", y_long[:n_short], dict(p=0, lr=0.05, bias=1.0, schedule="fixed", scalar=True)),
-         ("AR(2), SQT decaying η = 1", y_long[:n_short], dict(p=0, lr=1.0, bias=1.0, schedule="decaying", scalar=True)),
-         ("regime switches, LQT(1) η = 0.05", streams["regime switches"][:n_short], dict(p=1, lr=0.05, bias=1.0, schedule="fixed")),
-         ("electricity test part, tuned LQT", test4["electricity (Taylor)"], dict(**el_lqt, schedule="fixed"))]
+cases = [
+    (
+        "AR(2), LQT(2) decaying η = 1",
+        y_long[:n_short],
+        dict(p=2, lr=1.0, bias=1.0, schedule="decaying"),
+    ),
+    (
+        "AR(2), SQT fixed η = 0.05",
+        y_long[:n_short],
+        dict(p=0, lr=0.05, bias=1.0, schedule="fixed", scalar=True),
+    ),
+    (
+        "AR(2), SQT decaying η = 1",
+        y_long[:n_short],
+        dict(p=0, lr=1.0, bias=1.0, schedule="decaying", scalar=True),
+    ),
+    (
+        "regime switches, LQT(1) η = 0.05",
+        streams["regime switches"][:n_short],
+        dict(p=1, lr=0.05, bias=1.0, schedule="fixed"),
+    ),
+    (
+        "electricity test part, tuned LQT",
+        test4["electricity (Taylor)"],
+        dict(**el_lqt, schedule="fixed"),
+    ),
+]
 for label, s, kw in cases:
     scalar = kw.pop("scalar", False)
     ref = O.conformalopt_thresholds(s, alpha=ALPHA, scalar=scalar, **kw)
@@ -578,13 +833,19 @@ peer = pd.DataFrame(peer_rows, columns=["stream and method", "rounds", "max |Δq
 print(peer.to_string(index=False, formatters={"max |Δq|": "{:.1e}".format}))
 max_dq = float(peer["max |Δq|"].max())
 ledger.check(
-    6, "our LQT/SQT = conformalopt's thresholds", paper="same algorithm (package)",
-    source="official code", measured={f"max |Δq| over {len(peer)} streams × settings": max_dq},
-    criterion=at_most(f"max |Δq| over {len(peer)} streams × settings", 1e-8))
+    6,
+    "our LQT/SQT = conformalopt's thresholds",
+    paper="same algorithm (package)",
+    source="official code",
+    measured={f"max |Δq| over {len(peer)} streams × settings": max_dq},
+    criterion=at_most(f"max |Δq| over {len(peer)} streams × settings", 1e-8),
+)
 
 # %%
-print(f"{n_long:,} rounds of LQT(2): ours {t_ours:.2f} s, conformalopt {t_theirs:.2f} s; "
-      f"time ratio ours/theirs = {t_ours / t_theirs:.3f}")
+print(
+    f"{n_long:,} rounds of LQT(2): ours {t_ours:.2f} s, conformalopt {t_theirs:.2f} s; "
+    f"time ratio ours/theirs = {t_ours / t_theirs:.3f}"
+)
 
 # %% [markdown]
 # The thresholds agree to rounding error (printed above), so every number in this chapter is also

@@ -8,6 +8,7 @@
 - A skipped test fails the session: an optional dependency that is missing is an error with the
   command that installs it, never a quiet pass.
 """
+
 import os
 import tempfile
 from pathlib import Path
@@ -15,8 +16,9 @@ from pathlib import Path
 import pytest
 
 os.environ.setdefault("MPLBACKEND", "Agg")
-os.environ["REPBOOK_LEDGER"] = os.path.join(tempfile.mkdtemp(prefix="repbook-test-ledgers-"),
-                                           "ledger.json")
+os.environ["REPBOOK_LEDGER"] = os.path.join(
+    tempfile.mkdtemp(prefix="repbook-test-ledgers-"), "ledger.json"
+)
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
@@ -27,12 +29,18 @@ os.environ["IPYTHONDIR"] = ipython_dir()
 
 
 def _nbval_requested(config) -> bool:
-    return bool(getattr(config.option, "nbval", False) or getattr(config.option, "nbval_lax", False))
+    return bool(
+        getattr(config.option, "nbval", False)
+        or getattr(config.option, "nbval_lax", False)
+    )
 
 
 def pytest_collect_file(file_path: Path, parent):
-    if (file_path.suffix == ".ipynb" and file_path.parent.name == "reference"
-            and not _nbval_requested(parent.config)):
+    if (
+        file_path.suffix == ".ipynb"
+        and file_path.parent.name == "reference"
+        and not _nbval_requested(parent.config)
+    ):
         return ReferenceFile.from_parent(parent, path=file_path)
     return None
 
@@ -47,7 +55,9 @@ class ReferenceFile(pytest.File):
 
         nb = json.loads(self.path.read_text())
         for k, cell in enumerate(checked_cells(nb)):
-            yield ReferenceCell.from_parent(self, name=f"checked cell {k}", index=k, cell=cell)
+            yield ReferenceCell.from_parent(
+                self, name=f"checked cell {k}", index=k, cell=cell
+            )
 
     def executed(self) -> dict:
         if not hasattr(self, "_executed"):
@@ -69,12 +79,18 @@ class ReferenceCell(pytest.Item):
         self.index, self.cell = index, cell
 
     def runtest(self):
-        from repbook.runner.references import ReferenceMismatch, checked_cells, compare_cell
+        from repbook.runner.references import (
+            ReferenceMismatch,
+            checked_cells,
+            compare_cell,
+        )
 
         cells = checked_cells(self.parent.executed())
         if self.index >= len(cells):
-            raise ReferenceMismatch(f"the chapter has {len(cells)} checked cell(s); the reference "
-                                    f"has more: regenerate it (python -m repbook references NN)")
+            raise ReferenceMismatch(
+                f"the chapter has {len(cells)} checked cell(s); the reference "
+                f"has more: regenerate it (python -m repbook references NN)"
+            )
         compare_cell(self.cell, cells[self.index])
 
     def repr_failure(self, excinfo):
@@ -92,9 +108,12 @@ def pytest_sessionfinish(session, exitstatus):
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     skipped = reporter.stats.get("skipped", []) if reporter else []
     if skipped and exitstatus == 0 and not os.environ.get("REPBOOK_ALLOW_SKIPS"):
-        reporter.write_line(f"{len(skipped)} test(s) skipped: a skip is not a pass. Install what "
-                            "they need (see their reasons above; `make test-deps`), or set "
-                            "REPBOOK_ALLOW_SKIPS=1 to accept them knowingly.", red=True)
+        reporter.write_line(
+            f"{len(skipped)} test(s) skipped: a skip is not a pass. Install what "
+            "they need (see their reasons above; `make test-deps`), or set "
+            "REPBOOK_ALLOW_SKIPS=1 to accept them knowingly.",
+            red=True,
+        )
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 

@@ -1,5 +1,5 @@
 """The rendered book in headless Chromium: pages load, figures and verdict tables are there."""
-import os
+
 import re
 import shutil
 import subprocess
@@ -14,14 +14,30 @@ from repbook.runner.chapters import discover
 
 ROOT = repo_root()
 HTML = ROOT / "_build" / "html"
-CHROMIUM = next((p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p),
-                None)
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--hide-scrollbars"]
+CHROMIUM = next(
+    (
+        p
+        for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))
+        if p
+    ),
+    None,
+)
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--hide-scrollbars",
+]
 
-NO_CHROMIUM = ("the browser tests need Chromium, which is not on PATH: run `make test-deps` (as root on "
-               "Debian/Ubuntu it installs the `chromium` package), or install Chromium yourself")
+NO_CHROMIUM = (
+    "the browser tests need Chromium, which is not on PATH: run `make test-deps` (as root on "
+    "Debian/Ubuntu it installs the `chromium` package), or install Chromium yourself"
+)
 
 
 class Links(HTMLParser):
@@ -43,8 +59,12 @@ def chromium(page: Path, *extra: str) -> str:
     if CHROMIUM is None:
         pytest.fail(NO_CHROMIUM)
     with tempfile.TemporaryDirectory() as profile:
-        proc = subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={profile}", *extra,
-                               page.as_uri()], capture_output=True, text=True, timeout=120)
+        proc = subprocess.run(
+            [CHROMIUM, *FLAGS, f"--user-data-dir={profile}", *extra, page.as_uri()],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
     assert proc.returncode == 0, proc.stderr[-2000:]
     return proc.stdout
 
@@ -73,19 +93,29 @@ def test_chapter_page(chapter):
     figures = [i for i in links.imgs if "_images/" in i]
     assert len(figures) >= 3, f"only {len(figures)} figures on the page"
     for src in figures:
-        assert (page.parent / src).resolve().stat().st_size > 5_000, f"figure {src} is empty"
+        assert (page.parent / src).resolve().stat().st_size > 5_000, (
+            f"figure {src} is empty"
+        )
     tables = re.findall(r"<table.*?</table>", dom, flags=re.S)
-    assert any("criterion (fixed before the run)" in t and "verdict" in t for t in tables), \
-        "the verdict table is not rendered as a table"
+    assert any(
+        "criterion (fixed before the run)" in t and "verdict" in t for t in tables
+    ), "the verdict table is not rendered as a table"
     assert "checked claims reproduced" in dom
     assert "Traceback (most recent call last)" not in dom
-    assert not re.search(r'class="output stderr', dom), \
+    assert not re.search(r'class="output stderr', dom), (
         "a cell wrote to stderr (usually a warning): fix its cause or filter it where it arises"
-    assert "<mjx-container" in dom, "formulas were not typeset (MathJax missing from _static?)"
+    )
+    assert "<mjx-container" in dom, (
+        "formulas were not typeset (MathJax missing from _static?)"
+    )
     assert_local_targets_exist(page, links)
     shots = ROOT / "_build" / "screenshots"
     shots.mkdir(parents=True, exist_ok=True)
-    chromium(page, "--window-size=1280,1600", f"--screenshot={shots / (chapter.stem + '.png')}")
+    chromium(
+        page,
+        "--window-size=1280,1600",
+        f"--screenshot={shots / (chapter.stem + '.png')}",
+    )
     assert (shots / f"{chapter.stem}.png").stat().st_size > 10_000
 
 

@@ -1,9 +1,9 @@
 """The book's conventions: every chapter is in the toc, has one parameters cell, a verdict table and
 an nbval reference whose code matches the chapter source; paper modules stay independent."""
+
 import ast
 import json
 import re
-from pathlib import Path
 
 import jupytext
 import pytest
@@ -36,8 +36,12 @@ def toc_files():
 
 
 def code_cells(nb):
-    return [c.source.strip() for c in nb.cells if c.cell_type == "code"
-            and "injected-parameters" not in c.metadata.get("tags", [])]
+    return [
+        c.source.strip()
+        for c in nb.cells
+        if c.cell_type == "code"
+        and "injected-parameters" not in c.metadata.get("tags", [])
+    ]
 
 
 def test_there_are_chapters():
@@ -45,11 +49,18 @@ def test_there_are_chapters():
 
 
 def test_toc_lists_exactly_the_chapters():
-    chapters_in_toc = sorted(f.split("/")[-1] for f in toc_files() if f.startswith("book/chapters/"))
+    chapters_in_toc = sorted(
+        f.split("/")[-1] for f in toc_files() if f.startswith("book/chapters/")
+    )
     assert chapters_in_toc == sorted(IDS)
     for f in toc_files():
-        if not f.startswith("book/chapters/") and f not in ("book/scoreboard", "book/environment"):
-            assert (ROOT / f"{f}.md").is_file(), f"_toc.yml names {f}, which does not exist"
+        if not f.startswith("book/chapters/") and f not in (
+            "book/scoreboard",
+            "book/environment",
+        ):
+            assert (ROOT / f"{f}.md").is_file(), (
+                f"_toc.yml names {f}, which does not exist"
+            )
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=IDS)
@@ -60,39 +71,64 @@ def test_chapter_conventions(chapter):
     assert len(params) == 1
     defaults = parameters_of(chapter.path)
     assert defaults.get("scale") == "quick" and defaults.get("seed") == 0
-    checked = [c for c in nb.cells if "nbval-check-output" in c.metadata.get("tags", [])]
-    assert any("ledger.show()" in c.source for c in checked), "no verdict table cell checked by nbval"
+    checked = [
+        c for c in nb.cells if "nbval-check-output" in c.metadata.get("tags", [])
+    ]
+    assert any("ledger.show()" in c.source for c in checked), (
+        "no verdict table cell checked by nbval"
+    )
     text = chapter.path.read_text()
-    for heading in ("Claims we test", "## Deviations from the paper", "## Run it at full scale"):
+    for heading in (
+        "Claims we test",
+        "## Deviations from the paper",
+        "## Run it at full scale",
+    ):
         assert heading in text, f"missing {heading!r}"
-    assert "setup(scale=scale, seed=seed" in text, "set up through core.setup(scale=, seed=, ...)"
-    assert not re.search(r"setup\(\s*[\"']", text), "the runner names the chapter; setup takes no slug"
+    assert "setup(scale=scale, seed=seed" in text, (
+        "set up through core.setup(scale=, seed=, ...)"
+    )
+    assert not re.search(r"setup\(\s*[\"']", text), (
+        "the runner names the chapter; setup takes no slug"
+    )
     for call in ("torch.manual_seed(", "np.random.seed(", "random.seed("):
-        assert call not in text, f"{call}...) seeds a global generator: use run.child_rng / " \
-                                 "run.torch_generator / torch.random.fork_rng"
+        assert call not in text, (
+            f"{call}...) seeds a global generator: use run.child_rng / "
+            "run.torch_generator / torch.random.fork_rng"
+        )
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=IDS)
 def test_reference_matches_chapter_source(chapter):
     ref = ROOT / "tests" / "reference" / f"{chapter.stem}.ipynb"
-    assert ref.is_file(), f"no nbval reference; run `python -m repbook references {chapter.number}`"
+    assert ref.is_file(), (
+        f"no nbval reference; run `python -m repbook references {chapter.number}`"
+    )
     ref_nb = jupytext.read(ref)
     assert code_cells(ref_nb) == code_cells(jupytext.read(chapter.path)), (
         f"{ref.name} is out of date with {chapter.path.name}: "
-        f"run `python -m repbook references {chapter.number}`")
+        f"run `python -m repbook references {chapter.number}`"
+    )
     assert ref_nb.metadata["papermill"]["parameters"]["scale"] == "quick"
     raw = json.loads(ref.read_text())
     for cell in raw["cells"]:
         for out in cell.get("outputs", []):
-            assert "image/png" not in out.get("data", {}), "reference keeps images; strip them"
-    checked = [c for c in raw["cells"] if "nbval-check-output" in c["metadata"].get("tags", [])]
-    assert checked and all(c.get("outputs") for c in checked), "checked cells need stored outputs"
+            assert "image/png" not in out.get("data", {}), (
+                "reference keeps images; strip them"
+            )
+    checked = [
+        c for c in raw["cells"] if "nbval-check-output" in c["metadata"].get("tags", [])
+    ]
+    assert checked and all(c.get("outputs") for c in checked), (
+        "checked cells need stored outputs"
+    )
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=IDS)
 def test_paper_modules_have_tests(chapter):
     for mod in paper_modules(chapter.path):
-        assert (ROOT / "tests" / "lib" / f"test_{mod}.py").is_file(), f"{mod} has no unit tests"
+        assert (ROOT / "tests" / "lib" / f"test_{mod}.py").is_file(), (
+            f"{mod} has no unit tests"
+        )
 
 
 def test_paper_modules_do_not_import_each_other():
@@ -108,15 +144,43 @@ def test_paper_modules_do_not_import_each_other():
             for name in names:
                 parts = name.split(".")
                 if parts[:2] == ["repbook", "papers"] and len(parts) > 2:
-                    assert parts[2] == own, f"{path.name} imports another paper's module {name}"
+                    assert parts[2] == own, (
+                        f"{path.name} imports another paper's module {name}"
+                    )
 
 
 def test_nothing_generated_is_tracked():
     import subprocess
 
-    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True).stdout.split()
+    tracked = subprocess.run(
+        ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True
+    ).stdout.split()
     if not tracked:
         pytest.skip("not a git checkout")
     for f in tracked:
         assert not f.startswith(("_build/", ".venv/", "book/chapters/")), f
         assert not (f.endswith(".ipynb") and not f.startswith("tests/reference/")), f
+
+
+CODE_COLUMNS = 88
+"""What a code cell shows without horizontal scrolling at 1280 px (the browser test measures it)."""
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=IDS)
+def test_code_lines_fit_the_page(chapter):
+    nb = jupytext.read(chapter.path)
+    long = [(i, line) for i, c in enumerate(nb.cells) if c.cell_type == "code"
+            for line in c.source.splitlines() if len(line) > CODE_COLUMNS]
+    assert not long, (f"{len(long)} code line(s) longer than {CODE_COLUMNS} characters, e.g. cell "
+                      f"{long[0][0]}: {long[0][1][:60]}…")
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=IDS)
+def test_plotting_cells_are_folded(chapter):
+    """The book's rule (README, "Adding a chapter"): a code cell that draws (calls `plt.`) and records no
+    claim is folded with the `hide-input` tag; method cells and criteria stay in view."""
+    nb = jupytext.read(chapter.path)
+    bad = [i for i, c in enumerate(nb.cells) if c.cell_type == "code"
+           and re.search(r"\bplt\.", c.source) and "ledger." not in c.source
+           and not {"hide-input", "remove-input"} & set(c.metadata.get("tags", []))]
+    assert not bad, f"plotting cells {bad} are not folded: tag them hide-input"

@@ -1,4 +1,3 @@
-import itertools
 import json
 import random
 
@@ -8,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from repbook.core import data_file
-from repbook.papers.ar_bench import dc, gn, loaders, metrics, sp
+from repbook.papers.ar_bench import dc, gn, metrics, sp
 from repbook.papers.ar_bench.loaders import ArBenchFormatError, load_arbench
 
 SECRETS = gn.secret_strings()
@@ -30,8 +29,14 @@ def test_known_feedback():
     assert gn.compare_guess("1234", "1243") == (2, 2, 6)
     assert gn.compare_guess("0521", "5678") == (0, 1, 1)
     assert gn.compare_guess("1234", "5678") == (0, 0, 0)
-    assert gn.compare_guess([1, 2, 3, 4], "1111") == (1, 0, 2)   # repeats: multiset intersection
-    assert gn.feedback_text(1, 2).startswith("1 digits are present in the answer and in the correct")
+    assert gn.compare_guess([1, 2, 3, 4], "1111") == (
+        1,
+        0,
+        2,
+    )  # repeats: multiset intersection
+    assert gn.feedback_text(1, 2).startswith(
+        "1 digits are present in the answer and in the correct"
+    )
 
 
 def brute_feedback(secret, guess):
@@ -55,7 +60,7 @@ def test_matrix_agrees_with_judge_exhaustively_on_rows():
     assert F.dtype == np.uint8 and F.shape == (5040, 5040)
     assert np.array_equal(F, F.T) and np.all(np.diag(F) == gn.WIN)
     rng = random.Random(0)
-    for g in rng.sample(range(5040), 3):                     # three full rows, every secret
+    for g in rng.sample(range(5040), 3):  # three full rows, every secret
         for s in range(5040):
             b, c, _ = gn.compare_guess(SECRETS[s], SECRETS[g])
             assert F[g, s] == gn.encode(b, c)
@@ -99,7 +104,7 @@ def test_tree_agents_solve_every_secret(entropy_tree):
     r = entropy_tree
     assert np.all(r.turns >= 1) and r.turns.max() <= 9
     assert 5.1 < r.turns.mean() < 5.4
-    assert r.turns[0] == 1                            # the first guess is secret 0
+    assert r.turns[0] == 1  # the first guess is secret 0
     assert np.all(r.sizes[:, 0] == 5040)
     # candidate sets shrink along every game
     assert np.all(np.diff(r.sizes, axis=1) <= 0)
@@ -171,8 +176,14 @@ def test_memory_and_noise_hurt():
     assert full == 1.0 and k1 < 0.6 and noisy < 0.8
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    (dict(memory=-1), "memory"), (dict(p_misread=1.5), "p_misread"), (dict(max_turn=0), "max_turn")])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(memory=-1), "memory"),
+        (dict(p_misread=1.5), "p_misread"),
+        (dict(max_turn=0), "max_turn"),
+    ],
+)
 def test_random_agent_bad_inputs(kwargs, match):
     with pytest.raises(ValueError, match=match):
         gn.play_random([1, 2], np.random.default_rng(0), **kwargs)
@@ -189,8 +200,10 @@ def test_passive_determination():
     rng = np.random.default_rng(0)
     d = gn.passive_determined(np.arange(0, 5040, 50), [0, 1, 4, 8, 12], rng)
     assert d.shape == (5, 101)
-    assert not d[0].any()                                  # no clue: 5,040 candidates
-    assert np.all(d[1:].mean(1) >= d[:-1].mean(1) - 1e-12)  # more clues never hurt (same clues)
+    assert not d[0].any()  # no clue: 5,040 candidates
+    assert np.all(
+        d[1:].mean(1) >= d[:-1].mean(1) - 1e-12
+    )  # more clues never hurt (same clues)
     assert d[-1].mean() > 0.8
     assert gn.solved_by([1, 3, 0, 5], [1, 3, 5]).tolist() == [0.25, 0.5, 0.75]
 
@@ -202,7 +215,11 @@ def test_shipped_fixtures_load():
     cases = load_arbench(data_file("01_ar_bench", "dc_mini.json"))
     assert len(cases) == 5
     for c in cases:
-        assert len(c.names) == 5 and sum(all(f) for f in c.facts) == 1 and all(c.facts[c.label])
+        assert (
+            len(c.names) == 5
+            and sum(all(f) for f in c.facts) == 1
+            and all(c.facts[c.label])
+        )
         assert len(c.key_pairs) == c.n_key_questions == 6
     puzzles = load_arbench(data_file("01_ar_bench", "sp_mini.json"), task="sp")
     assert len(puzzles) == 5
@@ -220,15 +237,31 @@ def write(tmp_path, data, name="f.json"):
 
 def dc_record(**over):
     names = ["A", "B", "C"]
-    rec = {"suspects": [{"name": "A", "motive": ["x"], "opportunity": ["y"], "access_to_weapon": ["z"],
-                         "is_murderer": True},
-                        {"name": "B", "motive": "none", "opportunity": ["y"], "access_to_weapon": ["z"]},
-                        {"name": "C"}],
-           "initial_information": {"suspect": [{"name": n} for n in ["C", "A", "B"]]},
-           "key_question": ["Can this question deduce that A had the motive?",
-                            "Can this question deduce that B did not have the motive",
-                            "An unparsable one"],
-           "label": 1}
+    rec = {
+        "suspects": [
+            {
+                "name": "A",
+                "motive": ["x"],
+                "opportunity": ["y"],
+                "access_to_weapon": ["z"],
+                "is_murderer": True,
+            },
+            {
+                "name": "B",
+                "motive": "none",
+                "opportunity": ["y"],
+                "access_to_weapon": ["z"],
+            },
+            {"name": "C"},
+        ],
+        "initial_information": {"suspect": [{"name": n} for n in ["C", "A", "B"]]},
+        "key_question": [
+            "Can this question deduce that A had the motive?",
+            "Can this question deduce that B did not have the motive",
+            "An unparsable one",
+        ],
+        "label": 1,
+    }
     rec.update(over)
     assert names
     return rec
@@ -237,16 +270,23 @@ def dc_record(**over):
 def test_dc_loader_tolerates_missing_keys(tmp_path):
     (case,) = load_arbench(write(tmp_path, [dc_record()]))
     assert case.names == ("C", "A", "B") and case.label == 1
-    assert case.facts == ((False, False, False), (True, True, True), (False, True, True))
+    assert case.facts == (
+        (False, False, False),
+        (True, True, True),
+        (False, True, True),
+    )
     assert case.key_pairs == {(1, 0), (2, 0)} and case.n_key_questions == 3
 
 
-@pytest.mark.parametrize("over, match", [
-    (dict(label=3), "label must be an int"),
-    (dict(label="1"), "label must be an int"),
-    (dict(murderer="B"), "is not choice 1"),
-    (dict(initial_information={}), "lacks the required key 'suspect'"),
-])
+@pytest.mark.parametrize(
+    "over, match",
+    [
+        (dict(label=3), "label must be an int"),
+        (dict(label="1"), "label must be an int"),
+        (dict(murderer="B"), "is not choice 1"),
+        (dict(initial_information={}), "lacks the required key 'suspect'"),
+    ],
+)
 def test_dc_loader_malformed(tmp_path, over, match):
     with pytest.raises(ArBenchFormatError, match=match):
         load_arbench(write(tmp_path, [dc_record(**over)]))
@@ -258,10 +298,22 @@ def test_dc_loader_label_disagrees_with_is_murderer(tmp_path):
 
 
 def test_sp_loader_strings_as_booleans_and_missing_key_questions(tmp_path):
-    rec = {"surface": "s", "bottom": "b", "supernatural": "True", "someone_dies": False,
-           "story_tree": {"value": "root", "children": [{"value": "a", "key_question": "qa?"}]}}
+    rec = {
+        "surface": "s",
+        "bottom": "b",
+        "supernatural": "True",
+        "someone_dies": False,
+        "story_tree": {
+            "value": "root",
+            "children": [{"value": "a", "key_question": "qa?"}],
+        },
+    }
     (p,) = load_arbench(write(tmp_path, [rec]))
-    assert p.supernatural is True and p.someone_dies is False and p.key_questions == ("qa?",)
+    assert (
+        p.supernatural is True
+        and p.someone_dies is False
+        and p.key_questions == ("qa?",)
+    )
     rec["supernatural"] = "maybe"
     with pytest.raises(ArBenchFormatError, match="supernatural"):
         load_arbench(write(tmp_path, [rec]))
@@ -269,9 +321,16 @@ def test_sp_loader_strings_as_booleans_and_missing_key_questions(tmp_path):
         load_arbench(write(tmp_path, [{"surface": "s", "bottom": "b"}]), task="sp")
 
 
-@pytest.mark.parametrize("content, match", [
-    ("not json", "not valid JSON"), ([], "non-empty"), (["1123"], "4 distinct digits"),
-    ([{"foo": 1}], "cannot tell the task"), ([12345], "cannot tell")])
+@pytest.mark.parametrize(
+    "content, match",
+    [
+        ("not json", "not valid JSON"),
+        ([], "non-empty"),
+        (["1123"], "4 distinct digits"),
+        ([{"foo": 1}], "cannot tell the task"),
+        ([12345], "cannot tell"),
+    ],
+)
 def test_malformed_files(tmp_path, content, match):
     with pytest.raises(ArBenchFormatError, match=match):
         load_arbench(write(tmp_path, content))
@@ -322,14 +381,18 @@ def test_dc_info_gain_agrees_with_brute_force_first_question(cases):
     """The first question chosen maximises the expected entropy drop computed by hand."""
     case = cases[0]
     bits, mur = dc.hypotheses(5)
+
     def h(m):
         p = np.bincount(m, minlength=5) / len(m)
         p = p[p > 0]
         return -(p * np.log2(p)).sum()
+
     gains = []
     for q in range(15):
         yes = bits[:, q]
-        gains.append(h(mur) - yes.mean() * h(mur[yes]) - (1 - yes.mean()) * h(mur[~yes]))
+        gains.append(
+            h(mur) - yes.mean() * h(mur[yes]) - (1 - yes.mean()) * h(mur[~yes])
+        )
     g = dc.play_case(case, "info_gain", np.random.default_rng(0), max_turn=1)
     q0 = 3 * g.questions[0][0] + g.questions[0][1]
     assert gains[q0] == pytest.approx(max(gains))

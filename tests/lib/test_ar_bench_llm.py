@@ -1,4 +1,5 @@
 """The LLM agent against a real HTTP server on loopback that speaks the chat-completions protocol."""
+
 import json
 import re
 import threading
@@ -16,7 +17,9 @@ def consistent_policy(messages):
     F = gn.feedback_matrix()
     mask = np.ones(5040, dtype=bool)
     for m in messages:
-        hit = re.match(r"Feedback for (\d{4}): (\d) digits .* (\d) digits", m["content"])
+        hit = re.match(
+            r"Feedback for (\d{4}): (\d) digits .* (\d) digits", m["content"]
+        )
         if m["role"] == "user" and hit:
             g = gn.index_of(hit.group(1))
             mask &= F[g] == gn.encode(int(hit.group(2)), int(hit.group(3)))
@@ -51,7 +54,9 @@ class Server:
 
     def __init__(self):
         self.mode, self.requests, self.script = "ok", [], []
-        self.released = threading.Event()   # a hanging request waits for this (set at close)
+        self.released = (
+            threading.Event()
+        )  # a hanging request waits for this (set at close)
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -62,7 +67,7 @@ class Server:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 outer.requests.append((self.path, dict(self.headers), body))
                 mode = outer.script.pop(0) if outer.script else outer.mode
-                if mode == "hang":            # never answers while the test runs
+                if mode == "hang":  # never answers while the test runs
                     outer.released.wait(60)
                     return
                 if mode.startswith("http"):
@@ -78,11 +83,20 @@ class Server:
                         payload = b'{"choices": []}'
                     else:
                         msgs = body["messages"]
-                        text = ("I am not sure." if mode == "babble" else
-                                detective_policy(msgs) if "detective" in msgs[0]["content"] else
-                                consistent_policy(msgs))
-                        payload = json.dumps({"choices": [{"message": {"role": "assistant",
-                                                                       "content": text}}]}).encode()
+                        text = (
+                            "I am not sure."
+                            if mode == "babble"
+                            else detective_policy(msgs)
+                            if "detective" in msgs[0]["content"]
+                            else consistent_policy(msgs)
+                        )
+                        payload = json.dumps(
+                            {
+                                "choices": [
+                                    {"message": {"role": "assistant", "content": text}}
+                                ]
+                            }
+                        ).encode()
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(payload)))
                 self.end_headers()
@@ -93,8 +107,9 @@ class Server:
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
-        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02},
-                                       daemon=True)
+        self.thread = threading.Thread(
+            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
         self.thread.start()
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
 
@@ -113,7 +128,9 @@ def server():
 
 def client(server, timeout=60.0, key="sk-test", retries=0):
     """Generous timeouts: a busy machine must not turn a scripted reply into a timeout."""
-    return llm.ChatClient(server.url, "scripted", key, timeout, retries=retries, backoff=0.01)
+    return llm.ChatClient(
+        server.url, "scripted", key, timeout, retries=retries, backoff=0.01
+    )
 
 
 def test_protocol_and_a_solved_game(server):
@@ -133,16 +150,24 @@ def test_benchmark_over_several_secrets(server):
 
 
 def test_timeout_is_a_clear_error(server):
-    server.mode = "hang"   # the server never answers, so the timeout is certain, not a race
-    with pytest.raises(llm.LLMError, match=r"within 1.0 s \(timeout\) \(after 2 attempts\)"):
-        client(server, timeout=1.0, retries=1).complete([{"role": "user", "content": "hi"}])
+    server.mode = (
+        "hang"  # the server never answers, so the timeout is certain, not a race
+    )
+    with pytest.raises(
+        llm.LLMError, match=r"within 1.0 s \(timeout\) \(after 2 attempts\)"
+    ):
+        client(server, timeout=1.0, retries=1).complete(
+            [{"role": "user", "content": "hi"}]
+        )
     assert len(server.requests) == 2
 
 
 @pytest.mark.parametrize("first", ["http429", "http503"])
 def test_rate_limits_and_overload_are_retried(server, first):
     server.script = [first]
-    assert "Guess" in client(server, retries=2).complete([{"role": "user", "content": "hi"}])
+    assert "Guess" in client(server, retries=2).complete(
+        [{"role": "user", "content": "hi"}]
+    )
     assert len(server.requests) == 2
 
 
@@ -156,18 +181,28 @@ def test_a_persistent_500_is_a_clear_error_after_the_retries(server):
 def test_client_errors_are_not_retried_and_the_key_stays_secret(server):
     server.mode = "http401"
     with pytest.raises(llm.LLMError) as err:
-        client(server, key="sk-very-secret", retries=3).complete([{"role": "user", "content": "x"}])
+        client(server, key="sk-very-secret", retries=3).complete(
+            [{"role": "user", "content": "x"}]
+        )
     assert len(server.requests) == 1 and "sk-very-secret" not in str(err.value)
 
 
 def test_an_endpoint_without_a_key(server):
-    assert "Guess" in client(server, key=None).complete([{"role": "user", "content": "hi"}])
+    assert "Guess" in client(server, key=None).complete(
+        [{"role": "user", "content": "hi"}]
+    )
     assert "Authorization" not in server.requests[0][1]
 
 
-@pytest.mark.parametrize("mode, match", [
-    ("notjson", "did not answer JSON"), ("nochoices", "no choices"),
-    ("http500", "HTTP 500"), ("http401", "HTTP 401")])
+@pytest.mark.parametrize(
+    "mode, match",
+    [
+        ("notjson", "did not answer JSON"),
+        ("nochoices", "no choices"),
+        ("http500", "HTTP 500"),
+        ("http401", "HTTP 401"),
+    ],
+)
 def test_bad_replies_are_clear_errors(server, mode, match):
     server.mode = mode
     with pytest.raises(llm.LLMError, match=match):
@@ -180,16 +215,21 @@ def test_refused_connection_is_a_clear_error(server):
     c = llm.ChatClient(url, "m", None, 10.0)
     with pytest.raises(llm.LLMError, match="cannot reach"):
         c.complete([{"role": "user", "content": "hi"}])
-    server.httpd = type("Dummy", (), {"shutdown": lambda self: None, "server_close": lambda self: None})()
+    server.httpd = type(
+        "Dummy", (), {"shutdown": lambda self: None, "server_close": lambda self: None}
+    )()
 
 
 def test_errors_mid_benchmark_do_not_crash(server):
     server.mode = "http500"
-    games = llm.evaluate_gn_llm(client(server), ["1234", "5678", "9012", "3456", "7890"],
-                                max_consecutive_errors=2)
+    games = llm.evaluate_gn_llm(
+        client(server),
+        ["1234", "5678", "9012", "3456", "7890"],
+        max_consecutive_errors=2,
+    )
     assert len(games) == 5 and not any(g.solved for g in games)
     assert "HTTP 500" in games[0].error and games[-1].error.startswith("not played")
-    assert len(server.requests) == 2                    # gave up after two failed games
+    assert len(server.requests) == 2  # gave up after two failed games
 
 
 def test_unparsable_replies_lose_turns(server):
@@ -242,11 +282,13 @@ def test_detective_babble_and_errors(server, cases):
     assert r.answer is None and not r.correct and r.invalid == 3 and r.turns == 0
     server.mode = "http401"
     out = llm.evaluate_dc_llm(client(server), cases, max_consecutive_errors=1)
-    assert "HTTP 401" in out[0].error and all(o.error.startswith("not played") for o in out[1:])
+    assert "HTTP 401" in out[0].error and all(
+        o.error.startswith("not played") for o in out[1:]
+    )
 
 
 def test_parse_dc_reply():
     assert llm.parse_dc_reply("Ask: B motive", 5) == ("ask", 1, 0)
     assert llm.parse_dc_reply("ask: (c), weapon then Accuse: A", 5) == ("accuse", 0)
-    assert llm.parse_dc_reply("Accuse: F", 5) is None            # only 5 suspects
+    assert llm.parse_dc_reply("Accuse: F", 5) is None  # only 5 suspects
     assert llm.parse_dc_reply("hmm", 5) is None

@@ -14,9 +14,13 @@ from repbook.papers import aurc as A
 def test_mc_weights_are_harmonic_differences_and_digamma():
     n = 50
     r = np.arange(1, n + 1)
-    np.testing.assert_allclose(A.mc_weights(n), digamma(n + 1) - digamma(n - r + 1), rtol=1e-12)
+    np.testing.assert_allclose(
+        A.mc_weights(n), digamma(n + 1) - digamma(n - r + 1), rtol=1e-12
+    )
     assert A.mc_weights(1)[0] == 1.0
-    assert A.mc_weights(n).mean() == pytest.approx(1.0, abs=1e-12)  # Σ_r (H_n − H_{n−r}) = n
+    assert A.mc_weights(n).mean() == pytest.approx(
+        1.0, abs=1e-12
+    )  # Σ_r (H_n − H_{n−r}) = n
 
 
 def test_ln_and_sele_weights():
@@ -27,7 +31,9 @@ def test_ln_and_sele_weights():
 
 def test_top_weight_gap_tends_to_euler_gamma():
     n = 10**6
-    assert A.mc_weights(n)[-1] - A.ln_weights(n)[-1] == pytest.approx(np.euler_gamma, abs=1e-5)
+    assert A.mc_weights(n)[-1] - A.ln_weights(n)[-1] == pytest.approx(
+        np.euler_gamma, abs=1e-5
+    )
 
 
 @pytest.mark.parametrize("bad", [0, -3, 2.5, True, "4"])
@@ -57,7 +63,14 @@ def test_known_small_example():
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(st.floats(0, 1), st.integers(0, 1)), min_size=1, max_size=40, unique_by=lambda t: t[0]))
+@given(
+    st.lists(
+        st.tuples(st.floats(0, 1), st.integers(0, 1)),
+        min_size=1,
+        max_size=40,
+        unique_by=lambda t: t[0],
+    )
+)
 def test_mc_plugin_equals_classic_and_brute_force(pairs):
     conf = np.array([p[0] for p in pairs])
     losses = np.array([p[1] for p in pairs], dtype=float)
@@ -87,20 +100,24 @@ def test_batched_rows_match_single_calls():
         batch = A.plugin_aurc(losses, conf, est)
         single = [A.plugin_aurc(losses[i], conf[i], est) for i in range(5)]
         np.testing.assert_allclose(batch, single, rtol=1e-12)
-    np.testing.assert_allclose(A.empirical_aurc(losses, conf),
-                               [A.empirical_aurc(losses[i], conf[i]) for i in range(5)])
+    np.testing.assert_allclose(
+        A.empirical_aurc(losses, conf),
+        [A.empirical_aurc(losses[i], conf[i]) for i in range(5)],
+    )
 
 
 def test_invariant_to_monotone_transform_of_confidence():
     rng = np.random.default_rng(1)
     conf, losses = rng.random(200), (rng.random(200) < 0.4).astype(float)
     for est in A.ESTIMATORS:
-        assert A.plugin_aurc(losses, conf, est) == pytest.approx(A.plugin_aurc(losses, np.exp(3 * conf), est))
+        assert A.plugin_aurc(losses, conf, est) == pytest.approx(
+            A.plugin_aurc(losses, np.exp(3 * conf), est)
+        )
 
 
 def test_perfect_and_constant_rankings():
     losses = np.array([1.0, 1.0, 0.0, 0.0])
-    conf_perfect = np.array([0.1, 0.2, 0.8, 0.9])   # errors least confident
+    conf_perfect = np.array([0.1, 0.2, 0.8, 0.9])  # errors least confident
     conf_worst = conf_perfect[::-1]
     assert A.empirical_aurc(losses, conf_perfect) < A.empirical_aurc(losses, conf_worst)
     # one tie group: every weight is the mean weight (1 for MC) → estimate = mean loss
@@ -116,14 +133,17 @@ def test_risk_coverage_curve_and_reweighted_risk():
         A.reweighted_risk([1.0], [1.0])
 
 
-@pytest.mark.parametrize("losses, conf, msg", [
-    ([], [], "empty"),
-    ([1.0, 0.0], [0.5], "same shape"),
-    ([1.0, np.nan], [0.5, 0.2], "losses contain NaN"),
-    ([1.0, 0.0], [0.5, np.inf], "confidence contains NaN"),
-    ([-1.0, 0.0], [0.5, 0.2], "non-negative"),
-    (np.zeros((2, 2, 2)), np.zeros((2, 2, 2)), "1-D"),
-])
+@pytest.mark.parametrize(
+    "losses, conf, msg",
+    [
+        ([], [], "empty"),
+        ([1.0, 0.0], [0.5], "same shape"),
+        ([1.0, np.nan], [0.5, 0.2], "losses contain NaN"),
+        ([1.0, 0.0], [0.5, np.inf], "confidence contains NaN"),
+        ([-1.0, 0.0], [0.5, 0.2], "non-negative"),
+        (np.zeros((2, 2, 2)), np.zeros((2, 2, 2)), "1-D"),
+    ],
+)
 def test_bad_inputs_name_the_problem(losses, conf, msg):
     with pytest.raises(ValueError, match=msg):
         A.plugin_aurc(losses, conf)
@@ -142,13 +162,17 @@ def test_closed_form_is_the_integral_of_the_risk(beta):
     m = A.PowerErrorModel(beta)
     assert quad(m.risk, 0, 1)[0] == pytest.approx(m.aurc(), rel=1e-9)
     # SELE limit E[ℓ·G] = ∫ s (1 − s)^β ds
-    assert quad(lambda s: s * (1 - s) ** beta, 0, 1)[0] == pytest.approx(m.sele_limit(), rel=1e-9)
+    assert quad(lambda s: s * (1 - s) ** beta, 0, 1)[0] == pytest.approx(
+        m.sele_limit(), rel=1e-9
+    )
 
 
 def test_exact_mc_bias_for_beta_one_is_one_over_two_n_plus_two():
     m = A.PowerErrorModel(1.0)
     for n in (1, 5, 64, 1000):
-        assert m.expected_estimate(n, "mc") - m.aurc() == pytest.approx(1 / (2 * (n + 1)), rel=1e-9)
+        assert m.expected_estimate(n, "mc") - m.aurc() == pytest.approx(
+            1 / (2 * (n + 1)), rel=1e-9
+        )
 
 
 def test_expected_estimate_matches_simulation():
@@ -156,7 +180,9 @@ def test_expected_estimate_matches_simulation():
     s, e = m.sample(20, 40_000, np.random.default_rng(0))
     for est in ("mc", "ln", "sele"):
         x = A.plugin_aurc(e, s, est)
-        assert abs(x.mean() - m.expected_estimate(20, est)) < 4 * x.std() / np.sqrt(x.size)
+        assert abs(x.mean() - m.expected_estimate(20, est)) < 4 * x.std() / np.sqrt(
+            x.size
+        )
 
 
 def test_model_rejects_bad_beta():
@@ -185,7 +211,11 @@ def test_aurc_loss_is_the_plugin_estimate_of_cross_entropy():
     logits = torch.randn(16, 4, generator=g, dtype=torch.float64, requires_grad=True)
     targets = torch.randint(0, 4, (16,), generator=g)
     loss = A.aurc_loss(logits, targets)
-    ce = torch.nn.functional.cross_entropy(logits, targets, reduction="none").detach().numpy()
+    ce = (
+        torch.nn.functional.cross_entropy(logits, targets, reduction="none")
+        .detach()
+        .numpy()
+    )
     conf = torch.softmax(logits, 1).max(1).values.detach().numpy()
     assert loss.item() == pytest.approx(A.plugin_aurc(ce, conf), rel=1e-10)
     loss.backward()
@@ -196,9 +226,13 @@ def test_aurc_loss_gradient_has_no_path_through_ranks():
     logits = torch.tensor([[2.0, 0.0], [0.0, 1.0]], requires_grad=True)
     targets = torch.tensor([0, 0])
     A.aurc_loss(logits, targets).backward()
-    w = torch.tensor(A.mc_weights(2))  # ranks: sample 1 less confident (0.73) than sample 0 (0.88)
+    w = torch.tensor(
+        A.mc_weights(2)
+    )  # ranks: sample 1 less confident (0.73) than sample 0 (0.88)
     ce = lambda z: torch.nn.functional.cross_entropy(z, targets, reduction="none")
-    expected = torch.autograd.functional.jacobian(lambda z: (ce(z) * w[[1, 0]].float()).sum() / 2, logits)
+    expected = torch.autograd.functional.jacobian(
+        lambda z: (ce(z) * w[[1, 0]].float()).sum() / 2, logits
+    )
     torch.testing.assert_close(logits.grad, expected)
 
 
@@ -223,9 +257,13 @@ def test_sklearn_mlp_logits_give_its_probabilities():
     from sklearn.datasets import make_classification
     from sklearn.neural_network import MLPClassifier
 
-    X, y = make_classification(200, n_features=6, n_informative=4, n_classes=3, random_state=0)
+    X, y = make_classification(
+        200, n_features=6, n_informative=4, n_classes=3, random_state=0
+    )
     mlp = MLPClassifier((8,), max_iter=50, random_state=0).fit(X, y)
-    assert np.allclose(softmax(A.sklearn_mlp_logits(mlp, X), axis=1), mlp.predict_proba(X))
+    assert np.allclose(
+        softmax(A.sklearn_mlp_logits(mlp, X), axis=1), mlp.predict_proba(X)
+    )
 
 
 def test_mlp_net_is_seeded_and_leaves_the_global_generator_alone():
@@ -235,8 +273,14 @@ def test_mlp_net_is_seeded_and_leaves_the_global_generator_alone():
     before = torch.random.get_rng_state()
     a, b, c = A.mlp_net(5), A.mlp_net(5), A.mlp_net(6)
     assert torch.equal(torch.random.get_rng_state(), before)
-    assert torch.equal(a[0].weight, b[0].weight) and not torch.equal(a[0].weight, c[0].weight)
-    assert [type(m).__name__ for m in A.mlp_net(0, (4, 3, 2))] == ["Linear", "ReLU", "Linear"]
+    assert torch.equal(a[0].weight, b[0].weight) and not torch.equal(
+        a[0].weight, c[0].weight
+    )
+    assert [type(m).__name__ for m in A.mlp_net(0, (4, 3, 2))] == [
+        "Linear",
+        "ReLU",
+        "Linear",
+    ]
     with pytest.raises(ValueError, match="sizes"):
         A.mlp_net(0, (4,))
 
@@ -250,8 +294,15 @@ def test_training_lowers_the_loss_and_metrics_are_consistent():
     net = A.mlp_net(0, (4, 8, 2))
     loss = torch.nn.functional.cross_entropy
     before = float(loss(net(X), y))
-    A.train_epochs(net, torch.optim.SGD(net.parameters(), lr=0.5, momentum=0.9), loss, X, y, 30,
-                   torch.Generator().manual_seed(1))
+    A.train_epochs(
+        net,
+        torch.optim.SGD(net.parameters(), lr=0.5, momentum=0.9),
+        loss,
+        X,
+        y,
+        30,
+        torch.Generator().manual_seed(1),
+    )
     assert float(loss(net(X), y)) < before / 2
     aurc, acc = A.selective_metrics(net, X, y)
     assert 0.9 < acc <= 1 and 0 <= aurc < 0.05

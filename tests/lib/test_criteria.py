@@ -5,12 +5,24 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from repbook.core.criteria import (CriterionError, all_of, at_least, at_most, custom, each_of,
-                                   monotone, same_order, same_sign, within)
+from repbook.core.criteria import (
+    CriterionError,
+    all_of,
+    at_least,
+    at_most,
+    custom,
+    each_of,
+    monotone,
+    same_order,
+    same_sign,
+    within,
+)
 
 
 # --- comparisons: verdict, margin and text come from one object --------------------------------
-@pytest.mark.parametrize("x, passed, margin", [(0.5, True, 0.1), (0.4, True, 0.0), (0.39, False, -0.01)])
+@pytest.mark.parametrize(
+    "x, passed, margin", [(0.5, True, 0.1), (0.4, True, 0.0), (0.39, False, -0.01)]
+)
 def test_at_least_boundary_is_inclusive(x, passed, margin):
     out = at_least("gap", 0.4).evaluate({"gap": x})
     assert out.passed is passed and out.margin == pytest.approx(margin)
@@ -35,7 +47,9 @@ def test_at_most_margin_sign():
 
 def test_zero_bound_normalises_by_the_given_scale():
     assert at_least("g", 0).evaluate({"g": 0.3}).normalized == 0.3
-    assert at_least("g", 0, scale=0.1).evaluate({"g": 0.3}).normalized == pytest.approx(3.0)
+    assert at_least("g", 0, scale=0.1).evaluate({"g": 0.3}).normalized == pytest.approx(
+        3.0
+    )
 
 
 def test_bound_can_be_another_value_times_a_factor():
@@ -55,7 +69,7 @@ def test_within_is_closed_and_margin_is_distance_to_nearest_end():
     c = within("slope", -0.6, -0.4)
     assert c.text() == "slope in [-0.6, -0.4]"
     assert c.evaluate({"slope": -0.4}).passed
-    out = c.evaluate({"slope": -0.399})          # chapter 04's claim 4: just outside
+    out = c.evaluate({"slope": -0.399})  # chapter 04's claim 4: just outside
     assert not out.passed and out.margin == pytest.approx(-0.001)
     out = c.evaluate({"slope": -0.5})
     assert out.margin == pytest.approx(0.1) and out.normalized == pytest.approx(1.0)
@@ -68,12 +82,16 @@ def test_each_element_of_a_sequence_must_hold_and_the_worst_decides():
     out = at_least("gap", 0.4).evaluate({"gap": [0.9, 0.45, 0.7]})
     assert out.passed and out.margin == pytest.approx(0.05) and out.binding == "gap[1]"
     out = at_least("gap", 0.4).evaluate({"gap": np.array([0.9, 0.35, 0.2])})
-    assert not out.passed and out.margin == pytest.approx(-0.2) and out.binding == "gap[2]"
+    assert (
+        not out.passed and out.margin == pytest.approx(-0.2) and out.binding == "gap[2]"
+    )
 
 
 def test_mapping_values_keep_their_labels():
     out = within("slope", -1.2, -0.8).evaluate({"slope": {"MC": -0.99, "ln": -0.81}})
-    assert out.passed and out.binding == "slope[ln]" and out.margin == pytest.approx(0.01)
+    assert (
+        out.passed and out.binding == "slope[ln]" and out.margin == pytest.approx(0.01)
+    )
 
 
 def test_each_of_names():
@@ -87,14 +105,19 @@ def test_each_of_names():
 # --- rank, sign and monotone ------------------------------------------------------------------
 def test_same_order_margin_is_the_closest_pair():
     c = same_order("estimate", "population")
-    vals = {"estimate": {"a": 0.10, "b": 0.20, "c": 0.21}, "population": {"a": 1, "b": 2, "c": 3}}
+    vals = {
+        "estimate": {"a": 0.10, "b": 0.20, "c": 0.21},
+        "population": {"a": 1, "b": 2, "c": 3},
+    }
     out = c.evaluate(vals)
     assert out.passed and out.margin == pytest.approx(0.01) and "b" in out.binding
     vals["estimate"]["c"] = 0.19
     assert not c.evaluate(vals).passed
     # pairs whose reference values barely differ are not counted
     gapped = same_order("estimate", "population", min_gap=1.5)
-    out = gapped.evaluate(vals)  # only a–c differs by > 1.5, and it is ordered; b–c is not counted
+    out = gapped.evaluate(
+        vals
+    )  # only a–c differs by > 1.5, and it is ordered; b–c is not counted
     assert out.passed and out.binding == "estimate[a] vs estimate[c]"
     vals2 = {"estimate": [0.1, 0.2, 0.19], "population": [1.0, 3.0, 3.1]}
     assert same_order("estimate", "population", min_gap=0.5).evaluate(vals2).passed
@@ -114,16 +137,26 @@ def test_same_sign():
     assert c.evaluate({"first-order": [-1, 2, -0.5], "exact": [-3, 1, -0.1]}).passed
     out = c.evaluate({"first-order": [-1, 2, 0.5], "exact": [-3, 1, -0.1]})
     assert not out.passed and out.binding == "first-order[2]" and out.margin == -0.5
-    assert not c.evaluate({"first-order": [1.0], "exact": [0.0]}).passed  # no sign to agree with
+    assert not c.evaluate(
+        {"first-order": [1.0], "exact": [0.0]}
+    ).passed  # no sign to agree with
 
 
 def test_monotone():
     c = monotone("PTME", "decreasing")
     assert c.text() == "PTME strictly decreasing at every step"
     out = c.evaluate({"PTME": [3.0, 2.5, 2.4]})
-    assert out.passed and out.margin == pytest.approx(0.1) and out.binding == "PTME[1] → PTME[2]"
+    assert (
+        out.passed
+        and out.margin == pytest.approx(0.1)
+        and out.binding == "PTME[1] → PTME[2]"
+    )
     assert not c.evaluate({"PTME": [3.0, 3.0]}).passed
-    assert monotone("PTME", "decreasing", strict=False).evaluate({"PTME": [3.0, 3.0]}).passed
+    assert (
+        monotone("PTME", "decreasing", strict=False)
+        .evaluate({"PTME": [3.0, 3.0]})
+        .passed
+    )
     with pytest.raises(CriterionError, match="at least two"):
         c.evaluate({"PTME": [1.0]})
     with pytest.raises(CriterionError, match="direction"):
@@ -134,7 +167,7 @@ def test_monotone():
 def test_all_of_takes_the_closest_part_and_joins_the_texts():
     c = all_of(at_least("gap", 0.4), at_most("p", 0.05))
     assert c.text() == "gap ≥ 0.4; p ≤ 0.05"
-    out = c.evaluate({"gap": 0.8, "p": 0.04})        # normalised: 1.0 vs 0.2
+    out = c.evaluate({"gap": 0.8, "p": 0.04})  # normalised: 1.0 vs 0.2
     assert out.passed and out.binding == "p" and out.margin == pytest.approx(0.01)
     out = c.evaluate({"gap": 0.3, "p": 0.01})
     assert not out.passed and out.binding == "gap"
@@ -149,9 +182,16 @@ def test_all_of_reports_the_part_failing_by_most():
 
 # --- NaN, missing and malformed values ---------------------------------------------------------
 def test_nan_never_passes():
-    for c in (at_least("x", 0), at_most("x", 1), within("x", 0, 1), monotone("x"),
-              all_of(at_least("x", 0), at_most("x", 1))):
-        vals = {"x": [0.5, math.nan] if isinstance(c, type(monotone("x"))) else math.nan}
+    for c in (
+        at_least("x", 0),
+        at_most("x", 1),
+        within("x", 0, 1),
+        monotone("x"),
+        all_of(at_least("x", 0), at_most("x", 1)),
+    ):
+        vals = {
+            "x": [0.5, math.nan] if isinstance(c, type(monotone("x"))) else math.nan
+        }
         out = c.evaluate(vals)
         assert not out.passed and math.isnan(out.margin), c
     out = at_least("x", 0).evaluate({"x": [1.0, math.nan, 2.0]})
@@ -160,7 +200,9 @@ def test_nan_never_passes():
 
 
 def test_missing_value_is_a_clear_error():
-    with pytest.raises(CriterionError, match=r"reads the value 'gap'.*measured values are: 'gaps'"):
+    with pytest.raises(
+        CriterionError, match=r"reads the value 'gap'.*measured values are: 'gaps'"
+    ):
         at_least("gap", 0.4).evaluate({"gaps": 0.5})
     with pytest.raises(CriterionError, match="reads the value 'baseline'"):
         at_most("ours", "baseline").evaluate({"ours": 1.0})
@@ -187,8 +229,12 @@ def test_malformed_criteria_are_rejected():
 
 # --- the escape hatch --------------------------------------------------------------------------
 def test_custom_with_bool_and_with_margin():
-    c = custom("Wilcoxon one-sided p < 0.05 on the paired runs", lambda v: v["p"] < 0.05,
-               why="the test statistic needs the paired samples", reads=["p"])
+    c = custom(
+        "Wilcoxon one-sided p < 0.05 on the paired runs",
+        lambda v: v["p"] < 0.05,
+        why="the test statistic needs the paired samples",
+        reads=["p"],
+    )
     out = c.evaluate({"p": 0.01})
     assert out.passed and math.isnan(out.margin)
     assert c.to_dict()["why"].startswith("the test")
@@ -222,11 +268,15 @@ def test_monotone_agrees_with_sorting(xs):
 
 def test_same_order_within_groups_compares_only_pairs_of_a_group():
     c = same_order("estimate", "population", within="model", min_gap=0.002)
-    assert c.text() == ("estimate ranks every pair as population does, within each model "
-                        "(pairs more than 0.002 apart in population)")
+    assert c.text() == (
+        "estimate ranks every pair as population does, within each model "
+        "(pairs more than 0.002 apart in population)"
+    )
     est = {"LR: MSP": 0.10, "LR: margin": 0.12, "RF: MSP": 0.05, "RF: margin": 0.04}
     pop = {"LR: MSP": 0.11, "LR: margin": 0.13, "RF: MSP": 0.06, "RF: margin": 0.05}
-    out = c.evaluate({"estimate": est, "population": pop})   # across groups RF < LR: not compared
+    out = c.evaluate(
+        {"estimate": est, "population": pop}
+    )  # across groups RF < LR: not compared
     assert out.passed and out.margin == pytest.approx(0.01)
     est["LR: margin"] = 0.09
     assert not c.evaluate({"estimate": est, "population": pop}).passed

@@ -45,7 +45,12 @@ def test_sklearn_sets_load_offline():
 def test_mnist5k_is_shuffled_by_seed():
     X0, y0 = data.load_mnist5k(0)
     X1, y1 = data.load_mnist5k(1)
-    assert X0.shape == (5000, 784) and X0.dtype == np.float32 and 0 <= X0.min() and X0.max() <= 1
+    assert (
+        X0.shape == (5000, 784)
+        and X0.dtype == np.float32
+        and 0 <= X0.min()
+        and X0.max() <= 1
+    )
     assert not np.array_equal(y0, y1) and np.array_equal(np.sort(y0), np.sort(y1))
     assert np.array_equal(data.load_mnist5k(0)[1], y0)
 
@@ -65,8 +70,10 @@ def test_sha256sums_in_text_and_binary_form():
     from repbook.core.data import DataError, read_sha256sums
 
     hexa = "a" * 64
-    assert read_sha256sums(f"{hexa}  one.csv\n{hexa} *two.bin\n\n") == {"one.csv": hexa,
-                                                                      "two.bin": hexa}
+    assert read_sha256sums(f"{hexa}  one.csv\n{hexa} *two.bin\n\n") == {
+        "one.csv": hexa,
+        "two.bin": hexa,
+    }
     with pytest.raises(DataError, match="line 1"):
         read_sha256sums("xyz one.csv\n")
 

@@ -23,9 +23,12 @@ def hardware():
 # --- hand-computed costs -----------------------------------------------------------------------
 def test_data_cost_by_hand():
     # 1.2e6 tokens · 0.75 words = 900,000 words; at 30 words/min that is 500 hours; at $15/h, $7,500
-    assert L.data_cost(1.2e6, words_per_token=0.75, words_per_minute=30,
-                       wage_usd_per_hour=15) == pytest.approx(7500.0, rel=1e-12)
-    assert L.writing_hours(1.2e6, words_per_token=0.75, words_per_minute=30) == pytest.approx(500)
+    assert L.data_cost(
+        1.2e6, words_per_token=0.75, words_per_minute=30, wage_usd_per_hour=15
+    ) == pytest.approx(7500.0, rel=1e-12)
+    assert L.writing_hours(
+        1.2e6, words_per_token=0.75, words_per_minute=30
+    ) == pytest.approx(500)
     # defaults are the paper's wage and speed and 0.75 words per token
     assert L.data_cost(1.2e6) == pytest.approx(7500.0, rel=1e-12)
 
@@ -33,19 +36,28 @@ def test_data_cost_by_hand():
 def test_rental_cost_by_hand():
     # 3.6e18 FLOP at 1e14 FLOP/s · 0.5 = 7.2e4 s = 20 GPU-hours; at $2.5 per GPU-hour, $50
     assert L.gpu_hours(3.6e18, peak_flops_per_s=1e14, mfu=0.5) == pytest.approx(20.0)
-    assert L.rental_training_cost(3.6e18, peak_flops_per_s=1e14, mfu=0.5,
-                                  usd_per_gpu_hour=2.5) == pytest.approx(50.0, rel=1e-12)
-    assert L.usd_per_flop(peak_flops_per_s=1e14, mfu=0.5, usd_per_gpu_hour=2.5) \
-        == pytest.approx(50.0 / 3.6e18, rel=1e-12)
+    assert L.rental_training_cost(
+        3.6e18, peak_flops_per_s=1e14, mfu=0.5, usd_per_gpu_hour=2.5
+    ) == pytest.approx(50.0, rel=1e-12)
+    assert L.usd_per_flop(
+        peak_flops_per_s=1e14, mfu=0.5, usd_per_gpu_hour=2.5
+    ) == pytest.approx(50.0 / 3.6e18, rel=1e-12)
 
 
 def test_amortized_rate_by_hand():
     # $8766 server written off at 0.1/ln10 OOM/year → $0.1 per hour; interconnect share 0.2 → 0.025;
     # energy: 1 kW · factor 2 · fraction 0.5 · PUE 1.0 · $0.1/kWh = $0.1 per hour
-    rate = L.amortized_rate(purchase_usd_per_gpu=8766.0, tdp_watts=1000, server_power_factor=2,
-                            energy_usd_per_kwh=0.1, pue=1.0, tdp_fraction=0.5,
-                            interconnect_fraction=0.2, progress_ooms_per_year=0.1 / math.log(10),
-                            hours_per_year=8766.0)
+    rate = L.amortized_rate(
+        purchase_usd_per_gpu=8766.0,
+        tdp_watts=1000,
+        server_power_factor=2,
+        energy_usd_per_kwh=0.1,
+        pue=1.0,
+        tdp_fraction=0.5,
+        interconnect_fraction=0.2,
+        progress_ooms_per_year=0.1 / math.log(10),
+        hours_per_year=8766.0,
+    )
     assert rate.hardware == pytest.approx(0.1)
     assert rate.interconnect == pytest.approx(0.025)
     assert rate.energy == pytest.approx(0.1)
@@ -56,8 +68,9 @@ def test_amortized_rate_by_hand():
 
 def test_break_even_wage_and_implied_mfu():
     # 500 writing hours against a $50 training run: $0.10 per hour
-    assert L.break_even_wage(1.2e6, 50.0, words_per_token=0.75, words_per_minute=30) \
-        == pytest.approx(0.1)
+    assert L.break_even_wage(
+        1.2e6, 50.0, words_per_token=0.75, words_per_minute=30
+    ) == pytest.approx(0.1)
     assert L.implied_mfu(3.6e18, 20.0, peak_flops_per_s=1e14) == pytest.approx(0.5)
 
 
@@ -67,11 +80,18 @@ def test_closed_form_equals_direct_ratio_under_6nd():
     N = 10 ** rng.uniform(8, 12, 200)
     D = 10 ** rng.uniform(10, 13.5, 200)
     peak, mfu, price = 3.12e14, 0.375, 4.1
-    direct = L.data_cost(D) / L.rental_training_cost(L.training_flops_6nd(N, D),
-                                                     peak_flops_per_s=peak, mfu=mfu,
-                                                     usd_per_gpu_hour=price)
-    closed = L.closed_form_ratio(N, usd_per_flop=L.usd_per_flop(peak_flops_per_s=peak, mfu=mfu,
-                                                                usd_per_gpu_hour=price))
+    direct = L.data_cost(D) / L.rental_training_cost(
+        L.training_flops_6nd(N, D),
+        peak_flops_per_s=peak,
+        mfu=mfu,
+        usd_per_gpu_hour=price,
+    )
+    closed = L.closed_form_ratio(
+        N,
+        usd_per_flop=L.usd_per_flop(
+            peak_flops_per_s=peak, mfu=mfu, usd_per_gpu_hour=price
+        ),
+    )
     np.testing.assert_allclose(direct, closed, rtol=1e-9)
 
 
@@ -79,7 +99,9 @@ def test_ratio_does_not_depend_on_tokens_and_falls_as_one_over_n():
     per_flop = L.usd_per_flop(peak_flops_per_s=1e14, mfu=0.4, usd_per_gpu_hour=3.0)
     for D in (1e9, 3e11, 2e13):
         ratio = L.data_cost(D) / (L.training_flops_6nd(7e9, D) * per_flop)
-        assert ratio == pytest.approx(L.closed_form_ratio(7e9, usd_per_flop=per_flop), rel=1e-12)
+        assert ratio == pytest.approx(
+            L.closed_form_ratio(7e9, usd_per_flop=per_flop), rel=1e-12
+        )
     r = L.closed_form_ratio(np.array([1e9, 2e9, 4e9]), usd_per_flop=per_flop)
     np.testing.assert_allclose(r[:-1] / r[1:], [2.0, 2.0], rtol=1e-12)
 
@@ -90,8 +112,12 @@ def test_cost_table_matches_its_parts(facts, hardware):
     assert len(table) == len(facts) and table.index.is_unique
     six = table[table.flops_source == "6ND"]
     np.testing.assert_allclose(six.ratio, six.closed_form_ratio, rtol=1e-9)
-    np.testing.assert_allclose(table.break_even_wage * table.ratio, a.wage_usd_per_hour, rtol=1e-9)
-    np.testing.assert_allclose(table.data_cost / table.ratio, table.rental_cost, rtol=1e-12)
+    np.testing.assert_allclose(
+        table.break_even_wage * table.ratio, a.wage_usd_per_hour, rtol=1e-9
+    )
+    np.testing.assert_allclose(
+        table.data_cost / table.ratio, table.rental_cost, rtol=1e-12
+    )
     # the amortised cost is cheaper than renting on every class here
     assert (table.amortized_cost < table.rental_cost).all()
     gpt3 = table.loc["GPT-3 175B"]
@@ -100,7 +126,9 @@ def test_cost_table_matches_its_parts(facts, hardware):
 
 
 def test_bootstrap_median_is_seeded_and_brackets_the_median():
-    x = 10 ** np.random.default_rng(0).uniform(1, 4, 19)    # 19 distinct values, like the set
+    x = 10 ** np.random.default_rng(0).uniform(
+        1, 4, 19
+    )  # 19 distinct values, like the set
     a = L.bootstrap_median(x, n_boot=500, rng=np.random.default_rng(1))
     b = L.bootstrap_median(x, n_boot=500, rng=np.random.default_rng(1))
     c = L.bootstrap_median(x, n_boot=500, rng=np.random.default_rng(2))
@@ -119,13 +147,19 @@ def test_shipped_tables(facts, hardware):
 
 
 # --- bad inputs ----------------------------------------------------------------------------------
-@pytest.mark.parametrize("kwargs, match", [
-    (dict(tokens=-1.0), "tokens must be finite and > 0"),
-    (dict(tokens=1e9, words_per_minute=0), "words_per_minute must be finite and > 0"),
-    (dict(tokens=1e9, wage_usd_per_hour=float("nan")), "wage_usd_per_hour"),
-    (dict(tokens="many"), "tokens must be a positive number"),
-    (dict(tokens=True), "tokens must be a positive number"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(tokens=-1.0), "tokens must be finite and > 0"),
+        (
+            dict(tokens=1e9, words_per_minute=0),
+            "words_per_minute must be finite and > 0",
+        ),
+        (dict(tokens=1e9, wage_usd_per_hour=float("nan")), "wage_usd_per_hour"),
+        (dict(tokens="many"), "tokens must be a positive number"),
+        (dict(tokens=True), "tokens must be a positive number"),
+    ],
+)
 def test_bad_data_cost_arguments(kwargs, match):
     with pytest.raises(ValueError, match=match):
         L.data_cost(**kwargs)
@@ -145,11 +179,21 @@ def test_bad_other_arguments():
     with pytest.raises(ValueError, match="training_cost_usd"):
         L.break_even_wage(1e9, 0.0)
     with pytest.raises(ValueError, match="pue must be ≥ 1"):
-        L.amortized_rate(purchase_usd_per_gpu=1e4, tdp_watts=400, server_power_factor=2,
-                         energy_usd_per_kwh=0.08, pue=0.9)
+        L.amortized_rate(
+            purchase_usd_per_gpu=1e4,
+            tdp_watts=400,
+            server_power_factor=2,
+            energy_usd_per_kwh=0.08,
+            pue=0.9,
+        )
     with pytest.raises(ValueError, match="interconnect_fraction"):
-        L.amortized_rate(purchase_usd_per_gpu=1e4, tdp_watts=400, server_power_factor=2,
-                         energy_usd_per_kwh=0.08, interconnect_fraction=1.0)
+        L.amortized_rate(
+            purchase_usd_per_gpu=1e4,
+            tdp_watts=400,
+            server_power_factor=2,
+            energy_usd_per_kwh=0.08,
+            interconnect_fraction=1.0,
+        )
     with pytest.raises(ValueError, match="rate must be an AmortizedRate"):
         L.amortized_training_cost(1e20, peak_flops_per_s=1e14, mfu=0.4, rate=2.0)
     with pytest.raises(ValueError, match="n_boot must be a positive int"):
@@ -161,12 +205,16 @@ def test_bad_other_arguments():
     with pytest.raises(ValueError, match="wage_usd_per_hour"):
         L.Assumptions(wage_usd_per_hour=0)
     with pytest.raises(ValueError, match="assumptions must be an Assumptions"):
-        L.cost_table(L.read_llm_facts(data_file(SLUG, "llm_facts.csv")), {}, {"mfu": 0.4})
+        L.cost_table(
+            L.read_llm_facts(data_file(SLUG, "llm_facts.csv")), {}, {"mfu": 0.4}
+        )
 
 
 # --- CSV validation: each failure names the line, the model and the column ----------------------
 def write_variant(tmp_path, edit):
-    rows = list(csv.DictReader(open(data_file(SLUG, "llm_facts.csv"), encoding="utf-8")))
+    rows = list(
+        csv.DictReader(open(data_file(SLUG, "llm_facts.csv"), encoding="utf-8"))
+    )
     edit(rows)
     path = tmp_path / "llm_facts.csv"
     with open(path, "w", newline="", encoding="utf-8") as f:
@@ -176,19 +224,46 @@ def write_variant(tmp_path, edit):
     return path
 
 
-@pytest.mark.parametrize("column, value, match", [
-    ("source", "", r"line 3 \(Gopher 280B\), column 'source': must not be empty"),
-    ("params", "-7e9", r"line 3 \(Gopher 280B\), column 'params': must be a positive finite"),
-    ("tokens_seen", "lots", r"line 3 \(Gopher 280B\), column 'tokens_seen': must be a number"),
-    ("hardware_class", "TPUv3", r"line 3 \(Gopher 280B\), column 'hardware_class': must be one of"),
-    ("frontier", "maybe", r"line 3 \(Gopher 280B\), column 'frontier': must be yes or no"),
-    ("release_year", "2021.5", r"column 'release_year': must be a whole number"),
-    ("tokens_unique", "9e11", r"column 'tokens_unique': must not exceed tokens_seen"),
-    ("train_flops_reported", "inf", r"column 'train_flops_reported': must be a positive finite"),
-])
+@pytest.mark.parametrize(
+    "column, value, match",
+    [
+        ("source", "", r"line 3 \(Gopher 280B\), column 'source': must not be empty"),
+        (
+            "params",
+            "-7e9",
+            r"line 3 \(Gopher 280B\), column 'params': must be a positive finite",
+        ),
+        (
+            "tokens_seen",
+            "lots",
+            r"line 3 \(Gopher 280B\), column 'tokens_seen': must be a number",
+        ),
+        (
+            "hardware_class",
+            "TPUv3",
+            r"line 3 \(Gopher 280B\), column 'hardware_class': must be one of",
+        ),
+        (
+            "frontier",
+            "maybe",
+            r"line 3 \(Gopher 280B\), column 'frontier': must be yes or no",
+        ),
+        ("release_year", "2021.5", r"column 'release_year': must be a whole number"),
+        (
+            "tokens_unique",
+            "9e11",
+            r"column 'tokens_unique': must not exceed tokens_seen",
+        ),
+        (
+            "train_flops_reported",
+            "inf",
+            r"column 'train_flops_reported': must be a positive finite",
+        ),
+    ],
+)
 def test_bad_llm_rows_name_line_model_and_column(tmp_path, column, value, match):
     def edit(rows):
-        rows[1][column] = value     # the second data row (line 3): Gopher 280B
+        rows[1][column] = value  # the second data row (line 3): Gopher 280B
 
     with pytest.raises(L.CuratedDataError, match=match):
         L.read_llm_facts(write_variant(tmp_path, edit))
@@ -216,7 +291,9 @@ def test_bad_hardware_table(tmp_path):
         w = csv.DictWriter(f, fieldnames=list(L.HARDWARE_COLUMNS))
         w.writeheader()
         w.writerows(rows)
-    with pytest.raises(L.CuratedDataError, match=r"line 3 \(A100\), column 'source_rental'"):
+    with pytest.raises(
+        L.CuratedDataError, match=r"line 3 \(A100\), column 'source_rental'"
+    ):
         L.read_hardware(path)
     with open(path, "w", newline="", encoding="utf-8") as f:
         w = csv.DictWriter(f, fieldnames=list(L.HARDWARE_COLUMNS))
@@ -230,4 +307,4 @@ def test_bootstrap_medians_shape_and_range():
     x = np.array([3.0, 1.0, 2.0, 10.0, 5.0])
     m = L.bootstrap_medians(x, n_boot=300, rng=np.random.default_rng(0))
     assert m.shape == (300,) and m.min() >= x.min() and m.max() <= x.max()
-    assert set(np.unique(m)) <= set(x)          # odd size: every median is one of the values
+    assert set(np.unique(m)) <= set(x)  # odd size: every median is one of the values

@@ -1,5 +1,6 @@
 """Tests of repbook.papers.grammar_decoding: lexer DFA, LR parser, vocabularies, tables,
 masks, the public profiling surface, the sampler and the peer adapters."""
+
 import re
 
 import numpy as np
@@ -34,8 +35,26 @@ def json_grammar():
 
 def small_vocab():
     toks = [bytes([b]) for b in range(256)] + [
-        b"tr", b"true", b"ue", b"[1", b"1,", b", ", b'"a', b'a"', b'",', b"],[", b"]]",
-        b" [", b"\xc3", b"\xa9", b"\xc3\xa9", b"12", b'""', b'"]', b""]
+        b"tr",
+        b"true",
+        b"ue",
+        b"[1",
+        b"1,",
+        b", ",
+        b'"a',
+        b'a"',
+        b'",',
+        b"],[",
+        b"]]",
+        b" [",
+        b"\xc3",
+        b"\xa9",
+        b"\xc3\xa9",
+        b"12",
+        b'""',
+        b'"]',
+        b"",
+    ]
     return GD.Vocabulary(tuple(toks), eos=len(toks) - 1, name="small")
 
 
@@ -48,8 +67,11 @@ def test_utf8_sequences_match_python_encoding(cp):
         return
     lo, hi = max(0, cp - 300), min(0x10FFFF, cp + 300)
     enc = chr(cp).encode()
-    hits = [s for s in utf8_sequences(lo, hi)
-            if len(s) == len(enc) and all(a <= b <= c for (a, c), b in zip(s, enc))]
+    hits = [
+        s
+        for s in utf8_sequences(lo, hi)
+        if len(s) == len(enc) and all(a <= b <= c for (a, c), b in zip(s, enc))
+    ]
     assert len(hits) == 1
 
 
@@ -58,14 +80,24 @@ def test_utf8_sequences_exclude_surrogates():
         assert not (seq[0] == (0xED, 0xED) and seq[1][1] > 0x9F)
 
 
-PATTERNS = [r"[0-9]+", r"-?(0|[1-9][0-9]*)(\.[0-9]+)?", r'"[^"]*"', r"(ab|a)*c",
-            r"x{2,4}y?",
-            r"(?i:select)", r"[^a-c]+", r"\d\w\s", r"é+|ü"]
+PATTERNS = [
+    r"[0-9]+",
+    r"-?(0|[1-9][0-9]*)(\.[0-9]+)?",
+    r'"[^"]*"',
+    r"(ab|a)*c",
+    r"x{2,4}y?",
+    r"(?i:select)",
+    r"[^a-c]+",
+    r"\d\w\s",
+    r"é+|ü",
+]
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.sampled_from(PATTERNS),
-       st.text(alphabet="abcxy0129-.\"é ü\tSELECTselect_", max_size=8))
+@given(
+    st.sampled_from(PATTERNS),
+    st.text(alphabet='abcxy0129-."é ü\tSELECTselect_', max_size=8),
+)
 def test_single_terminal_dfa_agrees_with_re_fullmatch(pattern, text):
     dfa = build_dfa([Terminal("T", pattern)])
     state = 0
@@ -79,12 +111,16 @@ def test_single_terminal_dfa_agrees_with_re_fullmatch(pattern, text):
 
 
 def test_longest_match_priority_and_keywords():
-    terms = [Terminal("IF", "if", is_string=True), Terminal("NAME", "[a-z]+"),
-             Terminal("WS", " +", ignore=True)]
+    terms = [
+        Terminal("IF", "if", is_string=True),
+        Terminal("NAME", "[a-z]+"),
+        Terminal("WS", " +", ignore=True),
+    ]
     dfa = build_dfa(terms)
     assert dfa.tokenize("if iff x") == ["IF", "NAME", "NAME"]
-    hi = build_dfa([Terminal("A", "[a-z]+", priority=2),
-                    Terminal("IF", "if", is_string=True)])
+    hi = build_dfa(
+        [Terminal("A", "[a-z]+", priority=2), Terminal("IF", "if", is_string=True)]
+    )
     assert hi.tokenize("if") == ["A"]
 
 
@@ -106,10 +142,27 @@ def test_lexer_rejects_and_bad_patterns():
 # grammar and parser
 def test_parser_agrees_with_lark_on_valid_and_invalid(json_grammar):
     import lark
+
     lk = lark.Lark(GD.syncode_grammar("json"), parser="lalr")
-    cases = ['{"a": [1, -2.5e3, true, null, "x y"]}', "[]", "{}", ' [ "é" ,false ]',
-             '{"a" 1}', "[1,]", '""', '[""]', "[01]", "[1.]", "[.5E+2]", "[tru]",
-             '{"k": {}}', "[1 2]", '["a"b"]', "[+1]", "[--1]"]
+    cases = [
+        '{"a": [1, -2.5e3, true, null, "x y"]}',
+        "[]",
+        "{}",
+        ' [ "é" ,false ]',
+        '{"a" 1}',
+        "[1,]",
+        '""',
+        '[""]',
+        "[01]",
+        "[1.]",
+        "[.5E+2]",
+        "[tru]",
+        '{"k": {}}',
+        "[1 2]",
+        '["a"b"]',
+        "[+1]",
+        "[--1]",
+    ]
     for s in cases:
         try:
             lk.parse(s)
@@ -145,6 +198,7 @@ def test_strip_priorities():
 # vocabularies
 def test_token_bytes_and_bad_vocabularies():
     from repbook.papers.grammar_decoding.vocab import byte_to_unicode, token_bytes
+
     table = byte_to_unicode()
     assert len(set(table.values())) == 256 and table[32] == "Ġ"
     assert token_bytes("Ġ{") == b" {"
@@ -228,8 +282,9 @@ def test_hand_checked_masks(tiny):
     assert dec.feed_bytes(st0, b"]") is None
 
 
-@pytest.mark.parametrize("text", [b'[1, "a", [true]]', b'["\xc3\xa9", 12, []]',
-                                  b"  [ ]", b"-7"])
+@pytest.mark.parametrize(
+    "text", [b'[1, "a", [true]]', b'["\xc3\xa9", 12, []]', b"  [ ]", b"-7"]
+)
 def test_decoder_matches_oracle_on_every_prefix(tiny, text):
     v = small_vocab()
     dec = GD.Decoder(tiny, v, GD.preprocess(tiny, v))
@@ -266,7 +321,7 @@ def test_masks_match_oracle_on_random_prefixes_of_syncode_grammars(seed, name):
     dec = _decoder(name)
     rng = np.random.default_rng(seed)
     text = (GD.random_json if name == "json" else GD.random_calc)(rng).encode()
-    prefix = text[:int(rng.integers(0, len(text) + 1))]
+    prefix = text[: int(rng.integers(0, len(text) + 1))]
     state = dec.feed_bytes(dec.initial(), prefix)
     if state is None:  # a cut inside a multi-byte character is still a viable prefix
         pytest.fail(f"valid prefix {prefix!r} rejected")
@@ -298,7 +353,7 @@ def test_eos_and_viability(json_grammar):
     assert not dec.can_end(dec.feed_bytes(st0, b'{"a": 1'))
     assert dec.feed_bytes(st0, b'{"a": tr') is not None
     assert dec.feed_bytes(st0, b'{"a": tx') is None
-    assert dec.feed_bytes(st0, b'{"a" "') is None      # a string where ':' is needed
+    assert dec.feed_bytes(st0, b'{"a" "') is None  # a string where ':' is needed
     assert dec.feed_bytes(st0, b'{"a": 1}}') is None
 
 
@@ -334,14 +389,14 @@ def test_mask_bits_unpacks_to_mask_and_memo_is_exact(name):
             bits = dec.mask_bits(st)
             assert bits.dtype == np.uint32 and bits.shape == (n_words,)
             unpacked = np.unpackbits(bits.view(np.uint8), bitorder="little")
-            assert not unpacked[len(v):].any()          # padding bits are zero
+            assert not unpacked[len(v) :].any()  # padding bits are zero
             m = dec.mask(st)
-            assert (unpacked[:len(v)].astype(bool) == m).all()
-            assert (m == _reference_mask(dec, st)).all()     # warm memo == no memo
+            assert (unpacked[: len(v)].astype(bool) == m).all()
+            assert (m == _reference_mask(dec, st)).all()  # warm memo == no memo
             assert dec.can_end(st) == dec._can_end_direct(st)
             assert dec.is_memoised(st)
             dec.clear_memo()
-            assert (dec.mask(st) == m).all()                 # cold == warm
+            assert (dec.mask(st) == m).all()  # cold == warm
 
 
 # --------------------------------------------------------------------------------------
@@ -357,16 +412,16 @@ def test_public_phases_compose_to_mask_bits(name):
         cut = int(rng.integers(len(text) + 1))
         states.append(dec.feed_bytes(dec.initial(), text[:cut]))
     dec.clear_memo()
-    for st in states:
-        code, eos = dec.parser_step(st)
-        assert dec.is_memoised(st)
-        words = dec.union_bits(st.q, dec.group_verdicts(st.q, code))
+    for state in states:
+        code, eos = dec.parser_step(state)
+        assert dec.is_memoised(state)
+        words = dec.union_bits(state.q, dec.group_verdicts(state.q, code))
         assert words.dtype == np.uint64 and words.shape == (dec.n_words,)
         e = dec.vocab.eos
         if eos:
             words[e >> 6] |= np.uint64(1 << (e & 63))
-        bits = dec.mask_bits(st)
-        assert (words.view(np.uint32)[:bits.size] == bits).all()
+        bits = dec.mask_bits(state)
+        assert (words.view(np.uint32)[: bits.size] == bits).all()
 
 
 def test_is_memoised_before_and_after():
@@ -395,14 +450,17 @@ def test_prepare_builds_every_state_and_keeps_masks():
     b = GD.Decoder(g, v, a.tables)
     b.prepare()
     for text in [b"", b"1+", b"(2*3", b"4.5 /"]:
-        assert (a.mask(a.feed_bytes(a.initial(), text))
-                == b.mask(b.feed_bytes(b.initial(), text))).all()
+        assert (
+            a.mask(a.feed_bytes(a.initial(), text))
+            == b.mask(b.feed_bytes(b.initial(), text))
+        ).all()
 
 
 def test_profiling_helpers():
     dec = _decoder("json")
-    states = [dec.feed_bytes(dec.initial(), t)
-              for t in [b"[", b'{"a"', b"[1, 2", b"[]"]]
+    states = [
+        dec.feed_bytes(dec.initial(), t) for t in [b"[", b'{"a"', b"[1, 2", b"[]"]
+    ]
     masks = [dec.mask(st) for st in states]
     for kw in [dict(), dict(cold=True), dict(packed=False)]:
         t = GD.time_masks(dec, states, **kw)
@@ -426,12 +484,18 @@ def test_profiling_helpers():
 def test_must_end():
     dec = _decoder("json")
     st0 = dec.initial()
-    for text, expected in [(b'{"a": 1}', True), (b'{"a": 1} \n', True), (b"[]", True),
-                           (b'{"a": 1', False), (b"[1, ", False), (b"", False)]:
+    for text, expected in [
+        (b'{"a": 1}', True),
+        (b'{"a": 1} \n', True),
+        (b"[]", True),
+        (b'{"a": 1', False),
+        (b"[1, ", False),
+        (b"", False),
+    ]:
         assert dec.must_end(dec.feed_bytes(st0, text)) == expected, text
     calc = _decoder("calc")
     st = calc.feed_bytes(calc.initial(), b"1+2")
-    assert calc.can_end(st) and not calc.must_end(st)   # "1+23" or "1+2*4" may follow
+    assert calc.can_end(st) and not calc.must_end(st)  # "1+23" or "1+2*4" may follow
 
 
 def test_bigram_logprobs_known_answer_and_errors():
@@ -452,8 +516,9 @@ def test_constrained_samples_parse_when_they_stop():
     g, v = _syncode("json"), small_vocab()
     dec = _decoder("json")
     rng = np.random.default_rng(0)
-    docs = GD.draw_documents(GD.random_json, lambda s: list(s.encode()), 30, rng,
-                             max_tokens=120)
+    docs = GD.draw_documents(
+        GD.random_json, lambda s: list(s.encode()), 30, rng, max_tokens=120
+    )
     assert all(len(d) <= 120 for d in docs)
     logp = GD.bigram_logprobs(docs, len(v), boundary=v.eos)
     parses = GD.lark_parses(g.text)
@@ -479,11 +544,17 @@ def test_sampler_and_documents_reject_bad_arguments():
     with pytest.raises(ValueError, match="max_tokens"):
         GD.sample(logp, np.random.default_rng(0), eos=v.eos, max_tokens=0)
     with pytest.raises(ValueError, match="decoder's vocabulary"):
-        GD.sample(np.zeros((3, 3)), np.random.default_rng(0), eos=0, max_tokens=5,
-                  decoder=_decoder("json"))
+        GD.sample(
+            np.zeros((3, 3)),
+            np.random.default_rng(0),
+            eos=0,
+            max_tokens=5,
+            decoder=_decoder("json"),
+        )
     with pytest.raises(ValueError, match="fit max_tokens"):
-        GD.draw_documents(lambda r: "abcdef", list, 2, np.random.default_rng(0),
-                          max_tokens=3)
+        GD.draw_documents(
+            lambda r: "abcdef", list, 2, np.random.default_rng(0), max_tokens=3
+        )
 
 
 def test_random_prefixes_and_lark_parses():
@@ -527,22 +598,24 @@ def gpt2_json():
 
 def test_compare_with_llguidance_assigns_each_policy(gpt2_json):
     tok, v, g, dec, peer = gpt2_json
-    classes = dict(single_byte=GD.single_byte_tokens(v),
-                   ignorable=GD.ignorable_tokens(g, v),
-                   leading=GD.leading_ignored_tokens(g, v))
+    classes = dict(
+        single_byte=GD.single_byte_tokens(v),
+        ignorable=GD.ignorable_tokens(g, v),
+        leading=GD.leading_ignored_tokens(g, v),
+    )
 
     def cmp(prefix):
         return GD.compare_with_llguidance(dec, peer, prefix, **classes)
 
-    c = cmp('{"a": [1, 2')                      # an ordinary prefix: identical masks
+    c = cmp('{"a": [1, 2')  # an ordinary prefix: identical masks
     assert (c.forced, c.trailing, c.other, c.ours_size) == (0, 0, 0, c.peer_size)
-    c = cmp('{"a": [1, t')                      # forced bytes "rue": policy (i)
+    c = cmp('{"a": [1, t')  # forced bytes "rue": policy (i)
     assert c.forced > 0 and c.other == 0 and c.peer_size < c.ours_size
-    c = cmp('{"a": 1}')                         # complete: policy (ii)
+    c = cmp('{"a": 1}')  # complete: policy (ii)
     assert c.trailing > 0 and c.other == 0
-    c = cmp("")                                 # empty output: policy (iii)
+    c = cmp("")  # empty output: policy (iii)
     assert c.other == c.leading > 0 and c.residue_ours == c.residue_peer == 0
-    c = cmp('  {"a": ')                         # rejected, compared without the spaces
+    c = cmp('  {"a": ')  # rejected, compared without the spaces
     assert c.peer_rejects and c.stripped and not c.rejected_unexplained
     assert c.peer_size == -1 and c.residue_ours == c.residue_peer == 0
     m = peer.mask('{"a": [1, 2')

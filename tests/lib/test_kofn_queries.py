@@ -30,7 +30,11 @@ def small_instances(seed=0):
 def test_known_values():
     inc = sparse.csr_matrix(np.array([[1, 1, 0, 0], [0, 1, 1, 0], [0, 0, 0, 1]]))
     cov = K.Coverage(inc, [1.0, 2.0, 3.0, 4.0])
-    assert cov.value([0]) == 3.0 and cov.value([0, 1]) == 6.0 and cov.value([0, 1, 2]) == 10.0
+    assert (
+        cov.value([0]) == 3.0
+        and cov.value([0, 1]) == 6.0
+        and cov.value([0, 1, 2]) == 10.0
+    )
     assert cov.value([]) == 0.0
     fl = K.FacilityLocation(np.array([[1.0, 0.2], [0.5, 0.9]]))
     assert fl.value([0]) == 1.5 and fl.value([0, 1]) == 1.9
@@ -74,7 +78,9 @@ def test_greedy_count(n, k):
     assert K.greedy(fn, k).queries == n * k - k * (k - 1) // 2 == K.greedy_queries(n, k)
 
 
-@pytest.mark.parametrize("n,k,eps", [(50, 5, 0.1), (50, 5, 0.5), (20, 10, 0.01), (7, 3, 0.3)])
+@pytest.mark.parametrize(
+    "n,k,eps", [(50, 5, 0.1), (50, 5, 0.5), (20, 10, 0.01), (7, 3, 0.3)]
+)
 def test_stochastic_greedy_count(n, k, eps):
     fn = K.Additive(rng(1).random(n))
     s = K.stochastic_greedy_sample_size(n, k, eps)
@@ -97,7 +103,7 @@ def test_other_counts():
     assert K.top_singletons(fn, 4, rng(), budget=10).queries == 10
     assert K.top_singletons(fn, 4, rng(), budget=100).queries == 23
     assert K.best_of_blocks(fn, 4, rng(), budget=3).queries == 3
-    assert K.best_of_blocks(fn, 4, rng(), budget=100).queries == 6      # ceil(23/4) blocks
+    assert K.best_of_blocks(fn, 4, rng(), budget=100).queries == 6  # ceil(23/4) blocks
     assert K.brute_force_opt(fn, 3).queries == math.comb(23, 3)
 
 
@@ -129,7 +135,7 @@ def test_oracle_budget_and_no_cache():
     fn = K.Additive([1.0, 2.0, 3.0])
     o = K.QueryOracle(fn, budget=3)
     o.value([0])
-    o.value([0])          # the same set again costs again
+    o.value([0])  # the same set again costs again
     assert o.queries == 2
     with pytest.raises(K.BudgetExceeded):
         o.extend(o.start(), [0, 1])
@@ -150,13 +156,17 @@ def test_stochastic_greedy_on_average():
     for fn in small_instances(7):
         k = 3
         opt = K.brute_force_opt(fn, k).value
-        mean = np.mean([K.stochastic_greedy(fn, k, rng(s), epsilon=eps).value for s in range(40)])
+        mean = np.mean(
+            [K.stochastic_greedy(fn, k, rng(s), epsilon=eps).value for s in range(40)]
+        )
         assert mean >= (1 - 1 / math.e - eps) * opt
 
 
 def test_brute_force_is_optimal_on_additive():
     w = rng(3).random(15)
-    assert K.brute_force_opt(K.Additive(w), 4).value == pytest.approx(K.additive_opt(w, 4))
+    assert K.brute_force_opt(K.Additive(w), 4).value == pytest.approx(
+        K.additive_opt(w, 4)
+    )
 
 
 # --- nested algorithms and least_budget --------------------------------------------------------
@@ -192,8 +202,10 @@ def test_level_estimate_by_hand():
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.lists(st.floats(0, 1e6, allow_subnormal=False), min_size=1, max_size=60),
-       st.integers(1, 60))
+@given(
+    st.lists(st.floats(0, 1e6, allow_subnormal=False), min_size=1, max_size=60),
+    st.integers(1, 60),
+)
 def test_exact_counts_are_within_two(ws, k):
     w = np.array(ws)
     k = min(k, w.size)
@@ -288,7 +300,7 @@ def test_bad_parameters():
 @pytest.mark.parametrize("i", range(5))
 def test_oracle_values_rows_match_value(i):
     fn = small_instances(8)[i]
-    rows = rng(3).permutation(fn.n)[:3 * (fn.n // 3)].reshape(-1, 3)
+    rows = rng(3).permutation(fn.n)[: 3 * (fn.n // 3)].reshape(-1, 3)
     o = K.QueryOracle(fn)
     np.testing.assert_allclose(o.values(rows), [fn.value(r) for r in rows])
     assert o.queries == len(rows)
@@ -302,7 +314,9 @@ def test_vectorised_rows_match_one_by_one():
     w[0, :5] = 0.0
     w[1] = 0.0
     got = K.level_estimate(w, 500, 7)
-    np.testing.assert_allclose(got, [K.level_estimate(r, 500, 7) for r in w], rtol=1e-12)
+    np.testing.assert_allclose(
+        got, [K.level_estimate(r, 500, 7) for r in w], rtol=1e-12
+    )
     assert got[1] == 0.0
 
 

@@ -5,17 +5,40 @@ import numpy as np
 import pytest
 
 from repbook.core.criteria import CriterionError, all_of, at_least, at_most, within
-from repbook.core.ledger import (LOAD_MARK, VERDICTS, Claim, Ledger, convert_old_claim, fmt,
-                                 read_record, sanitize, scoreboard_cells, scoreboard_details,
-                                 totals_text, write_record)
+from repbook.core.ledger import (
+    LOAD_MARK,
+    VERDICTS,
+    Claim,
+    Ledger,
+    convert_old_claim,
+    fmt,
+    read_record,
+    sanitize,
+    scoreboard_cells,
+    scoreboard_details,
+    totals_text,
+    write_record,
+)
 
 
-@pytest.mark.parametrize("value, text", [
-    (0.123456, "0.123"), (123456.0, "1.23e+5"), (1.5e-15, "1.5e-15"), (0.0, "0"), (3, "3"),
-    (np.float64(2.0 / 3), "0.667"), (np.int64(7), "7"), ("as is", "as is"), (True, "yes"),
-    ([0.5, 1 / 3], "[0.5, 0.333]"), (np.array([1.0, 2.5]), "[1, 2.5]"), ({"a": 0.25}, "a=0.25"),
-    (float("nan"), "nan"),
-])
+@pytest.mark.parametrize(
+    "value, text",
+    [
+        (0.123456, "0.123"),
+        (123456.0, "1.23e+5"),
+        (1.5e-15, "1.5e-15"),
+        (0.0, "0"),
+        (3, "3"),
+        (np.float64(2.0 / 3), "0.667"),
+        (np.int64(7), "7"),
+        ("as is", "as is"),
+        (True, "yes"),
+        ([0.5, 1 / 3], "[0.5, 0.333]"),
+        (np.array([1.0, 2.5]), "[1, 2.5]"),
+        ({"a": 0.25}, "a=0.25"),
+        (float("nan"), "nan"),
+    ],
+)
 def test_fmt_rounds_to_three_significant_figures(value, text):
     assert fmt(value) == text
 
@@ -27,12 +50,31 @@ def test_fmt_rejects_unknown_types():
 
 def make_ledger():
     led = Ledger("99_demo", "quick", seed=0, device="cpu")
-    led.check(1, "a | b", paper="x", source="paper", measured={"gap": 0.123456},
-              criterion=at_least("gap", 0.1))
-    led.check(2, "two", paper="y", source="abstract", measured={"err": np.float64(2.0)},
-              criterion=at_most("err", 1), note="why")
-    led.not_checked(3, "three", paper="z", source="paper", criterion=at_least("rho", 0.8),
-                    note="full scale")
+    led.check(
+        1,
+        "a | b",
+        paper="x",
+        source="paper",
+        measured={"gap": 0.123456},
+        criterion=at_least("gap", 0.1),
+    )
+    led.check(
+        2,
+        "two",
+        paper="y",
+        source="abstract",
+        measured={"err": np.float64(2.0)},
+        criterion=at_most("err", 1),
+        note="why",
+    )
+    led.not_checked(
+        3,
+        "three",
+        paper="z",
+        source="paper",
+        criterion=at_least("rho", 0.8),
+        note="full scale",
+    )
     led.quote(4, "four", paper="17.7×", source="abstract")
     return led
 
@@ -41,17 +83,30 @@ def test_verdicts_counts_and_summary(capsys):
     led = make_ledger()
     assert [c.verdict for c in led.claims] == list(VERDICTS)
     assert led.counts() == {v: 1 for v in VERDICTS}
-    assert led.summary() == ("99_demo: 1/2 checked claims reproduced, 1 not checked at this scale, "
-                             "1 quoted (quick scale)")
-    assert "claim 1: ✓ reproduced — gap = 0.123 (margin +0.0235)" in capsys.readouterr().out
+    assert led.summary() == (
+        "99_demo: 1/2 checked claims reproduced, 1 not checked at this scale, "
+        "1 quoted (quick scale)"
+    )
+    assert (
+        "claim 1: ✓ reproduced — gap = 0.123 (margin +0.0235)"
+        in capsys.readouterr().out
+    )
 
 
 def test_the_criterion_decides_and_renders_its_own_text():
     led = Ledger("99_demo", "quick")
-    out = led.check("4", "rate", paper="√(ln n/n)", source="paper", measured={"slope": -0.399},
-                    criterion=within("slope", -0.6, -0.4))
+    out = led.check(
+        "4",
+        "rate",
+        paper="√(ln n/n)",
+        source="paper",
+        measured={"slope": -0.399},
+        criterion=within("slope", -0.6, -0.4),
+    )
     c = led.claims[0]
-    assert not out.passed and c.verdict == "not reproduced"  # the text and the test agree
+    assert (
+        not out.passed and c.verdict == "not reproduced"
+    )  # the text and the test agree
     assert c.criterion_text == "slope in [-0.6, -0.4]"
     assert c.margin == pytest.approx(-0.001) and c.margin_text() == "-0.001"
     assert "| slope = -0.399 | slope in [-0.6, -0.4] | -0.001 |" in led.markdown()
@@ -59,40 +114,79 @@ def test_the_criterion_decides_and_renders_its_own_text():
 
 def test_measured_values_are_stored_as_numbers_at_full_precision(tmp_path):
     led = Ledger("99_demo", "quick")
-    led.check(1, "s", paper="p", source="ours",
-              measured={"gap": np.array([0.5641234567891, 0.7]), "by model": {"lr": 0.25},
-                        "n": np.int64(7), "bad run": math.nan},
-              criterion=at_least("gap", 0.4))
+    led.check(
+        1,
+        "s",
+        paper="p",
+        source="ours",
+        measured={
+            "gap": np.array([0.5641234567891, 0.7]),
+            "by model": {"lr": 0.25},
+            "n": np.int64(7),
+            "bad run": math.nan,
+        },
+        criterion=at_least("gap", 0.4),
+    )
     data = json.loads(led.save(tmp_path / "l.json").read_text())
     claim = data["claims"][0]
-    assert claim["measured"] == {"gap": [0.5641234567891, 0.7], "by model": {"lr": 0.25}, "n": 7,
-                                 "bad run": None}
+    assert claim["measured"] == {
+        "gap": [0.5641234567891, 0.7],
+        "by model": {"lr": 0.25},
+        "n": 7,
+        "bad run": None,
+    }
     assert claim["margin"] == pytest.approx(0.1641234567891)
-    assert claim["criterion"]["text"] == "gap ≥ 0.4" and claim["criterion"]["reads"] == ["gap"]
+    assert claim["criterion"]["text"] == "gap ≥ 0.4" and claim["criterion"][
+        "reads"
+    ] == ["gap"]
     assert claim["binding"] == "gap[0]"
 
 
 def test_text_or_missing_values_are_rejected():
     led = Ledger("99_demo", "quick")
     with pytest.raises(CriterionError, match="the text"):
-        led.check(1, "s", paper="p", source="ours", measured={"ratio": "≥ 3× at |V| ≥ 16k"},
-                  criterion=at_least("ratio", 3))
+        led.check(
+            1,
+            "s",
+            paper="p",
+            source="ours",
+            measured={"ratio": "≥ 3× at |V| ≥ 16k"},
+            criterion=at_least("ratio", 3),
+        )
     with pytest.raises(CriterionError, match="reads the value 'ratio'"):
-        led.check(1, "s", paper="p", source="ours", measured={"speed-up": 4.0},
-                  criterion=at_least("ratio", 3))
+        led.check(
+            1,
+            "s",
+            paper="p",
+            source="ours",
+            measured={"speed-up": 4.0},
+            criterion=at_least("ratio", 3),
+        )
     with pytest.raises(TypeError, match="typed criterion"):
-        led.check(1, "s", paper="p", source="ours", measured={"x": 1}, criterion="x > 0")
+        led.check(
+            1, "s", paper="p", source="ours", measured={"x": 1}, criterion="x > 0"
+        )
     with pytest.raises(CriterionError, match="non-empty mapping"):
-        led.check(1, "s", paper="p", source="ours", measured=0.5, criterion=at_least("x", 0))
+        led.check(
+            1, "s", paper="p", source="ours", measured=0.5, criterion=at_least("x", 0)
+        )
     assert not led.claims
 
 
 def test_nan_measurement_is_not_reproduced_with_no_margin():
     led = Ledger("99_demo", "quick")
-    led.check(1, "s", paper="p", source="ours", measured={"loss": math.nan},
-              criterion=at_most("loss", 1.0))
+    led.check(
+        1,
+        "s",
+        paper="p",
+        source="ours",
+        measured={"loss": math.nan},
+        criterion=at_most("loss", 1.0),
+    )
     c = led.claims[0]
-    assert c.verdict == "not reproduced" and c.margin is None and c.margin_text() == "n/a"
+    assert (
+        c.verdict == "not reproduced" and c.margin is None and c.margin_text() == "n/a"
+    )
     assert "loss = nan" in c.ours()
 
 
@@ -105,7 +199,9 @@ def test_duplicate_ids_bad_sources_and_empty_statements_are_rejected():
     with pytest.raises(ValueError, match="statement must not be empty"):
         led.quote(10, " ", paper="", source="paper")
     with pytest.raises(ValueError, match="what would check it"):
-        led.not_checked(11, "s", paper="", source="paper", criterion=at_least("x", 1), note="")
+        led.not_checked(
+            11, "s", paper="", source="paper", criterion=at_least("x", 1), note=""
+        )
 
 
 def test_markdown_escapes_pipes_shows_margins_and_is_stable():
@@ -118,25 +214,51 @@ def test_markdown_escapes_pipes_shows_margins_and_is_stable():
 
 def test_compound_margin_names_the_deciding_value():
     led = Ledger("99_demo", "quick")
-    led.check(1, "s", paper="p", source="ours", measured={"gap": [0.9, 0.45], "p": 0.01},
-              criterion=all_of(at_least("gap", 0.4), at_most("p", 0.05)))
+    led.check(
+        1,
+        "s",
+        paper="p",
+        source="ours",
+        measured={"gap": [0.9, 0.45], "p": 0.01},
+        criterion=all_of(at_least("gap", 0.4), at_most("p", 0.05)),
+    )
     assert led.claims[0].margin_text() == "+0.05 (gap[1])"
 
 
 def test_load_dependent_claims_are_marked_and_sanitised():
     def timed(ratio):
         led = Ledger("99_demo", "quick")
-        led.check(1, "exact", paper="p", source="paper", measured={"diffs": 0},
-                  criterion=at_most("diffs", 0))
-        led.check(2, "fast", paper="p", source="paper", measured={"p50 ratio": ratio},
-                  criterion=at_most("p50 ratio", 3), load_dependent=True)
+        led.check(
+            1,
+            "exact",
+            paper="p",
+            source="paper",
+            measured={"diffs": 0},
+            criterion=at_most("diffs", 0),
+        )
+        led.check(
+            2,
+            "fast",
+            paper="p",
+            source="paper",
+            measured={"p50 ratio": ratio},
+            criterion=at_most("p50 ratio", 3),
+            load_dependent=True,
+        )
         return led.markdown()
 
     fast, slow = timed(1.52), timed(3.4)  # the verdict flips on a busy machine
-    assert fast != slow and LOAD_MARK + " ✓ reproduced" in fast and LOAD_MARK + " ✗" in slow
+    assert (
+        fast != slow
+        and LOAD_MARK + " ✓ reproduced" in fast
+        and LOAD_MARK + " ✗" in slow
+    )
     assert sanitize(fast) == sanitize(slow)
     assert "p50 ratio = 1.52" not in sanitize(fast) and "exact" in sanitize(fast)
-    assert "1/1 checked claims reproduced" in fast and f"timing claims: {LOAD_MARK} 1/1" in fast
+    assert (
+        "1/1 checked claims reproduced" in fast
+        and f"timing claims: {LOAD_MARK} 1/1" in fast
+    )
 
 
 def test_round_trip_through_json(tmp_path):
@@ -160,9 +282,17 @@ def test_records_keep_provenance_and_round_trip(tmp_path):
 
 
 def test_old_free_text_claims_convert_without_inventing_numbers():
-    old = {"chapter": "04_aurc", "id": "2", "statement": "s", "paper": "p",
-           "measured": "max diff ≤ 1e-13", "criterion": "max |difference| ≤ 1e-12",
-           "verdict": "reproduced", "scale": "full", "note": ""}
+    old = {
+        "chapter": "04_aurc",
+        "id": "2",
+        "statement": "s",
+        "paper": "p",
+        "measured": "max diff ≤ 1e-13",
+        "criterion": "max |difference| ≤ 1e-12",
+        "verdict": "reproduced",
+        "scale": "full",
+        "note": "",
+    }
     c = convert_old_claim(old, "full")
     assert c.measured == {} and c.ours() == "max diff ≤ 1e-13" and c.margin is None
     assert c.criterion_text == "max |difference| ≤ 1e-12" and c.verdict == "reproduced"
@@ -174,9 +304,13 @@ def test_scoreboard_parts_come_from_the_ledger():
     cells = scoreboard_cells(led)
     assert cells[:3] == ["1 / 2", "1", "1"] and cells[3].startswith("claim 1: +0.0235")
     details = scoreboard_details(led, None)
-    assert ("| 1 | a \\| b | gap ≥ 0.1 | gap = 0.123 | +0.0235 | ✓ reproduced | not measured | — | — |"
-            in details)
-    assert totals_text([led, led], 2).startswith("In all: 2 of 4 checked claims reproduced")
+    assert (
+        "| 1 | a \\| b | gap ≥ 0.1 | gap = 0.123 | +0.0235 | ✓ reproduced | not measured | — | — |"
+        in details
+    )
+    assert totals_text([led, led], 2).startswith(
+        "In all: 2 of 4 checked claims reproduced"
+    )
 
 
 def test_unknown_fields_or_verdicts_in_a_record_are_errors():
@@ -192,26 +326,57 @@ def test_unknown_fields_or_verdicts_in_a_record_are_errors():
 
 def test_rounding_noise_is_shown_as_a_bound():
     led = Ledger("99_demo", "quick")
-    led.check(1, "s", paper="p", source="ours", measured={"max diff": 2.78e-16, "zero": 0.0},
-              criterion=at_most("max diff", 1e-12))
+    led.check(
+        1,
+        "s",
+        paper="p",
+        source="ours",
+        measured={"max diff": 2.78e-16, "zero": 0.0},
+        criterion=at_most("max diff", 1e-12),
+    )
     assert led.claims[0].ours() == "max diff < 1e-14; zero = 0"
     assert led.claims[0].measured["max diff"] == 2.78e-16
 
 
 def test_show_limits_the_table_not_the_record():
     led = Ledger("99_demo", "quick")
-    led.check(1, "s", paper="p", source="ours", measured={"a": 1.0, "detail": [1, 2, 3]},
-              criterion=at_least("detail", 1), show=["a"])
-    assert led.claims[0].ours() == "a = 1" and led.claims[0].measured["detail"] == [1, 2, 3]
+    led.check(
+        1,
+        "s",
+        paper="p",
+        source="ours",
+        measured={"a": 1.0, "detail": [1, 2, 3]},
+        criterion=at_least("detail", 1),
+        show=["a"],
+    )
+    assert led.claims[0].ours() == "a = 1" and led.claims[0].measured["detail"] == [
+        1,
+        2,
+        3,
+    ]
     with pytest.raises(CriterionError, match="not measured"):
-        led.check(2, "s", paper="p", source="ours", measured={"a": 1.0},
-                  criterion=at_least("a", 0), show=["b"])
+        led.check(
+            2,
+            "s",
+            paper="p",
+            source="ours",
+            measured={"a": 1.0},
+            criterion=at_least("a", 0),
+            show=["b"],
+        )
 
 
 def test_not_checked_may_show_what_a_stand_in_gave():
     led = Ledger("99_demo", "quick")
-    led.not_checked("1", "s", paper="p", source="paper", criterion=within("slope", 0.9, 1.1),
-                    note="needs the paper's construction", measured={"slope on ours": 0.989})
+    led.not_checked(
+        "1",
+        "s",
+        paper="p",
+        source="paper",
+        criterion=within("slope", 0.9, 1.1),
+        note="needs the paper's construction",
+        measured={"slope on ours": 0.989},
+    )
     c = led.claims[0]
     assert c.ours() == "slope on ours = 0.989" and c.margin is None and not c.checked
     assert led.counts()["not checked at this scale"] == 1
@@ -228,50 +393,79 @@ def test_a_record_is_stale_when_the_claims_changed():
     c.quote(9, "new claim", paper="x", source="paper")
     assert is_stale(a, c)
     d = make_ledger()
-    d.claims[1] = Claim(**{**d.claims[1].__dict__, "measured": {"err": 0.5}, "verdict": "reproduced"})
-    assert not is_stale(a, d)            # other values, same claims: current
+    d.claims[1] = Claim(
+        **{**d.claims[1].__dict__, "measured": {"err": 0.5}, "verdict": "reproduced"}
+    )
+    assert not is_stale(a, d)  # other values, same claims: current
 
 
 def _seeded(gap):
     led = Ledger("99_demo", "quick")
-    led.check(1, "gap", paper="p", source="paper", measured={"gap": gap},
-              criterion=at_least("gap", 0.4))
-    led.check(2, "pair", paper="p", source="paper", measured={"a": 1.0, "b": 2.0},
-              criterion=all_of(at_least("a", 0), at_least("b", 0)))
+    led.check(
+        1,
+        "gap",
+        paper="p",
+        source="paper",
+        measured={"gap": gap},
+        criterion=at_least("gap", 0.4),
+    )
+    led.check(
+        2,
+        "pair",
+        paper="p",
+        source="paper",
+        measured={"a": 1.0, "b": 2.0},
+        criterion=all_of(at_least("a", 0), at_least("b", 0)),
+    )
     led.quote(3, "q", paper="x", source="abstract")
     return led
 
 
 def test_stability_record_counts_flips_and_failures(tmp_path):
-    from repbook.core.ledger import (FAILED, read_stability, stability_cells, stability_record,
-                                     unstable_sentence, write_stability)
+    from repbook.core.ledger import (
+        FAILED,
+        read_stability,
+        stability_cells,
+        stability_record,
+        unstable_sentence,
+        write_stability,
+    )
 
-    runs = [(0, _seeded(0.5), {"status": "ok", "seconds": 1.0}),
-            (1, _seeded(0.35), {"status": "ok", "seconds": 1.2}),
-            (2, None, {"status": "failed", "seconds": 0.3, "error": {"ename": "Boom"}})]
+    runs = [
+        (0, _seeded(0.5), {"status": "ok", "seconds": 1.0}),
+        (1, _seeded(0.35), {"status": "ok", "seconds": 1.2}),
+        (2, None, {"status": "failed", "seconds": 0.3, "error": {"ename": "Boom"}}),
+    ]
     rec = stability_record("99_demo", runs, {"commit": "abc"})
     c1, c2 = rec.claim("1"), rec.claim("2")
     assert c1.verdicts == {"0": "reproduced", "1": "not reproduced", "2": FAILED}
-    assert c1.unstable and c2.unstable           # a failed seed is a different outcome
+    assert c1.unstable and c2.unstable  # a failed seed is a different outcome
     assert c1.cell() == "unstable: ✓ 1/3, ✗ 1/3, 1/3 failed (value 0.35 to 0.5)"
     assert "margin" in c2.cell()
     back = read_stability(write_stability(tmp_path / "s.json", rec))
     assert back.to_dict() == rec.to_dict() and back.runs[2]["status"] == "failed"
     cells = stability_cells(_seeded(0.5), back)
     assert cells["1"].startswith("unstable") and cells["3"] == "—"
-    assert "claim 1 (✓ 1/3, ✗ 1/3, 1/3 failed (value 0.35 to 0.5))" in unstable_sentence(
-        _seeded(0.5), back)
+    assert (
+        "claim 1 (✓ 1/3, ✗ 1/3, 1/3 failed (value 0.35 to 0.5))"
+        in unstable_sentence(_seeded(0.5), back)
+    )
 
 
 def test_stable_claims_stale_records_and_no_record():
     from repbook.core.ledger import stability_cells, stability_record
 
-    rec = stability_record("99_demo", [(s, _seeded(0.5 + s / 10), {"status": "ok"})
-                                       for s in range(3)])
+    rec = stability_record(
+        "99_demo", [(s, _seeded(0.5 + s / 10), {"status": "ok"}) for s in range(3)]
+    )
     assert rec.claim("1").cell() == "✓ 3/3 (value 0.5 to 0.7)" and not rec.unstable()
     changed = _seeded(0.5)
-    changed.claims[0] = Claim(**{**changed.claims[0].__dict__, "statement": "gap, restated"})
-    assert rec.is_stale(changed) and stability_cells(changed, rec)["1"] == "stale record"
+    changed.claims[0] = Claim(
+        **{**changed.claims[0].__dict__, "statement": "gap, restated"}
+    )
+    assert (
+        rec.is_stale(changed) and stability_cells(changed, rec)["1"] == "stale record"
+    )
     assert stability_cells(changed, None)["1"] == "not measured"
     table = _seeded(0.5).markdown(stability=rec)
     assert "| seeds |" in table and "✓ 3/3 (value 0.5 to 0.7)" in table

@@ -46,31 +46,50 @@ def test_quantize_mesh_range_sorting_and_cleanup():
     v, f = grid_mesh()
     q = M.quantize_mesh(v, f)
     assert q.vertices.min() >= 0 and q.vertices.max() <= 127
-    assert q.vertices.max() == 127 and q.vertices.min() == 0       # longest side spans all bins
+    assert (
+        q.vertices.max() == 127 and q.vertices.min() == 0
+    )  # longest side spans all bins
     assert len(np.unique(q.vertices, axis=0)) == len(q.vertices)
     keys = np.lexsort((q.vertices[:, 2], q.vertices[:, 0], q.vertices[:, 1]))
-    assert np.array_equal(keys, np.arange(len(keys)))                # y, then x, then z
+    assert np.array_equal(keys, np.arange(len(keys)))  # y, then x, then z
     fs = np.sort(q.faces, axis=1)
-    assert np.array_equal(np.lexsort((fs[:, 2], fs[:, 1], fs[:, 0])), np.arange(len(fs)))
+    assert np.array_equal(
+        np.lexsort((fs[:, 2], fs[:, 1], fs[:, 0])), np.arange(len(fs))
+    )
 
 
 def test_quantize_drops_degenerate_and_repeated_faces():
     v = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1], [0, 0, 1e-6]], float)
-    f = np.array([[0, 1, 2], [2, 1, 0], [0, 3, 4], [0, 1, 3]])      # repeat, degenerate after quantisation
+    f = np.array(
+        [[0, 1, 2], [2, 1, 0], [0, 3, 4], [0, 1, 3]]
+    )  # repeat, degenerate after quantisation
     q = M.quantize_mesh(v, f)
     assert q.n_faces == 2
-    v2 = np.array([[0, 0, 0], [1, 0, 0], [2, 0, 0], [0, 1, 0]], float)  # collinear: zero area
+    v2 = np.array(
+        [[0, 0, 0], [1, 0, 0], [2, 0, 0], [0, 1, 0]], float
+    )  # collinear: zero area
     assert M.quantize_mesh(v2, np.array([[0, 1, 2], [0, 1, 3]])).n_faces == 1
 
 
-@pytest.mark.parametrize("vertices, faces, match", [
-    (np.zeros((0, 3)), np.zeros((0, 3), int), "empty"),
-    (np.array([[0, 0, 0], [1, 0, 0], [np.nan, 1, 0]]), np.array([[0, 1, 2]]), "finite"),
-    (np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0]]), np.array([[0, 1, 3]]), "face indices"),
-    (np.array([[0, 0], [1, 0], [0, 1]]), np.array([[0, 1, 2]]), r"shape \(V, 3\)"),
-    (np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0]]), np.array([[0, 1]]), "triangles"),
-    (np.ones((3, 3)), np.array([[0, 1, 2]]), "zero size"),
-])
+@pytest.mark.parametrize(
+    "vertices, faces, match",
+    [
+        (np.zeros((0, 3)), np.zeros((0, 3), int), "empty"),
+        (
+            np.array([[0, 0, 0], [1, 0, 0], [np.nan, 1, 0]]),
+            np.array([[0, 1, 2]]),
+            "finite",
+        ),
+        (
+            np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0]]),
+            np.array([[0, 1, 3]]),
+            "face indices",
+        ),
+        (np.array([[0, 0], [1, 0], [0, 1]]), np.array([[0, 1, 2]]), r"shape \(V, 3\)"),
+        (np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0]]), np.array([[0, 1]]), "triangles"),
+        (np.ones((3, 3)), np.array([[0, 1, 2]]), "zero size"),
+    ],
+)
 def test_bad_meshes(vertices, faces, match):
     with pytest.raises(ValueError, match=match):
         M.quantize_mesh(vertices, faces)
@@ -78,7 +97,7 @@ def test_bad_meshes(vertices, faces, match):
 
 def test_non_manifold_mesh_is_refused_by_edgerunner_and_repaired_on_request():
     v = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1]], float)
-    f = np.array([[0, 1, 2], [1, 0, 3], [0, 1, 4]])                    # edge 0–1 in three faces
+    f = np.array([[0, 1, 2], [1, 0, 3], [0, 1, 4]])  # edge 0–1 in three faces
     q = M.quantize_mesh(v, f)
     with pytest.raises(ValueError, match="not edge-manifold"):
         M.serialize_edr(q)
@@ -115,7 +134,7 @@ def test_amt_two_faces_make_one_strip():
     v = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0]], float)
     q = M.quantize_mesh(v, np.array([[0, 1, 2], [1, 3, 2]]))
     t = M.serialize_amt(q)
-    assert t.size == 12 and M.SEP_AMT not in t                        # 9 + 3 coordinates
+    assert t.size == 12 and M.SEP_AMT not in t  # 9 + 3 coordinates
     assert M.same_faces(M.deserialize_amt(t), q.triangles())
 
 
@@ -123,8 +142,10 @@ def test_edr_known_small_case():
     v = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0]], float)
     q = M.quantize_mesh(v, np.array([[0, 1, 2], [1, 3, 2]]))
     t = M.serialize_edr(q)
-    n_sub = int((t == M.OP_BOM).sum())               # the first gate edge is never crossed, so the
-    assert t[0] == M.OP_BOM and t.size == 10 * n_sub + 4 * (2 - n_sub)   # square may need 2 sub-meshes
+    n_sub = int((t == M.OP_BOM).sum())  # the first gate edge is never crossed, so the
+    assert t[0] == M.OP_BOM and t.size == 10 * n_sub + 4 * (
+        2 - n_sub
+    )  # square may need 2 sub-meshes
     assert M.same_faces(M.deserialize_edr(t), q.triangles())
 
 
@@ -134,7 +155,9 @@ def test_round_trip_on_random_closed_meshes(seed, tokenizer, rearranged):
     q = M.quantize_mesh(*random_closed_mesh(seed))
     q, _ = M.make_edge_manifold(q)
     t = M.serialize(q, tokenizer, rearranged=rearranged)
-    assert M.same_faces(M.deserialize(t, tokenizer, rearranged=rearranged), q.triangles())
+    assert M.same_faces(
+        M.deserialize(t, tokenizer, rearranged=rearranged), q.triangles()
+    )
 
 
 @settings(max_examples=25, deadline=None)
@@ -143,8 +166,10 @@ def test_round_trip_on_open_grids(seed, n):
     q = M.quantize_mesh(*grid_mesh(n, seed))
     for tk in M.TOKENIZERS:
         for r in (False, True):
-            assert M.same_faces(M.deserialize(M.serialize(q, tk, rearranged=r), tk, rearranged=r),
-                                q.triangles())
+            assert M.same_faces(
+                M.deserialize(M.serialize(q, tk, rearranged=r), tk, rearranged=r),
+                q.triangles(),
+            )
 
 
 @settings(max_examples=25, deadline=None)
@@ -162,7 +187,9 @@ def test_compression_ratios_on_a_closed_mesh():
     q = M.quantize_mesh(*random_closed_mesh(1, subdivisions=3))
     cr = {tk: M.serialize(q, tk).size / (9 * q.n_faces) for tk in M.TOKENIZERS}
     assert cr["RAW"] == 1.0
-    assert 0.3 < cr["AMT"] < 0.6 and 0.4 < cr["EDR"] < 0.55           # ≈ (9 + 3(F−1)) / 9F + separators
+    assert (
+        0.3 < cr["AMT"] < 0.6 and 0.4 < cr["EDR"] < 0.55
+    )  # ≈ (9 + 3(F−1)) / 9F + separators
 
 
 def test_a_5k_face_mesh_is_encoded_without_a_quadratic_blow_up():
@@ -170,7 +197,7 @@ def test_a_5k_face_mesh_is_encoded_without_a_quadratic_blow_up():
     generous (the encoding takes about 0.1 s) and catches only an algorithm that scales badly."""
     import trimesh
 
-    m = trimesh.creation.icosphere(subdivisions=4)                     # 5,120 faces
+    m = trimesh.creation.icosphere(subdivisions=4)  # 5,120 faces
     rng = np.random.default_rng(0)
     v = m.vertices * (1 + 0.2 * rng.random((len(m.vertices), 1)))
     q = M.quantize_mesh(v, m.faces, bits=8)
@@ -186,22 +213,29 @@ def test_a_5k_face_mesh_is_encoded_without_a_quadratic_blow_up():
 def test_edr_on_a_20k_face_mesh_needs_no_recursion():
     import trimesh
 
-    m = trimesh.creation.icosphere(subdivisions=5)                     # 20,480 faces, ~4× the 5k target
+    m = trimesh.creation.icosphere(subdivisions=5)  # 20,480 faces, ~4× the 5k target
     rng = np.random.default_rng(0)
     v = m.vertices * (1 + 0.2 * rng.random((len(m.vertices), 1)))
     q = M.quantize_mesh(v, m.faces, bits=10)
     t0 = time.process_time()
     for tk in M.TOKENIZERS:
         t = M.serialize(q, tk, rearranged=True)
-        assert M.same_faces(M.deserialize(t, tk, rearranged=True, bits=10), q.triangles())
-    assert time.process_time() - t0 < 30.0   # CPU time: independent of other processes' load
+        assert M.same_faces(
+            M.deserialize(t, tk, rearranged=True, bits=10), q.triangles()
+        )
+    assert (
+        time.process_time() - t0 < 30.0
+    )  # CPU time: independent of other processes' load
 
 
-@pytest.mark.parametrize("bad, match", [
-    ([M.OP_BOM, 3, 3, 3], "ends inside a first face"),
-    ([0, 3, 3, 3], "must start with OP_BOM"),
-    ([M.OP_BOM] + [4] * 9 + [7], "where an op"),
-])
+@pytest.mark.parametrize(
+    "bad, match",
+    [
+        ([M.OP_BOM, 3, 3, 3], "ends inside a first face"),
+        ([0, 3, 3, 3], "must start with OP_BOM"),
+        ([M.OP_BOM] + [4] * 9 + [7], "where an op"),
+    ],
+)
 def test_bad_edr_sequences(bad, match):
     with pytest.raises(ValueError, match=match):
         M.deserialize_edr(bad)
@@ -215,14 +249,20 @@ def test_bad_amt_and_raw_sequences():
 
 
 # --- RAC ---------------------------------------------------------------------------------------
-@given(st.lists(st.integers(0, 127), min_size=0, max_size=60).filter(lambda l: len(l) % 3 == 0))
+@given(
+    st.lists(st.integers(0, 127), min_size=0, max_size=60).filter(
+        lambda l: len(l) % 3 == 0
+    )
+)
 def test_rac_round_trip_every_length(coords):
     np.testing.assert_array_equal(M.rac_decode(M.rac_encode(coords)), coords)
 
 
 def test_rac_known_answer_with_tail():
-    c = list(range(15))                                                # one block + a 2-vertex tail
-    np.testing.assert_array_equal(M.rac_encode(c), [0, 3, 6, 1, 4, 7, 2, 5, 8, 9, 12, 10, 13, 11, 14])
+    c = list(range(15))  # one block + a 2-vertex tail
+    np.testing.assert_array_equal(
+        M.rac_encode(c), [0, 3, 6, 1, 4, 7, 2, 5, 8, 9, 12, 10, 13, 11, 14]
+    )
     with pytest.raises(ValueError, match="multiple of 3"):
         M.rac_encode([1, 2])
 
@@ -231,9 +271,12 @@ def test_rearranged_edr_puts_ops_in_front():
     q = M.quantize_mesh(*grid_mesh(5))
     t = M.serialize(q, "EDR")
     r = M.rearrange(t, "EDR")
-    seg = r[:np.flatnonzero(r == M.OP_BOM)[1]] if (r == M.OP_BOM).sum() > 1 else r
+    seg = r[: np.flatnonzero(r == M.OP_BOM)[1]] if (r == M.OP_BOM).sum() > 1 else r
     n_ops = (seg.size - 10) // 4
-    assert set(seg[1:1 + n_ops].tolist()) <= {0, 1} and seg[1 + n_ops:].min() >= M.EDR_OFFSET
+    assert (
+        set(seg[1 : 1 + n_ops].tolist()) <= {0, 1}
+        and seg[1 + n_ops :].min() >= M.EDR_OFFSET
+    )
     np.testing.assert_array_equal(M.restore(r, "EDR"), t)
 
 
@@ -242,12 +285,18 @@ def test_paper_toy_strings():
     """The official repository's `intuition.py` examples (exact values, CR = 1)."""
     ab = {"a": "a", "b": "b", "c": "c", "d": "d"}
     assert M.ptme_of_string("aaabbb", ab) == pytest.approx(1.0)
-    assert M.ptme_of_string("XY", {**ab, "X": "aaa", "Y": "bbb"}) == pytest.approx(1 / 3)
+    assert M.ptme_of_string("XY", {**ab, "X": "aaa", "Y": "bbb"}) == pytest.approx(
+        1 / 3
+    )
     base = M.ptme_of_string("aadabbacc", ab)
     assert round(base, 3) == 1.837
-    assert M.ptme_of_string("Xdabbacc", {**ab, "X": "aa"}) == pytest.approx(2.0)   # MC: up
-    assert M.ptme_of_string("aaaabcdbc", ab) == pytest.approx(base)               # RAC: same
-    assert round(M.ptme_of_string("XXYdY", {**ab, "X": "aa", "Y": "bb"}), 3) == 0.846  # RMC: down
+    assert M.ptme_of_string("Xdabbacc", {**ab, "X": "aa"}) == pytest.approx(
+        2.0
+    )  # MC: up
+    assert M.ptme_of_string("aaaabcdbc", ab) == pytest.approx(base)  # RAC: same
+    assert (
+        round(M.ptme_of_string("XXYdY", {**ab, "X": "aa", "Y": "bb"}), 3) == 0.846
+    )  # RMC: down
 
 
 def test_corpus_ptme_equals_entropy_times_tokens_per_raw_coordinate():
@@ -260,7 +309,9 @@ def test_corpus_ptme_equals_entropy_times_tokens_per_raw_coordinate():
     assert r.cr == pytest.approx(n / (9 * faces)) and r.mean_length == 1.0
     lengths = rng.integers(1, 4, 20)
     r2 = M.corpus_ptme(seqs, faces, piece_length=lengths)
-    assert r2.ptme == pytest.approx(r2.entropy * n / (9 * faces))     # still H · tokens / 9F
+    assert r2.ptme == pytest.approx(
+        r2.entropy * n / (9 * faces)
+    )  # still H · tokens / 9F
     assert r2.cr == pytest.approx(sum(lengths[s].sum() for s in seqs) / (9 * faces))
 
 
@@ -290,15 +341,17 @@ def test_exact_pair_effect_matches_brute_force_merge(seed):
     counts = np.bincount(np.concatenate(seqs), minlength=5)
     lengths = np.ones(5)
     before = M.ptme_from_counts(counts, lengths)
-    after = M.ptme_from_counts(np.bincount(np.concatenate(merged), minlength=6), np.append(lengths, 2))
+    after = M.ptme_from_counts(
+        np.bincount(np.concatenate(merged), minlength=6), np.append(lengths, 2)
+    )
     eff = M.pair_effect(counts, lengths, a, b, n_ab)
     assert eff.exact == pytest.approx(after - before, abs=1e-12)
 
 
 def test_first_order_formula_is_accurate_for_rare_pairs():
     """p_ab ≪ p_a, p_b: the paper's approximation approaches the exact change."""
-    counts = np.full(1000, 100_000.0)                                 # p_a = p_b = 1e-3
-    for n_ab in (200, 1000):                                           # PMI ln 2 and ln 10
+    counts = np.full(1000, 100_000.0)  # p_a = p_b = 1e-3
+    for n_ab in (200, 1000):  # PMI ln 2 and ln 10
         eff = M.pair_effect(counts, np.ones(1000), 0, 1, n_ab)
         assert eff.first_order == pytest.approx(eff.exact, rel=0.03)
         assert eff.pmi == pytest.approx(math.log((n_ab / 1e8) / 1e-6))
@@ -306,8 +359,8 @@ def test_first_order_formula_is_accurate_for_rare_pairs():
 
 def test_sign_follows_pmi_above_one():
     counts = np.full(50, 1000.0)
-    strong = M.pair_effect(counts, np.ones(50), 0, 1, 900)          # PMI ≫ 1: merging helps
-    weak = M.pair_effect(counts, np.ones(50), 0, 1, 30)             # PMI < 1: merging hurts
+    strong = M.pair_effect(counts, np.ones(50), 0, 1, 900)  # PMI ≫ 1: merging helps
+    weak = M.pair_effect(counts, np.ones(50), 0, 1, 30)  # PMI < 1: merging hurts
     assert strong.pmi > 1 and strong.exact < 0 and strong.first_order < 0
     assert weak.pmi < 1 and weak.exact > 0 and weak.first_order > 0
 
@@ -329,7 +382,9 @@ def test_merger_round_trip_and_separators_never_merged():
     for _ in range(20):
         q = M.quantize_mesh(*random_closed_mesh(int(rng.integers(1e6)), subdivisions=1))
         seqs.append(M.serialize(q, "AMT", rearranged=True))
-    mg = M.train_merger(seqs[:15], alphabet_size=129, vocab_size=300, separators=(M.SEP_AMT,))
+    mg = M.train_merger(
+        seqs[:15], alphabet_size=129, vocab_size=300, separators=(M.SEP_AMT,)
+    )
     assert mg.vocab_size <= 300
     for s in seqs[15:]:
         ids = mg.encode(s)
@@ -358,26 +413,51 @@ def test_merger_is_deterministic_and_checks_inputs():
 
 # --- tiny language model (full scale) ----------------------------------------------------------
 def test_lm_bits_per_face_runs_and_learns_something():
-    rng = np.random.default_rng(0)
     pattern = np.tile(np.arange(6), 50)
     train = [pattern + 0 for _ in range(4)]
     test = [pattern[:120]]
-    r = M.lm_bits_per_face(train, test, [10], vocab=6, generator=torch.Generator().manual_seed(0),
-                           d_model=32, n_layers=1, n_heads=2, context=32, steps=60, batch=8, lr=3e-3)
-    assert r["bits_per_token"] < math.log2(6)                           # below the uniform rate
+    r = M.lm_bits_per_face(
+        train,
+        test,
+        [10],
+        vocab=6,
+        generator=torch.Generator().manual_seed(0),
+        d_model=32,
+        n_layers=1,
+        n_heads=2,
+        context=32,
+        steps=60,
+        batch=8,
+        lr=3e-3,
+    )
+    assert r["bits_per_token"] < math.log2(6)  # below the uniform rate
     assert r["bits_per_face"] == pytest.approx(r["bits_per_token"] * 120 / 10)
 
 
 def test_hf_merger_round_trip_separators_and_determinism():
     rng = np.random.default_rng(2)
-    seqs = [M.serialize(M.quantize_mesh(*random_closed_mesh(int(rng.integers(1e6)), subdivisions=1)),
-                        "EDR", rearranged=True) for _ in range(12)]
-    a = M.train_merger_hf(seqs[:9], alphabet_size=131, vocab_size=260, separators=(M.OP_BOM,))
-    b = M.train_merger_hf(seqs[:9], alphabet_size=131, vocab_size=260, separators=(M.OP_BOM,))
+    seqs = [
+        M.serialize(
+            M.quantize_mesh(
+                *random_closed_mesh(int(rng.integers(1e6)), subdivisions=1)
+            ),
+            "EDR",
+            rearranged=True,
+        )
+        for _ in range(12)
+    ]
+    a = M.train_merger_hf(
+        seqs[:9], alphabet_size=131, vocab_size=260, separators=(M.OP_BOM,)
+    )
+    b = M.train_merger_hf(
+        seqs[:9], alphabet_size=131, vocab_size=260, separators=(M.OP_BOM,)
+    )
     assert a._tok.get_vocab() == b._tok.get_vocab()
     bom = chr(M.CHAR_BASE + M.OP_BOM)
-    assert all(bom not in a._tok.id_to_token(i) or a._tok.id_to_token(i) == bom
-               for i in range(a.vocab_size))
+    assert all(
+        bom not in a._tok.id_to_token(i) or a._tok.id_to_token(i) == bom
+        for i in range(a.vocab_size)
+    )
     for s in seqs[9:]:
         ids = a.encode(s)
         np.testing.assert_array_equal(a.decode(ids), s)
@@ -396,10 +476,10 @@ def _ngram_prob_brute(train, history, w, vocab, order, d):
         pairs, ctxs = Counter(), Counter()
         for q in seqs:
             for i in range(order - 1, len(q)):
-                c = tuple(q[i - j:i]) if j else ()
+                c = tuple(q[i - j : i]) if j else ()
                 pairs[(c, q[i])] += 1
                 ctxs[c] += 1
-        c = tuple(history[len(history) - j:]) if j else ()
+        c = tuple(history[len(history) - j :]) if j else ()
         if ctxs[c]:
             types = sum(1 for (cc, _) in pairs if cc == c)
             p = max(pairs[(c, w)] - d, 0) / ctxs[c] + d * types / ctxs[c] * p
@@ -410,13 +490,18 @@ def test_ngram_model_matches_counting_and_sums_to_one():
     rng = np.random.default_rng(0)
     train = [rng.integers(0, 5, 30) for _ in range(4)]
     vocab, order, d = 5, 3, 0.75
-    hist = [vocab, vocab, 2, 4]                # two start symbols, then tokens 2, 4
+    hist = [vocab, vocab, 2, 4]  # two start symbols, then tokens 2, 4
     probs = [_ngram_prob_brute(train, hist, w, vocab, order, d) for w in range(vocab)]
     assert sum(probs) == pytest.approx(1.0)
-    for w in range(vocab):                     # the library on a one-sequence test set [2, 4, w]
-        out = M.ngram_bits_per_face(train, [np.array([2, 4, w])], 1, vocab=vocab, order=order)
-        first = [_ngram_prob_brute(train, [vocab, vocab], 2, vocab, order, d),
-                 _ngram_prob_brute(train, [vocab, vocab, 2], 4, vocab, order, d), probs[w]]
+    for w in range(vocab):  # the library on a one-sequence test set [2, 4, w]
+        out = M.ngram_bits_per_face(
+            train, [np.array([2, 4, w])], 1, vocab=vocab, order=order
+        )
+        first = [
+            _ngram_prob_brute(train, [vocab, vocab], 2, vocab, order, d),
+            _ngram_prob_brute(train, [vocab, vocab, 2], 4, vocab, order, d),
+            probs[w],
+        ]
         assert out["bits_per_face"] == pytest.approx(-np.log2(first).sum())
 
 

@@ -16,7 +16,7 @@ def brute_lqt(s, alpha, p, etas, bias, theta0):
     for t in range(len(s)):
         if t < p:
             continue
-        phi = np.array(list(s[t - p:t]) + [bias])
+        phi = np.array(list(s[t - p : t]) + [bias])
         q[t] = theta @ phi
         theta = theta + etas[t] * (float(s[t] > q[t]) - alpha) * phi
     return q, theta
@@ -52,7 +52,7 @@ def brute_pi(s, alpha, lr, c_sat, k_i, window=20, q0=0.0):
                 qt = P + k_i * math.tan(arg)
         q.append(qt)
         err = float(s[t] > qt) - alpha
-        recent = s[max(0, t - window + 1):t + 1]
+        recent = s[max(0, t - window + 1) : t + 1]
         P += lr * (max(recent) - min(recent)) * err
         E += err
     return np.array(q)
@@ -82,9 +82,13 @@ def test_default_theta0_matches_conformalopt_convention():
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.floats(-5, 5, allow_nan=False), min_size=1, max_size=60),
-       st.integers(0, 3), st.sampled_from(["fixed", "decaying"]),
-       st.floats(1e-3, 2.0), st.floats(0.1, 10.0))
+@given(
+    st.lists(st.floats(-5, 5, allow_nan=False), min_size=1, max_size=60),
+    st.integers(0, 3),
+    st.sampled_from(["fixed", "decaying"]),
+    st.floats(1e-3, 2.0),
+    st.floats(0.1, 10.0),
+)
 def test_lqt_equals_brute_force(s, p, schedule, lr, bias):
     etas = O.step_sizes(lr, len(s), schedule)
     theta0 = O.default_theta0(p)
@@ -100,18 +104,39 @@ def test_numpy_and_python_engines_agree():
     lrs = np.logspace(-3, 0, 9)
     biases = np.linspace(0.5, 4, 9)
     for p in (0, 1, 3):
-        many = O.lqt(S, alpha=0.2, p=p, lr=lrs, bias=biases, schedule="decaying", return_path=True)
+        many = O.lqt(
+            S,
+            alpha=0.2,
+            p=p,
+            lr=lrs,
+            bias=biases,
+            schedule="decaying",
+            return_path=True,
+        )
         assert many.q.shape == (9, 500) and many.path.shape == (9, 500, p + 1)
         for k in range(9):
-            one = O.lqt(S[k], alpha=0.2, p=p, lr=lrs[k], bias=biases[k], schedule="decaying",
-                        return_path=True)
+            one = O.lqt(
+                S[k],
+                alpha=0.2,
+                p=p,
+                lr=lrs[k],
+                bias=biases[k],
+                schedule="decaying",
+                return_path=True,
+            )
             np.testing.assert_allclose(many.q[k], one.q, rtol=1e-12, atol=1e-12)
             np.testing.assert_allclose(many.path[k], one.path, rtol=1e-12, atol=1e-12)
-        shared = O.lqt(S[0], alpha=0.2, p=p, lr=lrs, bias=2.0)   # one stream, K learning rates
+        shared = O.lqt(
+            S[0], alpha=0.2, p=p, lr=lrs, bias=2.0
+        )  # one stream, K learning rates
         for k in (0, 8):
-            np.testing.assert_allclose(shared.q[k], O.lqt(S[0], alpha=0.2, p=p, lr=lrs[k], bias=2.0).q,
-                                       rtol=1e-12, atol=1e-12)
-    few = O.lqt(S[:3], alpha=0.2, p=2, lr=0.1)                  # few streams: Python per stream
+            np.testing.assert_allclose(
+                shared.q[k],
+                O.lqt(S[0], alpha=0.2, p=p, lr=lrs[k], bias=2.0).q,
+                rtol=1e-12,
+                atol=1e-12,
+            )
+    few = O.lqt(S[:3], alpha=0.2, p=2, lr=0.1)  # few streams: Python per stream
     np.testing.assert_allclose(few.q[1], O.lqt(S[1], alpha=0.2, p=2, lr=0.1).q)
 
 
@@ -127,19 +152,26 @@ def test_bias_coordinate_counts_the_coverage_error():
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.floats(0, 1), min_size=1, max_size=300), st.floats(0.01, 1.0),
-       st.floats(0.05, 0.5))
+@given(
+    st.lists(st.floats(0, 1), min_size=1, max_size=300),
+    st.floats(0.01, 1.0),
+    st.floats(0.05, 0.5),
+)
 def test_sqt_coverage_bound_on_bounded_streams(s, lr, alpha):
     # With scores in [0, B] and q1 in [0, B], q stays in [−αη, B + (1−α)η], so
     # |Σ(err − α)| ≤ (B + η)/η at every T.
     run = O.sqt(s, alpha=alpha, lr=lr, q0=0.5)
     total = np.cumsum((np.array(s) > run.q) - alpha)
     assert np.all(np.abs(total) <= (1.0 + lr) / lr + 1e-9)
-    assert np.all(run.q >= -alpha * lr - 1e-12) and np.all(run.q <= 1 + (1 - alpha) * lr + 1e-12)
+    assert np.all(run.q >= -alpha * lr - 1e-12) and np.all(
+        run.q <= 1 + (1 - alpha) * lr + 1e-12
+    )
 
 
 def test_lqt_against_equals_lqt_on_the_chosen_scores():
-    scores, run = O.lqt_against(O.miss_when_possible(1.0), 2000, alpha=0.1, p=2, lr=0.05)
+    scores, run = O.lqt_against(
+        O.miss_when_possible(1.0), 2000, alpha=0.1, p=2, lr=0.05
+    )
     assert set(np.unique(scores)) <= {0.0, 1.0}
     again = O.lqt(scores, alpha=0.1, p=2, lr=0.05)
     np.testing.assert_allclose(run.q, again.q)
@@ -148,14 +180,21 @@ def test_lqt_against_equals_lqt_on_the_chosen_scores():
 
 def test_step_sizes():
     np.testing.assert_allclose(O.step_sizes(0.5, 3, "fixed"), [0.5, 0.5, 0.5])
-    np.testing.assert_allclose(O.step_sizes(2.0, 3, "decaying"), 2.0 * np.array([1, 2, 3]) ** -0.6)
+    np.testing.assert_allclose(
+        O.step_sizes(2.0, 3, "decaying"), 2.0 * np.array([1, 2, 3]) ** -0.6
+    )
 
 
 def test_matches_conformalopt_package():
     y = O.ar_series([0.3, -0.3], 3000, np.random.default_rng(0))
-    for schedule, lr, p in [("fixed", 0.01, 2), ("decaying", 1.0, 1), ("fixed", 0.1, 0)]:
-        theirs = O.conformalopt_thresholds(y, alpha=0.1, p=p, lr=lr, schedule=schedule,
-                                           scalar=p == 0)
+    for schedule, lr, p in [
+        ("fixed", 0.01, 2),
+        ("decaying", 1.0, 1),
+        ("fixed", 0.1, 0),
+    ]:
+        theirs = O.conformalopt_thresholds(
+            y, alpha=0.1, p=p, lr=lr, schedule=schedule, scalar=p == 0
+        )
         ours = O.lqt(y, alpha=0.1, p=p, lr=lr, schedule=schedule)
         np.testing.assert_allclose(theirs, ours.q, atol=1e-10, rtol=0)
     with pytest.raises(ValueError, match="schedule"):
@@ -166,13 +205,21 @@ def test_tuned_comparison_follows_the_protocol():
     rng = np.random.default_rng(5)
     Y = np.stack([O.ar_series([0.8], 4000, rng), O.ar_series([0.0], 4000, rng)])
     val, test = Y[:, :1000], Y[:, 1000:]
-    cmp = O.tuned_comparison(val, test, alpha=0.1, lrs=[1e-3, 1e-2, 1e-1], biases=[1.0],
-                             ps=[0, 2], baselines=["SQT"])
+    cmp = O.tuned_comparison(
+        val,
+        test,
+        alpha=0.1,
+        lrs=[1e-3, 1e-2, 1e-1],
+        biases=[1.0],
+        ps=[0, 2],
+        baselines=["SQT"],
+    )
     assert set(cmp.q) == {"LQT", "SQT"} and cmp.q["LQT"].shape == test.shape
     direct = O.tune_lqt(val, alpha=0.1, lrs=[1e-3, 1e-2, 1e-1], biases=[1.0], ps=[0, 2])
     assert cmp.settings["LQT"] == direct.params
-    np.testing.assert_array_equal(cmp.q["SQT"],
-                                  O.tune_sqt(test, alpha=0.1, lrs=[1e-3, 1e-2, 1e-1]).q)
+    np.testing.assert_array_equal(
+        cmp.q["SQT"], O.tune_sqt(test, alpha=0.1, lrs=[1e-3, 1e-2, 1e-1]).q
+    )
     with pytest.raises(ValueError, match="same streams"):
         O.tuned_comparison(val[:1], test, alpha=0.1)
     with pytest.raises(ValueError, match="unknown baseline"):
@@ -181,10 +228,14 @@ def test_tuned_comparison_follows_the_protocol():
 
 # --- baselines -------------------------------------------------------------------------------------
 @settings(max_examples=30, deadline=None)
-@given(st.lists(st.floats(-3, 3, allow_nan=False), min_size=1, max_size=80),
-       st.sampled_from([0.001, 0.05, 0.3, 1.0]))
+@given(
+    st.lists(st.floats(-3, 3, allow_nan=False), min_size=1, max_size=80),
+    st.sampled_from([0.001, 0.05, 0.3, 1.0]),
+)
 def test_aci_equals_brute_force(s, gamma):
-    np.testing.assert_allclose(O.aci(s, alpha=0.1, gamma=gamma), brute_aci(s, 0.1, gamma))
+    np.testing.assert_allclose(
+        O.aci(s, alpha=0.1, gamma=gamma), brute_aci(s, 0.1, gamma)
+    )
 
 
 def test_aci_grid_equals_single_runs_and_covers_iid_scores():
@@ -197,16 +248,28 @@ def test_aci_grid_equals_single_runs_and_covers_iid_scores():
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.lists(st.floats(0, 10, allow_nan=False), min_size=1, max_size=80),
-       st.sampled_from([0.01, 0.5]), st.sampled_from([0.1, 5.0]), st.sampled_from([1.0, 100.0]))
+@given(
+    st.lists(st.floats(0, 10, allow_nan=False), min_size=1, max_size=80),
+    st.sampled_from([0.01, 0.5]),
+    st.sampled_from([0.1, 5.0]),
+    st.sampled_from([1.0, 100.0]),
+)
 def test_conformal_pi_equals_brute_force(s, lr, c_sat, k_i):
-    np.testing.assert_allclose(O.conformal_pi(s, alpha=0.1, lr=lr, c_sat=c_sat, k_i=k_i),
-                               brute_pi(s, 0.1, lr, c_sat, k_i), rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(
+        O.conformal_pi(s, alpha=0.1, lr=lr, c_sat=c_sat, k_i=k_i),
+        brute_pi(s, 0.1, lr, c_sat, k_i),
+        rtol=1e-9,
+        atol=1e-9,
+    )
 
 
 def test_conformal_pi_grid_and_per_row_streams():
     S = np.abs(np.random.default_rng(2).standard_normal((3, 400)))
-    lr, cs, ki = np.array([0.1, 1.0, 5.0]), np.array([1.0, 5.0, 20.0]), np.array([10.0, 1.0, 100.0])
+    lr, cs, ki = (
+        np.array([0.1, 1.0, 5.0]),
+        np.array([1.0, 5.0, 20.0]),
+        np.array([10.0, 1.0, 100.0]),
+    )
     rows = O.conformal_pi(S, alpha=0.1, lr=lr, c_sat=cs, k_i=ki)
     for k in range(3):
         one = O.conformal_pi(S[k], alpha=0.1, lr=lr[k], c_sat=cs[k], k_i=ki[k])
@@ -216,8 +279,12 @@ def test_conformal_pi_grid_and_per_row_streams():
 
 
 def test_rolling_range():
-    np.testing.assert_allclose(O.rolling_range([1.0, 3.0, 2.0, 7.0], 2), [0.0, 2.0, 1.0, 5.0])
-    np.testing.assert_allclose(O.rolling_range([[1.0, 3.0], [0.0, -1.0]], 5), [[0, 2], [0, 1]])
+    np.testing.assert_allclose(
+        O.rolling_range([1.0, 3.0, 2.0, 7.0], 2), [0.0, 2.0, 1.0, 5.0]
+    )
+    np.testing.assert_allclose(
+        O.rolling_range([[1.0, 3.0], [0.0, -1.0]], 5), [[0, 2], [0, 1]]
+    )
 
 
 # --- metrics, tuning and the test ----------------------------------------------------------------
@@ -231,12 +298,18 @@ def test_pinball_coverage_and_miscoverage_path():
 
 def test_select_config_prefers_covered_then_lowest_loss():
     s = np.linspace(0, 1, 101)
-    q = np.stack([np.full(101, 0.2),      # low loss region? no: covers 21 %
-                  np.full(101, 0.9),      # covers 91 %: within 0.01 of 0.9
-                  np.full(101, np.inf),   # infinite: never chosen
-                  np.full(101, 0.95)])    # covers 96 %
+    q = np.stack(
+        [
+            np.full(101, 0.2),  # low loss region? no: covers 21 %
+            np.full(101, 0.9),  # covers 91 %: within 0.01 of 0.9
+            np.full(101, np.inf),  # infinite: never chosen
+            np.full(101, 0.95),
+        ]
+    )  # covers 96 %
     assert O.select_config(s, q, 0.1) == 1
-    assert O.select_config(s, q[[0, 3]], 0.1) == 1     # none within tol: lowest loss overall
+    assert (
+        O.select_config(s, q[[0, 3]], 0.1) == 1
+    )  # none within tol: lowest loss overall
 
 
 def test_newey_west_reduces_to_iid_test_and_matches_statsmodels():
@@ -245,9 +318,12 @@ def test_newey_west_reduces_to_iid_test_and_matches_statsmodels():
     assert res.se == pytest.approx(d.std() / np.sqrt(d.size))
     assert res.p_greater == pytest.approx(stats.norm.sf(d.mean() / res.se))
     import statsmodels.api as sm
+
     x = np.cumsum(d) * 0.01 + d  # a dependent series
     res = O.newey_west_test(x, lags=7)
-    fit = sm.OLS(x, np.ones_like(x)).fit(cov_type="HAC", cov_kwds={"maxlags": 7, "use_correction": False})
+    fit = sm.OLS(x, np.ones_like(x)).fit(
+        cov_type="HAC", cov_kwds={"maxlags": 7, "use_correction": False}
+    )
     assert res.se == pytest.approx(float(fit.bse[0]), rel=1e-9)
 
 
@@ -261,12 +337,15 @@ def test_ar_series_variance_and_exact_conditional_coverage():
     cc = O.ar_conditional_coverage(y, mu + z, [0.6])
     assert np.isnan(cc[0]) and np.allclose(cc[1:], 0.9)
     y2 = O.ar_series([0.3, -0.3], 10, rng)
-    np.testing.assert_allclose(O.ar_conditional_mean(y2, [0.3, -0.3])[2:],
-                               0.3 * y2[1:-1] - 0.3 * y2[:-2])
+    np.testing.assert_allclose(
+        O.ar_conditional_mean(y2, [0.3, -0.3])[2:], 0.3 * y2[1:-1] - 0.3 * y2[:-2]
+    )
 
 
 def test_ar1_reduction_known_values():
-    np.testing.assert_allclose(O.ar1_set_size_reduction([0.0, 0.6, 0.8]), [0.0, 0.2, 0.4])
+    np.testing.assert_allclose(
+        O.ar1_set_size_reduction([0.0, 0.6, 0.8]), [0.0, 0.2, 0.4]
+    )
 
 
 def test_streams_are_bounded_and_reproducible():
@@ -281,9 +360,12 @@ def test_streams_are_bounded_and_reproducible():
 def test_delayed_moving_average_and_autocorrelation():
     y = np.arange(10.0)
     # forecast for t = 4..9 is the mean of y[t-4], y[t-3]
-    np.testing.assert_allclose(O.delayed_moving_average(y, delay=4, window=2), np.arange(6) + 0.5)
-    assert O.lag1_autocorrelation(O.ar_series([0.8], 50_000, np.random.default_rng(1))) == \
-        pytest.approx(0.8, abs=0.02)
+    np.testing.assert_allclose(
+        O.delayed_moving_average(y, delay=4, window=2), np.arange(6) + 0.5
+    )
+    assert O.lag1_autocorrelation(
+        O.ar_series([0.8], 50_000, np.random.default_rng(1))
+    ) == pytest.approx(0.8, abs=0.02)
 
 
 # --- bad inputs ----------------------------------------------------------------------------------
@@ -295,10 +377,15 @@ def test_bad_alpha(alpha):
         O.aci([1.0, 2.0], alpha=alpha, gamma=0.1)
 
 
-@pytest.mark.parametrize("scores, msg", [
-    ([], "empty"), ([1.0, float("nan")], "finite"), ([1.0, float("inf")], "finite"),
-    (np.zeros((2, 2, 2)), "1-D"),
-])
+@pytest.mark.parametrize(
+    "scores, msg",
+    [
+        ([], "empty"),
+        ([1.0, float("nan")], "finite"),
+        ([1.0, float("inf")], "finite"),
+        (np.zeros((2, 2, 2)), "1-D"),
+    ],
+)
 def test_bad_scores(scores, msg):
     with pytest.raises(ValueError, match=msg):
         O.lqt(scores, alpha=0.1, p=1, lr=0.1)
@@ -349,7 +436,9 @@ def test_tune_lqt_picks_what_a_plain_loop_picks():
     S = np.stack([O.ar_series([0.7], 1500, rng), np.abs(rng.standard_normal(1500))])
     lrs, biases, ps = [0.001, 0.01, 0.1, 1.0], [0.1, 1.0, 10.0], [0, 1, 2]
     for schedule in ("fixed", "decaying"):
-        tuned = O.tune_lqt(S, alpha=0.1, lrs=lrs, biases=biases, ps=ps, schedule=schedule)
+        tuned = O.tune_lqt(
+            S, alpha=0.1, lrs=lrs, biases=biases, ps=ps, schedule=schedule
+        )
         for i, s in enumerate(S):
             cfgs = [dict(p=p, lr=lr, bias=b) for p in ps for lr in lrs for b in biases]
             qs = [O.lqt(s, alpha=0.1, schedule=schedule, **c).q for c in cfgs]
@@ -372,7 +461,9 @@ def test_tune_sqt_aci_pi_pick_what_a_plain_loop_picks():
         np.testing.assert_allclose(t_sqt.q[i], qs[brute_choice(s, qs)])
         qs = [O.aci(s, alpha=0.1, gamma=g) for g in [0.001, 0.01, 0.1]]
         np.testing.assert_allclose(t_aci.q[i], qs[brute_choice(s, qs)])
-        cfgs = [dict(lr=lr, c_sat=c, k_i=k) for lr in lrs for c in c_sats for k in k_is[i]]
+        cfgs = [
+            dict(lr=lr, c_sat=c, k_i=k) for lr in lrs for c in c_sats for k in k_is[i]
+        ]
         qs = [O.conformal_pi(s, alpha=0.1, **c) for c in cfgs]
         k = brute_choice(s, qs)
         assert t_pi.params[i] == cfgs[k]
@@ -385,6 +476,8 @@ def test_path_at_records_the_same_parameters_as_the_full_path():
     for scores, lr in ((S[0], 0.1), (S, 0.1), (S[:2], np.array([0.1, 0.2]))):
         full = O.lqt(scores, alpha=0.1, p=2, lr=lr, return_path=True)
         some = O.lqt(scores, alpha=0.1, p=2, lr=lr, path_at=marks)
-        np.testing.assert_allclose(some.path, full.path[..., marks, :], rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(
+            some.path, full.path[..., marks, :], rtol=1e-12, atol=1e-12
+        )
     with pytest.raises(ValueError, match="path_at"):
         O.lqt(S[0], alpha=0.1, p=2, lr=0.1, path_at=[5, 3])

@@ -27,12 +27,16 @@ def test_bad_seed(bad):
 
 
 def test_unknown_name_lists_accepted_ones():
-    with pytest.raises(ParameterError, match=r"unknown parameter\(s\) 'nope'.*scale, seed"):
+    with pytest.raises(
+        ParameterError, match=r"unknown parameter\(s\) 'nope'.*scale, seed"
+    ):
         validate_parameters({"nope": 1}, DEFAULTS)
 
 
 def test_wrong_type_names_parameter_and_types():
-    with pytest.raises(ParameterError, match=r"'verbose' must be of type bool.*got 1 of type int"):
+    with pytest.raises(
+        ParameterError, match=r"'verbose' must be of type bool.*got 1 of type int"
+    ):
         validate_parameters({"verbose": 1}, DEFAULTS)
     with pytest.raises(ParameterError, match=r"'lr' must be of type float"):
         validate_parameters({"lr": "fast"}, DEFAULTS)

@@ -16,14 +16,19 @@ def test_setup_seeds_and_reports(capsys):
     assert a["n"] == 10 and a.device in ("cpu", "cuda")
     assert a.rng.random() == b.rng.random()
     assert a.child_rng(1).random() == b.child_rng(1).random() != a.child_rng(2).random()
-    assert torch.rand(1, generator=a.torch_generator(1)) == torch.rand(1, generator=b.torch_generator(1))
+    assert torch.rand(1, generator=a.torch_generator(1)) == torch.rand(
+        1, generator=b.torch_generator(1)
+    )
     assert torch.are_deterministic_algorithms_enabled()
     out = capsys.readouterr().out
     assert "scale=quick" in out and "seed=3" in out and "sizes: n=10" in out
 
 
 def test_setup_full_scale_uses_its_sizes():
-    assert setup(chapter="99_demo", scale="full", seed=0, sizes=SIZES, quiet=True)["n"] == 1000
+    assert (
+        setup(chapter="99_demo", scale="full", seed=0, sizes=SIZES, quiet=True)["n"]
+        == 1000
+    )
 
 
 def test_bad_parameters_fail_at_once():
@@ -51,7 +56,10 @@ def test_chapter_name_comes_from_the_runner_or_jupyter(monkeypatch):
     assert chapter_name() == "04_aurc"
     monkeypatch.setenv("REPBOOK_CHAPTER", "17_online_conformal")
     assert chapter_name() == "17_online_conformal"
-    assert setup(scale="quick", seed=0, sizes=SIZES, quiet=True).chapter == "17_online_conformal"
+    assert (
+        setup(scale="quick", seed=0, sizes=SIZES, quiet=True).chapter
+        == "17_online_conformal"
+    )
     assert chapter_name("explicit") == "explicit"
 
 

@@ -22,13 +22,17 @@ def test_recovers_known_parameters_from_noiseless_data():
 
 def test_fixed_parameters_are_kept_and_the_rest_recovered():
     N, D = grid()
-    f = S.fit_scaling_law(N, D, S.chinchilla(N, D, **TRUTH), fixed={"A": 400.0, "alpha": 0.34})
+    f = S.fit_scaling_law(
+        N, D, S.chinchilla(N, D, **TRUTH), fixed={"A": 400.0, "alpha": 0.34}
+    )
     assert (f.A, f.alpha) == (400.0, 0.34)
     assert f.B == pytest.approx(410.0, rel=1e-3) and f.E == pytest.approx(1.7, rel=1e-4)
 
 
 def test_final_only_fit_is_a_law_in_N():
-    rows = [("x", n, 0, 100, 1600.0, 1.0, 1.0 + 5.0 * n**-0.5) for n in (8, 16, 32, 64, 128)]
+    rows = [
+        ("x", n, 0, 100, 1600.0, 1.0, 1.0 + 5.0 * n**-0.5) for n in (8, 16, 32, 64, 128)
+    ]
     c = pd.DataFrame(rows, columns=S.COLUMNS)
     f = S.fit_final_only(c)
     assert f.predict(512, 1600.0) == pytest.approx(1.0 + 5.0 * 512**-0.5, rel=1e-4)
@@ -39,16 +43,30 @@ def test_huber_fit_resists_an_outlier():
     L = S.chinchilla(N, D, **TRUTH)
     L[3] *= 1.5
     f = S.fit_scaling_law(N, D, L)
-    assert f.alpha == pytest.approx(0.34, rel=0.02) and f.beta == pytest.approx(0.28, rel=0.02)
+    assert f.alpha == pytest.approx(0.34, rel=0.02) and f.beta == pytest.approx(
+        0.28, rel=0.02
+    )
 
 
-@pytest.mark.parametrize("kwargs, msg", [
-    (dict(N=[1, 2], D=[1, 2], loss=[1.0, 0.5]), "need at least 5 points"),
-    (dict(N=[1, 2, 3, 4, 5], D=[1, 2, 3, 4, 5], loss=[1, 0.5, 0.0, 0.2, 0.1]), "loss must be positive"),
-    (dict(N=[1, 2, 3, 4, 5], D=[1, 2, 3, 4, 5], loss=[1, 0.5, np.nan, 0.2, 0.1]), "NaN"),
-    (dict(N=[1, 2, 3], D=[1, 2], loss=[1, 0.5, 0.2]), "one length"),
-    (dict(N=[-1, 2, 3, 4, 5], D=[1, 2, 3, 4, 5], loss=[1, 0.5, 0.4, 0.2, 0.1]), "N must be positive"),
-])
+@pytest.mark.parametrize(
+    "kwargs, msg",
+    [
+        (dict(N=[1, 2], D=[1, 2], loss=[1.0, 0.5]), "need at least 5 points"),
+        (
+            dict(N=[1, 2, 3, 4, 5], D=[1, 2, 3, 4, 5], loss=[1, 0.5, 0.0, 0.2, 0.1]),
+            "loss must be positive",
+        ),
+        (
+            dict(N=[1, 2, 3, 4, 5], D=[1, 2, 3, 4, 5], loss=[1, 0.5, np.nan, 0.2, 0.1]),
+            "NaN",
+        ),
+        (dict(N=[1, 2, 3], D=[1, 2], loss=[1, 0.5, 0.2]), "one length"),
+        (
+            dict(N=[-1, 2, 3, 4, 5], D=[1, 2, 3, 4, 5], loss=[1, 0.5, 0.4, 0.2, 0.1]),
+            "N must be positive",
+        ),
+    ],
+)
 def test_bad_inputs(kwargs, msg):
     with pytest.raises(ValueError, match=msg):
         S.fit_scaling_law(kwargs["N"], kwargs["D"], kwargs["loss"])
@@ -81,22 +99,36 @@ def test_lr_schedule_and_checkpoints():
 
 @pytest.fixture(scope="module")
 def family():
-    return S.teacher_student_family(S.TeacherStudent(K=64), [4, 8, 16], range(2), steps=300, batch=8,
-                                    lr=0.3, n_checkpoints=10)
+    return S.teacher_student_family(
+        S.TeacherStudent(K=64),
+        [4, 8, 16],
+        range(2),
+        steps=300,
+        batch=8,
+        lr=0.3,
+        n_checkpoints=10,
+    )
 
 
 def test_teacher_student_family(family):
     assert list(family.columns) == S.COLUMNS
     assert family.groupby(["N", "seed"]).ngroups == 6
     finals = family[family.frac == 1.0].groupby("N").loss.mean()
-    assert finals.is_monotonic_decreasing                      # bigger models do better
+    assert finals.is_monotonic_decreasing  # bigger models do better
     model = S.TeacherStudent(K=64)
-    for N in (4, 8, 16):                                        # and never beat their floor
+    for N in (4, 8, 16):  # and never beat their floor
         floor = 0.5 * (model.tail(N) + model.noise**2)
         assert family[family.N == N].loss.min() >= floor - 1e-12
-    again = S.teacher_student_family(S.TeacherStudent(K=64), [4, 8, 16], range(2), steps=300, batch=8,
-                                     lr=0.3, n_checkpoints=10)
-    pd.testing.assert_frame_equal(family, again)                # seeded: identical
+    again = S.teacher_student_family(
+        S.TeacherStudent(K=64),
+        [4, 8, 16],
+        range(2),
+        steps=300,
+        batch=8,
+        lr=0.3,
+        n_checkpoints=10,
+    )
+    pd.testing.assert_frame_equal(family, again)  # seeded: identical
 
 
 def test_population_loss_is_exact():
@@ -127,8 +159,9 @@ def test_transformer_family_trains_a_tiny_model():
 
     torch.set_num_threads(1)
     text = S.stdlib_text(50_000)
-    c = S.transformer_family(text, [16], [0], steps=40, batch=4, context=16, n_checkpoints=4,
-                             eval_batches=1)
+    c = S.transformer_family(
+        text, [16], [0], steps=40, batch=4, context=16, n_checkpoints=4, eval_batches=1
+    )
     assert list(c.columns) == S.COLUMNS and c.frac.iloc[-1] == 1.0
     assert c.loss.iloc[-1] < c.loss.iloc[0]
     assert c.N.iloc[0] > 0 and c.D.iloc[-1] == 40 * 4 * 16
@@ -137,20 +170,41 @@ def test_transformer_family_trains_a_tiny_model():
 
 
 def test_protocol_errors_matches_fitting_by_hand():
-    c = S.teacher_student_family(S.TeacherStudent(K=128), [4, 8, 16, 32, 64], range(2), steps=400,
-                                 batch=8, lr=0.3, n_checkpoints=12)
+    c = S.teacher_student_family(
+        S.TeacherStudent(K=128),
+        [4, 8, 16, 32, 64],
+        range(2),
+        steps=400,
+        batch=8,
+        lr=0.3,
+        n_checkpoints=12,
+    )
     res = S.protocol_errors(c, target_N=64, D_target=400 * 8, max_sizes=[32], seeds=[1])
     assert list(res.protocol) == list(S.PROTOCOLS) and (res.m == 32).all()
     pts = S.select(c, max_N=32, seeds=[1])
-    by_hand = S.are(S.fit_curves(S.select(pts, min_frac=0.1)).predict(64, 3200), S.final_loss(c, 64, 1))
-    assert res.set_index("protocol").are["after 10 %"] == pytest.approx(by_hand, rel=1e-12)
+    by_hand = S.are(
+        S.fit_curves(S.select(pts, min_frac=0.1)).predict(64, 3200),
+        S.final_loss(c, 64, 1),
+    )
+    assert res.set_index("protocol").are["after 10 %"] == pytest.approx(
+        by_hand, rel=1e-12
+    )
     with pytest.raises(ValueError, match="unknown protocol"):
-        S.protocol_errors(c, target_N=64, D_target=3200, max_sizes=[32], seeds=[0], protocols=["best"])
+        S.protocol_errors(
+            c, target_N=64, D_target=3200, max_sizes=[32], seeds=[0], protocols=["best"]
+        )
 
 
 def test_protocol_errors_in_parallel_equal_the_serial_ones():
-    fam = S.teacher_student_family(S.TeacherStudent(spectrum=1.3), [8, 16, 32, 64, 128], range(2),
-                                   steps=300, batch=8, lr=0.5, n_checkpoints=10)
+    fam = S.teacher_student_family(
+        S.TeacherStudent(spectrum=1.3),
+        [8, 16, 32, 64, 128],
+        range(2),
+        steps=300,
+        batch=8,
+        lr=0.5,
+        n_checkpoints=10,
+    )
     kw = dict(target_N=128, D_target=300 * 8, max_sizes=[32, 64], seeds=range(2))
     serial = S.protocol_errors(fam, **kw)
     parallel = S.protocol_errors(fam, n_jobs=2, **kw)

@@ -28,4 +28,3 @@ def make_book(tmp_path: Path) -> Path:
     (tmp_path / "data" / "01_tiny").mkdir(parents=True)
     (tmp_path / "data" / "01_tiny" / "t.csv").write_text("1\n")
     return tmp_path
-

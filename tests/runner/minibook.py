@@ -1,7 +1,8 @@
 """Chapter sources of the miniature book the runner tests execute."""
+
 import textwrap
 
-HEADER = textwrap.dedent('''\
+HEADER = textwrap.dedent("""\
     # ---
     # jupyter:
     #   kernelspec:
@@ -9,9 +10,9 @@ HEADER = textwrap.dedent('''\
     #     language: python
     #     name: python3
     # ---
-    ''')
+    """)
 
-TINY = HEADER + textwrap.dedent('''\
+TINY = HEADER + textwrap.dedent("""\
     # %% [markdown]
     # # 01 · tiny
 
@@ -30,9 +31,9 @@ TINY = HEADER + textwrap.dedent('''\
 
     # %% tags=["nbval-check-output"]
     ledger.show()
-    ''')
+    """)
 
-BROKEN = HEADER + textwrap.dedent('''\
+BROKEN = HEADER + textwrap.dedent("""\
     # %% tags=["parameters"]
     scale = "quick"
     seed = 0
@@ -42,4 +43,4 @@ BROKEN = HEADER + textwrap.dedent('''\
 
     # %%
     raise RuntimeError("boom in cell")
-    ''')
+    """)

@@ -1,10 +1,15 @@
 """Scoreboard, environment page and full-scale records, on the miniature book."""
+
 import json
 
 import pytest
 
-from repbook.runner.book import (environment_markdown, record_full_run, scoreboard_markdown,
-                                 stage_chapters)
+from repbook.runner.book import (
+    environment_markdown,
+    record_full_run,
+    scoreboard_markdown,
+    stage_chapters,
+)
 from repbook.runner.chapters import resolve
 from repbook.runner.execute import RunRecord, execute, run_dir
 
@@ -18,7 +23,10 @@ def ran(tmp_path_factory):
     book_root = make_book(tmp_path_factory.mktemp("book"))
     tiny = resolve(book_root, ["01"])[0]
     assert execute(book_root, tiny, QUICK, "quick").status == "ok"
-    assert execute(book_root, tiny, {**QUICK, "scale": "full"}, "full-seed0").status == "ok"
+    assert (
+        execute(book_root, tiny, {**QUICK, "scale": "full"}, "full-seed0").status
+        == "ok"
+    )
     return book_root, tiny
 
 
@@ -28,7 +36,15 @@ def test_full_run_is_recorded_with_provenance(ran):
     assert path == root / "data" / "full_runs" / "01_tiny.json"
     rec = json.loads(path.read_text())
     assert rec["params"]["scale"] == "full" and rec["counts"]["reproduced"] == 1
-    for key in ("finished", "device", "commit", "machine", "python", "torch", "seconds"):
+    for key in (
+        "finished",
+        "device",
+        "commit",
+        "machine",
+        "python",
+        "torch",
+        "seconds",
+    ):
         assert rec[key], key
     assert rec["device"].startswith(("cpu: ", "cuda: "))
     with pytest.raises(ValueError, match="not a full-scale one"):
@@ -49,9 +65,13 @@ def test_scoreboard_shows_quick_and_full_side_by_side_and_flags_slow_chapters(ra
     rec.save(run_dir(root, tiny))
     text = scoreboard_markdown(root, chapters)
     assert "⚠ over the 90 s quick budget" in text
-    assert "1 / 1 (" in text.split("\n## 01_tiny")[0].split("| [01_tiny]")[1]  # full tally
-    assert ("| 1 | tiny works | width ≥ 1 | width = 3 | +2 | ✓ reproduced | not measured | width = 3 | "
-            "✓ reproduced |") in text
+    assert (
+        "1 / 1 (" in text.split("\n## 01_tiny")[0].split("| [01_tiny]")[1]
+    )  # full tally
+    assert (
+        "| 1 | tiny works | width ≥ 1 | width = 3 | +2 | ✓ reproduced | not measured | width = 3 | "
+        "✓ reproduced |"
+    ) in text
 
 
 def test_environment_page_lists_runs_and_full_provenance(ran):
@@ -63,7 +83,10 @@ def test_environment_page_lists_runs_and_full_provenance(ran):
     assert "executed |" in text
     record_full_run(root, tiny, "full-seed0")
     text = environment_markdown(root, chapters, set())
-    assert "reused from cache" in text and "| 01_tiny | 20" in text.split("## Full-scale runs")[1]
+    assert (
+        "reused from cache" in text
+        and "| 01_tiny | 20" in text.split("## Full-scale runs")[1]
+    )
 
 
 def test_staging_hides_the_injected_parameters(ran):
@@ -71,7 +94,9 @@ def test_staging_hides_the_injected_parameters(ran):
     (root / "book").mkdir(exist_ok=True)
     stage_chapters(root, [tiny])
     nb = json.loads((root / "book" / "chapters" / "01_tiny.ipynb").read_text())
-    injected = [c for c in nb["cells"] if "injected-parameters" in c["metadata"].get("tags", [])]
+    injected = [
+        c for c in nb["cells"] if "injected-parameters" in c["metadata"].get("tags", [])
+    ]
     assert injected and all("remove-cell" in c["metadata"]["tags"] for c in injected)
     assert all("papermill" not in c["metadata"] for c in nb["cells"])
 
@@ -81,8 +106,12 @@ def test_a_two_seed_stability_record_reaches_the_scoreboard(ran):
     from repbook.runner.book import record_stability
 
     root, tiny = ran
-    recs = [execute(root, tiny, {**QUICK, "seed": s}, "quick" if s == 0 else f"quick-seed{s}")
-            for s in (0, 1)]
+    recs = [
+        execute(
+            root, tiny, {**QUICK, "seed": s}, "quick" if s == 0 else f"quick-seed{s}"
+        )
+        for s in (0, 1)
+    ]
     path = record_stability(root, tiny, recs)
     assert path == root / "data" / "stability" / "01_tiny.json"
     rec = read_stability(path)
@@ -99,8 +128,14 @@ def test_a_failed_seed_is_recorded_never_dropped(ran):
 
     root, tiny = ran
     ok = execute(root, tiny, QUICK, "quick")
-    bad = RunRecord("01_tiny", "quick-seed1", {**QUICK, "seed": 1}, key="", status="failed",
-                    error={"cell": 2, "ename": "RuntimeError"})
+    bad = RunRecord(
+        "01_tiny",
+        "quick-seed1",
+        {**QUICK, "seed": 1},
+        key="",
+        status="failed",
+        error={"cell": 2, "ename": "RuntimeError"},
+    )
     rec = read_stability(record_stability(root, tiny, [ok, bad]))
     assert rec.claim("1").verdicts == {"0": "reproduced", "1": "failed"}
     assert rec.claim("1").unstable and rec.runs[1]["status"] == "failed"

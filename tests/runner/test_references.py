@@ -1,12 +1,19 @@
 """References are compared with the runner's executed chapters: each chapter runs once."""
+
 import json
 
 import pytest
 
 from repbook.runner.chapters import resolve
 from repbook.runner.cli import build_jobs, run_jobs
-from repbook.runner.references import (ReferenceMismatch, checked_cells, compare_cell,
-                                       current_run, reference_path, write_reference)
+from repbook.runner.references import (
+    ReferenceMismatch,
+    checked_cells,
+    compare_cell,
+    current_run,
+    reference_path,
+    write_reference,
+)
 
 
 def kernel_starts(log):
@@ -17,11 +24,15 @@ def test_a_book_run_serves_the_reference_comparison(book_root, tmp_path, monkeyp
     log = tmp_path / "kernels.log"
     monkeypatch.setenv("REPBOOK_KERNEL_LOG", str(log))
     tiny = resolve(book_root, ["01"])[0]
-    run_jobs(book_root, build_jobs([tiny], {}), workers=1, force=False)  # what `make book` does
+    run_jobs(
+        book_root, build_jobs([tiny], {}), workers=1, force=False
+    )  # what `make book` does
     assert kernel_starts(log) == ["01_tiny quick"]
     write_reference(book_root, tiny)
     ref = json.loads(reference_path(book_root, tiny).read_text())
-    executed = json.loads(current_run(book_root, tiny).read_text())   # what `make test` does
+    executed = json.loads(
+        current_run(book_root, tiny).read_text()
+    )  # what `make test` does
     for want, got in zip(checked_cells(ref), checked_cells(executed), strict=True):
         compare_cell(want, got)
     assert kernel_starts(log) == ["01_tiny quick"], "the comparison started a kernel"
@@ -38,8 +49,12 @@ def test_a_changed_checked_output_is_reported_with_a_diff(book_root):
     cell = checked_cells(executed)[0]
     tampered = json.loads(json.dumps(cell))
     out = tampered["outputs"][0]["data"]
-    out["text/markdown"] = "".join(out["text/markdown"]).replace("width = 3", "width = 4")
-    with pytest.raises(ReferenceMismatch, match=r"(?s)differs.*-.*width = 4.*\+.*width = 3"):
+    out["text/markdown"] = "".join(out["text/markdown"]).replace(
+        "width = 3", "width = 4"
+    )
+    with pytest.raises(
+        ReferenceMismatch, match=r"(?s)differs.*-.*width = 4.*\+.*width = 3"
+    ):
         compare_cell(tampered, cell)
     tampered["source"] = "ledger.show()  # edited"
     with pytest.raises(ReferenceMismatch, match="code differs"):
@@ -50,8 +65,12 @@ def test_load_dependent_values_are_not_compared(book_root):
     tiny = resolve(book_root, ["01"])[0]
     cell = checked_cells(json.loads(current_run(book_root, tiny).read_text()))[0]
     a, b = json.loads(json.dumps(cell)), json.loads(json.dumps(cell))
-    a["outputs"][0]["data"]["text/markdown"] = "| 2 | fast | ◷ p50 ratio = 1.5 | ◷ ✓ reproduced |"
-    b["outputs"][0]["data"]["text/markdown"] = "| 2 | fast | ◷ p50 ratio = 3.5 | ◷ ✗ not reproduced |"
+    a["outputs"][0]["data"]["text/markdown"] = (
+        "| 2 | fast | ◷ p50 ratio = 1.5 | ◷ ✓ reproduced |"
+    )
+    b["outputs"][0]["data"]["text/markdown"] = (
+        "| 2 | fast | ◷ p50 ratio = 3.5 | ◷ ✗ not reproduced |"
+    )
     compare_cell(a, b)
 
 

@@ -3,6 +3,7 @@
 The names are imported lazily so that light users (the runner's parameter check) do not pay for
 torch or matplotlib.
 """
+
 from importlib import import_module
 
 _EXPORTS = {

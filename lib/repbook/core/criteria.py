@@ -21,6 +21,7 @@ spare, negative that it fails by that much. A strict comparison (`strict=True`) 
 The *normalised* margin divides by the criterion's scale (the bound's size, or half the width of an
 interval), so that margins of different claims can be set side by side.
 """
+
 from __future__ import annotations
 
 import math
@@ -40,9 +41,9 @@ class Outcome:
     """What a criterion concluded from the measured values."""
 
     passed: bool
-    margin: float        # signed, in the value's own units; NaN when no margin is defined
-    normalized: float    # margin / the criterion's scale (dimensionless)
-    binding: str         # the value (and element) that decided the margin
+    margin: float  # signed, in the value's own units; NaN when no margin is defined
+    normalized: float  # margin / the criterion's scale (dimensionless)
+    binding: str  # the value (and element) that decided the margin
 
 
 def number_text(x: float) -> str:
@@ -65,8 +66,10 @@ def _as_number(name: str, x: Any) -> float:
         return float(x)
     if hasattr(x, "item") and getattr(x, "ndim", None) == 0:
         return _as_number(name, x.item())
-    raise CriterionError(f"measured value {name!r} must be a number (or numbers), "
-                         f"got {type(x).__name__}: {x!r}")
+    raise CriterionError(
+        f"measured value {name!r} must be a number (or numbers), "
+        f"got {type(x).__name__}: {x!r}"
+    )
 
 
 def elements(name: str, value: Any) -> list[tuple[str, float]]:
@@ -74,28 +77,39 @@ def elements(name: str, value: Any) -> list[tuple[str, float]]:
     if isinstance(value, Mapping):
         if not value:
             raise CriterionError(f"measured value {name!r} is empty")
-        return [(f"{name}[{k}]", _as_number(f"{name}[{k}]", v)) for k, v in value.items()]
+        return [
+            (f"{name}[{k}]", _as_number(f"{name}[{k}]", v)) for k, v in value.items()
+        ]
     if isinstance(value, (str, bytes)):
-        raise CriterionError(f"measured value {name!r} must be a number (or numbers), "
-                             f"got the text {value!r}")
+        raise CriterionError(
+            f"measured value {name!r} must be a number (or numbers), "
+            f"got the text {value!r}"
+        )
     if isinstance(value, np.ndarray) and value.ndim == 0:
         return [(name, _as_number(name, value))]
     if isinstance(value, (Sequence, np.ndarray)):
-        flat = list(np.asarray(value, dtype=object).ravel()) if isinstance(value, np.ndarray) \
+        flat = (
+            list(np.asarray(value, dtype=object).ravel())
+            if isinstance(value, np.ndarray)
             else list(value)
+        )
         if not flat:
             raise CriterionError(f"measured value {name!r} is empty")
         if len(flat) == 1:
             return [(name, _as_number(name, flat[0]))]
-        return [(f"{name}[{i}]", _as_number(f"{name}[{i}]", v)) for i, v in enumerate(flat)]
+        return [
+            (f"{name}[{i}]", _as_number(f"{name}[{i}]", v)) for i, v in enumerate(flat)
+        ]
     return [(name, _as_number(name, value))]
 
 
 def _lookup(values: Mapping[str, Any], name: str, criterion: "Criterion") -> Any:
     if name not in values:
         have = ", ".join(repr(k) for k in values) or "nothing"
-        raise CriterionError(f"criterion '{criterion.text()}' reads the value {name!r}, but the "
-                             f"measured values are: {have}")
+        raise CriterionError(
+            f"criterion '{criterion.text()}' reads the value {name!r}, but the "
+            f"measured values are: {have}"
+        )
     return values[name]
 
 
@@ -124,7 +138,9 @@ class Criterion:
 
     kind = "criterion"
 
-    def evaluate(self, values: Mapping[str, Any]) -> Outcome:  # pragma: no cover - abstract
+    def evaluate(
+        self, values: Mapping[str, Any]
+    ) -> Outcome:  # pragma: no cover - abstract
         raise NotImplementedError
 
     def text(self) -> str:  # pragma: no cover - abstract
@@ -137,7 +153,12 @@ class Criterion:
         return {}
 
     def to_dict(self) -> dict:
-        return {"kind": self.kind, "text": self.text(), "reads": self.names(), **self.params()}
+        return {
+            "kind": self.kind,
+            "text": self.text(),
+            "reads": self.names(),
+            **self.params(),
+        }
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__}: {self.text()}>"
@@ -146,16 +167,22 @@ class Criterion:
 def _check_names(names: str | Sequence[str]) -> list[str]:
     names = [names] if isinstance(names, str) else list(names)
     if not names or not all(isinstance(n, str) and n.strip() for n in names):
-        raise CriterionError(f"a criterion needs one or more value names, got {names!r}")
+        raise CriterionError(
+            f"a criterion needs one or more value names, got {names!r}"
+        )
     return names
 
 
 def _check_bound(what: str, bound: Any) -> float | str:
     if isinstance(bound, str):
         if not bound.strip():
-            raise CriterionError(f"{what} must be a number or a value name, got an empty name")
+            raise CriterionError(
+                f"{what} must be a number or a value name, got an empty name"
+            )
         return bound
-    if isinstance(bound, bool) or not isinstance(bound, (int, float, np.integer, np.floating)):
+    if isinstance(bound, bool) or not isinstance(
+        bound, (int, float, np.integer, np.floating)
+    ):
         raise CriterionError(f"{what} must be a number or a value name, got {bound!r}")
     if not math.isfinite(float(bound)):
         raise CriterionError(f"{what} must be finite, got {bound!r}")
@@ -165,19 +192,32 @@ def _check_bound(what: str, bound: Any) -> float | str:
 class _Compare(Criterion):
     """One or more named values (each element of each) compared with a bound."""
 
-    sign = +1       # +1: value ≥ bound; −1: value ≤ bound
+    sign = +1  # +1: value ≥ bound; −1: value ≤ bound
     symbol = "≥"
 
-    def __init__(self, names, bound, *, factor: float = 1.0, strict: bool = False,
-                 scale: float | None = None):
+    def __init__(
+        self,
+        names,
+        bound,
+        *,
+        factor: float = 1.0,
+        strict: bool = False,
+        scale: float | None = None,
+    ):
         self.value_names = _check_names(names)
         self.bound = _check_bound("the bound", bound)
         if isinstance(self.bound, str) and self.bound in self.value_names:
             raise CriterionError(f"value {self.bound!r} cannot be compared with itself")
-        if not isinstance(factor, (int, float)) or not math.isfinite(factor) or factor <= 0:
+        if (
+            not isinstance(factor, (int, float))
+            or not math.isfinite(factor)
+            or factor <= 0
+        ):
             raise CriterionError(f"factor must be a positive number, got {factor!r}")
         if factor != 1.0 and not isinstance(self.bound, str):
-            raise CriterionError("factor applies to a bound that is another value's name")
+            raise CriterionError(
+                "factor applies to a bound that is another value's name"
+            )
         if scale is not None and not (isinstance(scale, (int, float)) and scale > 0):
             raise CriterionError(f"scale must be a positive number, got {scale!r}")
         self.factor, self.strict, self.scale = float(factor), bool(strict), scale
@@ -195,7 +235,9 @@ class _Compare(Criterion):
 
     def _bound_text(self) -> str:
         if isinstance(self.bound, str):
-            return (f"{number_text(self.factor)} × " if self.factor != 1 else "") + self.bound
+            return (
+                f"{number_text(self.factor)} × " if self.factor != 1 else ""
+            ) + self.bound
         return number_text(self.bound)
 
     def text(self):
@@ -206,7 +248,9 @@ class _Compare(Criterion):
         if isinstance(self.bound, str):
             el = elements(self.bound, _lookup(values, self.bound, self))
             if len(el) != 1:
-                raise CriterionError(f"the bound {self.bound!r} must be one number, got {len(el)}")
+                raise CriterionError(
+                    f"the bound {self.bound!r} must be one number, got {len(el)}"
+                )
             return self.factor * el[0][1], el[0][0]
         return float(self.bound), ""
 
@@ -255,8 +299,11 @@ class Within(Criterion):
         return {"lo": self.lo, "hi": self.hi}
 
     def text(self):
-        subject = self.value_names[0] if len(self.value_names) == 1 else \
-            "each of " + ", ".join(self.value_names)
+        subject = (
+            self.value_names[0]
+            if len(self.value_names) == 1
+            else "each of " + ", ".join(self.value_names)
+        )
         return f"{subject} in [{number_text(self.lo)}, {number_text(self.hi)}]"
 
     def evaluate(self, values):
@@ -279,7 +326,9 @@ def _paired(crit: Criterion, values, name: str, ref: str):
         raise CriterionError(f"{name!r} has {len(a)} elements but {ref!r} has {len(b)}")
     va, vb = _maybe_keyed(values[name]), _maybe_keyed(values[ref])
     if va is not None and vb is not None and list(va) != list(vb):
-        raise CriterionError(f"{name!r} and {ref!r} must have the same keys in the same order")
+        raise CriterionError(
+            f"{name!r} and {ref!r} must have the same keys in the same order"
+        )
     return a, b
 
 
@@ -298,13 +347,21 @@ class SameOrder(Criterion):
     kind = "same order"
     GROUP_SEP = ": "
 
-    def __init__(self, name: str, reference: str, *, min_gap: float = 0.0,
-                 within: str | None = None):
+    def __init__(
+        self,
+        name: str,
+        reference: str,
+        *,
+        min_gap: float = 0.0,
+        within: str | None = None,
+    ):
         self.name, self.reference = _check_names(name)[0], _check_names(reference)[0]
         if not (isinstance(min_gap, (int, float)) and min_gap >= 0):
             raise CriterionError(f"min_gap must be a number ≥ 0, got {min_gap!r}")
         if within is not None and (not isinstance(within, str) or not within.strip()):
-            raise CriterionError(f"within must name the groups (e.g. 'model'), got {within!r}")
+            raise CriterionError(
+                f"within must name the groups (e.g. 'model'), got {within!r}"
+            )
         self.min_gap, self.within = float(min_gap), within
 
     def names(self):
@@ -322,10 +379,12 @@ class SameOrder(Criterion):
         return text
 
     def _group(self, label: str) -> str:
-        key = label[len(self.name) + 1:-1] if label.endswith("]") else label
+        key = label[len(self.name) + 1 : -1] if label.endswith("]") else label
         if self.GROUP_SEP not in key:
-            raise CriterionError(f"with within={self.within!r}, keys of {self.name!r} must read "
-                                 f"'<{self.within}>{self.GROUP_SEP}<item>', got {key!r}")
+            raise CriterionError(
+                f"with within={self.within!r}, keys of {self.name!r} must read "
+                f"'<{self.within}>{self.GROUP_SEP}<item>', got {key!r}"
+            )
         return key.split(self.GROUP_SEP, 1)[0]
 
     def evaluate(self, values):
@@ -333,7 +392,9 @@ class SameOrder(Criterion):
         xs, rs = [x for _, x in a], [r for _, r in b]
         if any(math.isnan(v) for v in xs + rs):
             return _nan_outcome(self.name)
-        groups = [self._group(label) for label, _ in a] if self.within else [""] * len(a)
+        groups = (
+            [self._group(label) for label, _ in a] if self.within else [""] * len(a)
+        )
         scale = (max(xs) - min(xs)) or 1.0
         outs = []
         for i in range(len(xs)):
@@ -341,11 +402,16 @@ class SameOrder(Criterion):
                 if groups[i] != groups[j] or abs(rs[i] - rs[j]) <= self.min_gap:
                     continue
                 margin = math.copysign(1.0, rs[i] - rs[j]) * (xs[i] - xs[j])
-                outs.append(Outcome(margin > 0, margin, margin / scale,
-                                    f"{a[i][0]} vs {a[j][0]}"))
+                outs.append(
+                    Outcome(
+                        margin > 0, margin, margin / scale, f"{a[i][0]} vs {a[j][0]}"
+                    )
+                )
         if not outs:
-            raise CriterionError(f"no pair of {self.reference!r} differs by more than "
-                                 f"{self.min_gap}: nothing to rank")
+            raise CriterionError(
+                f"no pair of {self.reference!r} differs by more than "
+                f"{self.min_gap}: nothing to rank"
+            )
         return _worst(outs)
 
 
@@ -381,10 +447,14 @@ class Monotone(Criterion):
 
     kind = "monotone"
 
-    def __init__(self, name: str, direction: str = "increasing", *, strict: bool = True):
+    def __init__(
+        self, name: str, direction: str = "increasing", *, strict: bool = True
+    ):
         self.name = _check_names(name)[0]
         if direction not in ("increasing", "decreasing"):
-            raise CriterionError(f"direction must be 'increasing' or 'decreasing', got {direction!r}")
+            raise CriterionError(
+                f"direction must be 'increasing' or 'decreasing', got {direction!r}"
+            )
         self.direction, self.strict = direction, bool(strict)
 
     def names(self):
@@ -400,7 +470,9 @@ class Monotone(Criterion):
     def evaluate(self, values):
         el = elements(self.name, _lookup(values, self.name, self))
         if len(el) < 2:
-            raise CriterionError(f"monotone needs at least two elements in {self.name!r}")
+            raise CriterionError(
+                f"monotone needs at least two elements in {self.name!r}"
+            )
         xs = [x for _, x in el]
         if any(math.isnan(x) for x in xs):
             return _nan_outcome(self.name)
@@ -409,8 +481,14 @@ class Monotone(Criterion):
         outs = []
         for (la, xa), (lb, xb) in zip(el, el[1:]):
             margin = sign * (xb - xa)
-            outs.append(Outcome(margin > 0 if self.strict else margin >= 0, margin, margin / scale,
-                                f"{la} → {lb}"))
+            outs.append(
+                Outcome(
+                    margin > 0 if self.strict else margin >= 0,
+                    margin,
+                    margin / scale,
+                    f"{la} → {lb}",
+                )
+            )
         return _worst(outs)
 
 
@@ -449,14 +527,22 @@ class Custom(Criterion):
 
     kind = "custom"
 
-    def __init__(self, text: str, test: Callable[[Mapping[str, Any]], Any], *, why: str,
-                 reads: Sequence[str] = ()):
+    def __init__(
+        self,
+        text: str,
+        test: Callable[[Mapping[str, Any]], Any],
+        *,
+        why: str,
+        reads: Sequence[str] = (),
+    ):
         if not isinstance(text, str) or not text.strip():
             raise CriterionError("a custom criterion needs its text")
         if not callable(test):
             raise CriterionError("a custom criterion needs a callable test")
         if not isinstance(why, str) or not why.strip():
-            raise CriterionError("a custom criterion must say why no typed criterion fits (why=...)")
+            raise CriterionError(
+                "a custom criterion must say why no typed criterion fits (why=...)"
+            )
         self._text, self.test, self.why = text, test, why
         self.reads = list(reads)
 
@@ -484,15 +570,27 @@ class Custom(Criterion):
 
 
 # Lower-case constructors, as chapters write them.
-def at_least(names, bound, *, factor: float = 1.0, strict: bool = False,
-             scale: float | None = None) -> AtLeast:
+def at_least(
+    names,
+    bound,
+    *,
+    factor: float = 1.0,
+    strict: bool = False,
+    scale: float | None = None,
+) -> AtLeast:
     """Each element of each named value is ≥ `bound` (> with strict). `bound` is a number or the
     name of another value (then times `factor`). `scale` normalises the margin when bound is 0."""
     return AtLeast(names, bound, factor=factor, strict=strict, scale=scale)
 
 
-def at_most(names, bound, *, factor: float = 1.0, strict: bool = False,
-            scale: float | None = None) -> AtMost:
+def at_most(
+    names,
+    bound,
+    *,
+    factor: float = 1.0,
+    strict: bool = False,
+    scale: float | None = None,
+) -> AtMost:
     """Each element of each named value is ≤ `bound` (< with strict)."""
     return AtMost(names, bound, factor=factor, strict=strict, scale=scale)
 
@@ -502,8 +600,9 @@ def within(names, lo: float, hi: float) -> Within:
     return Within(names, lo, hi)
 
 
-def same_order(name: str, reference: str, *, min_gap: float = 0.0,
-               within: str | None = None) -> SameOrder:
+def same_order(
+    name: str, reference: str, *, min_gap: float = 0.0, within: str | None = None
+) -> SameOrder:
     """Every pair ordered in `name` as in `reference`; see `SameOrder`."""
     return SameOrder(name, reference, min_gap=min_gap, within=within)
 
@@ -512,7 +611,9 @@ def same_sign(name: str, reference: str) -> SameSign:
     return SameSign(name, reference)
 
 
-def monotone(name: str, direction: str = "increasing", *, strict: bool = True) -> Monotone:
+def monotone(
+    name: str, direction: str = "increasing", *, strict: bool = True
+) -> Monotone:
     return Monotone(name, direction, strict=strict)
 
 
@@ -520,11 +621,18 @@ def all_of(*parts: Criterion) -> AllOf:
     return AllOf(*parts)
 
 
-def each_of(names: Sequence[str], make: Callable[..., Criterion], *args, **kwargs) -> Criterion:
+def each_of(
+    names: Sequence[str], make: Callable[..., Criterion], *args, **kwargs
+) -> Criterion:
     """`each_of(["a", "b"], at_least, 0.5)` is `at_least(["a", "b"], 0.5)`: every named value."""
     return make(list(_check_names(names)), *args, **kwargs)
 
 
-def custom(text: str, test: Callable[[Mapping[str, Any]], Any], *, why: str,
-           reads: Sequence[str] = ()) -> Custom:
+def custom(
+    text: str,
+    test: Callable[[Mapping[str, Any]], Any],
+    *,
+    why: str,
+    reads: Sequence[str] = (),
+) -> Custom:
     return Custom(text, test, why=why, reads=reads)

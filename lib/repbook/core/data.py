@@ -1,4 +1,5 @@
 """Data access: checksummed files under data/ and loaders for the sets that ship offline."""
+
 from __future__ import annotations
 
 import hashlib
@@ -22,8 +23,10 @@ def repo_root() -> Path:
 
     root = Path(repbook.__file__).resolve().parents[2]
     if not (root / "_toc.yml").is_file():
-        raise DataError(f"repbook is not installed from a checkout of the book ({root} has no "
-                        "_toc.yml); install it with `pip install -e .` from the repository root")
+        raise DataError(
+            f"repbook is not installed from a checkout of the book ({root} has no "
+            "_toc.yml); install it with `pip install -e .` from the repository root"
+        )
     return root
 
 
@@ -40,9 +43,15 @@ def read_sha256sums(text: str) -> dict[str, str]:
         if not line.strip():
             continue
         digest, sep, rest = line.partition(" ")
-        if not sep or not re.fullmatch(r"[0-9a-fA-F]+", digest) or rest[:1] not in (" ", "*"):
-            raise DataError(f"SHA256SUMS line {n} is not '<sha256>  <name>' or "
-                            f"'<sha256> *<name>': {line!r}")
+        if (
+            not sep
+            or not re.fullmatch(r"[0-9a-fA-F]+", digest)
+            or rest[:1] not in (" ", "*")
+        ):
+            raise DataError(
+                f"SHA256SUMS line {n} is not '<sha256>  <name>' or "
+                f"'<sha256> *<name>': {line!r}"
+            )
         recorded[rest[1:].strip()] = digest.lower()
     return recorded
 
@@ -55,7 +64,9 @@ def data_file(slug: str, name: str) -> Path:
     folder = repo_root() / "data" / slug
     sums = folder / "SHA256SUMS"
     if not sums.is_file():
-        raise DataError(f"data/{slug} has no SHA256SUMS; every shipped file needs a checksum")
+        raise DataError(
+            f"data/{slug} has no SHA256SUMS; every shipped file needs a checksum"
+        )
     recorded = read_sha256sums(sums.read_text())
     if name not in recorded:
         raise DataError(f"data/{slug}/{name} is not listed in data/{slug}/SHA256SUMS")
@@ -64,8 +75,10 @@ def data_file(slug: str, name: str) -> Path:
         raise DataError(f"data/{slug}/{name} is missing from the checkout")
     actual = sha256(path)
     if actual != recorded[name]:
-        raise DataError(f"data/{slug}/{name} has checksum {actual[:12]}…, but SHA256SUMS records "
-                        f"{recorded[name][:12]}…: the file changed or is corrupt")
+        raise DataError(
+            f"data/{slug}/{name} has checksum {actual[:12]}…, but SHA256SUMS records "
+            f"{recorded[name][:12]}…: the file changed or is corrupt"
+        )
     return path
 
 
@@ -74,7 +87,9 @@ def load_sklearn(name: str) -> tuple[np.ndarray, np.ndarray]:
     from sklearn import datasets
 
     if name not in SKLEARN_SETS:
-        raise ValueError(f"unknown scikit-learn set {name!r}; choose one of {SKLEARN_SETS}")
+        raise ValueError(
+            f"unknown scikit-learn set {name!r}; choose one of {SKLEARN_SETS}"
+        )
     bunch = getattr(datasets, f"load_{name}")()
     return bunch.data.astype(np.float64), bunch.target.astype(np.int64)
 

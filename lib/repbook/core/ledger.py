@@ -9,6 +9,7 @@ A checked claim stores the measured values as numbers at full precision, the cri
 parameters and the text rendered from it), the verdict the criterion decided, and the margin: how
 far the deciding value lies from the criterion's boundary.
 """
+
 from __future__ import annotations
 
 import json
@@ -25,10 +26,22 @@ import numpy as np
 from .criteria import Criterion, CriterionError, Outcome
 
 VERDICTS = ("reproduced", "not reproduced", "not checked at this scale", "quoted")
-MARKS = {"reproduced": "✓", "not reproduced": "✗", "not checked at this scale": "○", "quoted": "❝"}
+MARKS = {
+    "reproduced": "✓",
+    "not reproduced": "✗",
+    "not checked at this scale": "○",
+    "quoted": "❝",
+}
 """Plain symbols (in DejaVu Sans), not emoji: they render in every browser and terminal."""
 
-SOURCES = ("paper", "abstract", "official code", "secondary summary", "literature", "ours")
+SOURCES = (
+    "paper",
+    "abstract",
+    "official code",
+    "secondary summary",
+    "literature",
+    "ours",
+)
 """Where a claim's paper value comes from: the paper's text (theorems, tables, figures), only its
 abstract, the official code or repository, a secondary summary of the paper, other literature, or
 our own formulation of the claim (a derivation or a check we set)."""
@@ -113,8 +126,10 @@ def _show_value(value: Any) -> str:
     if isinstance(value, list):
         if len(value) > MAX_SHOWN:
             nums = [v for v in value if v is not None]
-            return (f"[{', '.join(_show_number(v) for v in value[:MAX_SHOWN])}, … ({len(value)} "
-                    f"values, {_show_number(min(nums))} to {_show_number(max(nums))})]")
+            return (
+                f"[{', '.join(_show_number(v) for v in value[:MAX_SHOWN])}, … ({len(value)} "
+                f"values, {_show_number(min(nums))} to {_show_number(max(nums))})]"
+            )
         return "[" + ", ".join(_show_number(v) for v in value) + "]"
     return _show_number(value)
 
@@ -129,30 +144,40 @@ def _plain_number(name: str, x: Any) -> float | int | None:
         return int(x)
     if isinstance(x, (float, np.floating)):
         x = float(x)
-        return x if math.isfinite(x) else None   # JSON has no NaN or inf
+        return x if math.isfinite(x) else None  # JSON has no NaN or inf
     if hasattr(x, "item") and getattr(x, "ndim", None) == 0:
         return _plain_number(name, x.item())
-    raise CriterionError(f"measured value {name!r} must be a number (or numbers), "
-                         f"got {type(x).__name__}: {x!r}")
+    raise CriterionError(
+        f"measured value {name!r} must be a number (or numbers), "
+        f"got {type(x).__name__}: {x!r}"
+    )
 
 
 def plain_values(measured: Mapping[str, Any]) -> dict[str, Any]:
     """Measured values as JSON-ready numbers, lists of numbers or {label: number} maps."""
     if not isinstance(measured, Mapping) or not measured:
-        raise CriterionError("measured must be a non-empty mapping of value names to numbers, "
-                             f"got {measured!r}")
+        raise CriterionError(
+            "measured must be a non-empty mapping of value names to numbers, "
+            f"got {measured!r}"
+        )
     out = {}
     for name, value in measured.items():
         if not isinstance(name, str) or not name.strip():
             raise CriterionError(f"a measured value needs a name, got {name!r}")
         if isinstance(value, Mapping):
-            out[name] = {str(k): _plain_number(f"{name}[{k}]", v) for k, v in value.items()}
+            out[name] = {
+                str(k): _plain_number(f"{name}[{k}]", v) for k, v in value.items()
+            }
         elif isinstance(value, (str, bytes)):
-            raise CriterionError(f"measured value {name!r} must be a number (or numbers), "
-                                 f"got the text {value!r}")
+            raise CriterionError(
+                f"measured value {name!r} must be a number (or numbers), "
+                f"got the text {value!r}"
+            )
         elif isinstance(value, (Sequence, np.ndarray)) and np.ndim(value) > 0:
-            out[name] = [_plain_number(f"{name}[{i}]", v)
-                         for i, v in enumerate(np.asarray(value, dtype=object).ravel())]
+            out[name] = [
+                _plain_number(f"{name}[{i}]", v)
+                for i, v in enumerate(np.asarray(value, dtype=object).ravel())
+            ]
         else:
             out[name] = _plain_number(name, value)
     return out
@@ -160,6 +185,7 @@ def plain_values(measured: Mapping[str, Any]) -> dict[str, Any]:
 
 def _evaluable(values: Mapping[str, Any]) -> dict[str, Any]:
     """JSON nulls back to NaN for the criterion."""
+
     def back(v):
         return math.nan if v is None else v
 
@@ -193,14 +219,14 @@ class Claim:
     verdict: str
     scale: str
     measured: dict = field(default_factory=dict)
-    criterion: dict = field(default_factory=dict)   # kind, text, reads, parameters
-    margin: float | None = None                     # own units; None: no margin (or NaN)
+    criterion: dict = field(default_factory=dict)  # kind, text, reads, parameters
+    margin: float | None = None  # own units; None: no margin (or NaN)
     normalized_margin: float | None = None
-    binding: str = ""                               # the value that decided the margin
+    binding: str = ""  # the value that decided the margin
     note: str = ""
     load_dependent: bool = False
-    shown: list = field(default_factory=list)       # names the table shows (empty: all)
-    measured_text: str = ""                         # converted records only: the old free text
+    shown: list = field(default_factory=list)  # names the table shows (empty: all)
+    measured_text: str = ""  # converted records only: the old free text
 
     @property
     def criterion_text(self) -> str:
@@ -216,6 +242,7 @@ class Claim:
             return self.measured_text
         if not self.measured:
             return "—"
+
         def one(k, v):
             shown = _show_value(v)
             return f"{k} {shown}" if shown.startswith(("<", ">")) else f"{k} = {shown}"
@@ -233,16 +260,22 @@ class Claim:
         return text
 
     def verdict_text(self) -> str:
-        return f"{MARKS[self.verdict]} {self.verdict}" + (f" — {self.note}" if self.note else "")
+        return f"{MARKS[self.verdict]} {self.verdict}" + (
+            f" — {self.note}" if self.note else ""
+        )
 
     @classmethod
     def from_dict(cls, d: Mapping) -> "Claim":
         known = {f.name for f in fields(cls)}
         unknown = set(d) - known
         if unknown:
-            raise ValueError(f"unknown claim field(s) {sorted(unknown)} in a ledger record")
+            raise ValueError(
+                f"unknown claim field(s) {sorted(unknown)} in a ledger record"
+            )
         if d.get("verdict") not in VERDICTS:
-            raise ValueError(f"claim {d.get('id')!r}: unknown verdict {d.get('verdict')!r}")
+            raise ValueError(
+                f"claim {d.get('id')!r}: unknown verdict {d.get('verdict')!r}"
+            )
         return cls(**d)
 
 
@@ -258,25 +291,38 @@ class Ledger:
     paper's number for context (never counted as reproduced).
     """
 
-    def __init__(self, chapter: str, scale: str, *, seed: int | None = None,
-                 device: str | None = None, claims: Sequence[Claim] = ()):
+    def __init__(
+        self,
+        chapter: str,
+        scale: str,
+        *,
+        seed: int | None = None,
+        device: str | None = None,
+        claims: Sequence[Claim] = (),
+    ):
         self.chapter, self.scale, self.seed, self.device = chapter, scale, seed, device
         self.claims: list[Claim] = list(claims)
 
     @classmethod
     def for_run(cls, run) -> "Ledger":
-        return cls(run.chapter, run.scale, seed=run.seed, device=run.device_name or run.device)
+        return cls(
+            run.chapter, run.scale, seed=run.seed, device=run.device_name or run.device
+        )
 
     # -- recording ------------------------------------------------------------------------------
     def _common(self, claim_id, statement, paper, source, note) -> str:
         claim_id = str(claim_id)
         if any(c.id == claim_id for c in self.claims):
-            raise ValueError(f"claim id {claim_id!r} is already in the ledger of {self.chapter}")
+            raise ValueError(
+                f"claim id {claim_id!r} is already in the ledger of {self.chapter}"
+            )
         if not str(statement).strip():
             raise ValueError(f"claim {claim_id!r}: statement must not be empty")
         if source not in SOURCES:
-            raise ValueError(f"claim {claim_id!r}: source must be one of {', '.join(SOURCES)}; "
-                             f"got {source!r}")
+            raise ValueError(
+                f"claim {claim_id!r}: source must be one of {', '.join(SOURCES)}; "
+                f"got {source!r}"
+            )
         if not isinstance(note, str):
             raise TypeError(f"claim {claim_id!r}: note must be text, got {note!r}")
         return claim_id
@@ -288,9 +334,19 @@ class Ledger:
             line += f" — {c.ours()} (margin {c.margin_text()})"
         print(line)
 
-    def check(self, claim_id, statement: str, *, paper: str, source: str,
-              measured: Mapping[str, Any], criterion: Criterion, note: str = "",
-              load_dependent: bool = False, show: Sequence[str] = ()) -> Outcome:
+    def check(
+        self,
+        claim_id,
+        statement: str,
+        *,
+        paper: str,
+        source: str,
+        measured: Mapping[str, Any],
+        criterion: Criterion,
+        note: str = "",
+        load_dependent: bool = False,
+        show: Sequence[str] = (),
+    ) -> Outcome:
         """Record a checked claim: `criterion` (fixed before the run) decides from `measured`.
 
         `measured` maps value names (the names the criterion reads) to numbers, sequences of
@@ -300,26 +356,49 @@ class Ledger:
         """
         claim_id = self._common(claim_id, statement, paper, source, note)
         if not isinstance(criterion, Criterion):
-            raise TypeError(f"claim {claim_id!r}: criterion must be a typed criterion "
-                            f"(repbook.core.criteria), got {type(criterion).__name__}")
+            raise TypeError(
+                f"claim {claim_id!r}: criterion must be a typed criterion "
+                f"(repbook.core.criteria), got {type(criterion).__name__}"
+            )
         values = plain_values(measured)
         hidden = [n for n in show if n not in values]
         if hidden:
-            raise CriterionError(f"claim {claim_id!r}: show names {hidden}, which are not measured")
+            raise CriterionError(
+                f"claim {claim_id!r}: show names {hidden}, which are not measured"
+            )
         outcome = criterion.evaluate(_evaluable(values))
-        claim = Claim(self.chapter, claim_id, statement, paper, source,
-                      "reproduced" if outcome.passed else "not reproduced", self.scale,
-                      measured=values, criterion=criterion.to_dict(),
-                      margin=_json_float(outcome.margin),
-                      normalized_margin=_json_float(outcome.normalized), binding=outcome.binding,
-                      note=note, load_dependent=bool(load_dependent), shown=list(show))
+        claim = Claim(
+            self.chapter,
+            claim_id,
+            statement,
+            paper,
+            source,
+            "reproduced" if outcome.passed else "not reproduced",
+            self.scale,
+            measured=values,
+            criterion=criterion.to_dict(),
+            margin=_json_float(outcome.margin),
+            normalized_margin=_json_float(outcome.normalized),
+            binding=outcome.binding,
+            note=note,
+            load_dependent=bool(load_dependent),
+            shown=list(show),
+        )
         self.claims.append(claim)
         self._print(claim)
         return outcome
 
-    def not_checked(self, claim_id, statement: str, *, paper: str, source: str,
-                    criterion: Criterion, note: str,
-                    measured: Mapping[str, Any] | None = None) -> None:
+    def not_checked(
+        self,
+        claim_id,
+        statement: str,
+        *,
+        paper: str,
+        source: str,
+        criterion: Criterion,
+        note: str,
+        measured: Mapping[str, Any] | None = None,
+    ) -> None:
         """A claim this scale cannot test; `note` says what would test it. `measured` may hold
         what a stand-in of ours gave (shown and stored as numbers; it decides no verdict)."""
         claim_id = self._common(claim_id, statement, paper, source, note)
@@ -328,17 +407,36 @@ class Ledger:
         if not note.strip():
             raise ValueError(f"claim {claim_id!r}: say what would check it (note=...)")
         values = plain_values(measured) if measured is not None else {}
-        claim = Claim(self.chapter, claim_id, statement, paper, source,
-                      "not checked at this scale", self.scale, measured=values,
-                      criterion=criterion.to_dict(), note=note)
+        claim = Claim(
+            self.chapter,
+            claim_id,
+            statement,
+            paper,
+            source,
+            "not checked at this scale",
+            self.scale,
+            measured=values,
+            criterion=criterion.to_dict(),
+            note=note,
+        )
         self.claims.append(claim)
         self._print(claim)
 
-    def quote(self, claim_id, statement: str, *, paper: str, source: str, note: str = "") -> None:
+    def quote(
+        self, claim_id, statement: str, *, paper: str, source: str, note: str = ""
+    ) -> None:
         """A paper's number shown for context, not re-derived."""
         claim_id = self._common(claim_id, statement, paper, source, note)
-        claim = Claim(self.chapter, claim_id, statement, paper, source, "quoted", self.scale,
-                      note=note)
+        claim = Claim(
+            self.chapter,
+            claim_id,
+            statement,
+            paper,
+            source,
+            "quoted",
+            self.scale,
+            note=note,
+        )
         self.claims.append(claim)
         self._print(claim)
 
@@ -356,10 +454,16 @@ class Ledger:
         timed = [c for c in self.claims if c.load_dependent and c.checked]
         n = {v: sum(c.verdict == v for c in stable) for v in VERDICTS}
         checked = n["reproduced"] + n["not reproduced"]
-        text = (f"{self.chapter}: {n['reproduced']}/{checked} checked claims reproduced"
-                + (f", {n['not checked at this scale']} not checked at this scale"
-                   if n["not checked at this scale"] else "")
-                + (f", {n['quoted']} quoted" if n["quoted"] else "") + f" ({self.scale} scale)")
+        text = (
+            f"{self.chapter}: {n['reproduced']}/{checked} checked claims reproduced"
+            + (
+                f", {n['not checked at this scale']} not checked at this scale"
+                if n["not checked at this scale"]
+                else ""
+            )
+            + (f", {n['quoted']} quoted" if n["quoted"] else "")
+            + f" ({self.scale} scale)"
+        )
         if timed:
             ok = sum(c.verdict == "reproduced" for c in timed)
             text += f"; timing claims: {LOAD_MARK} {ok}/{len(timed)} reproduced"
@@ -373,8 +477,10 @@ class Ledger:
             text += f", {n['not checked at this scale']} not checked"
         return text
 
-    HEADER = ("| # | claim | paper (source) | ours | criterion (fixed before the run) | margin | "
-              "verdict | seeds |\n|---|---|---|---|---|---|---|---|")
+    HEADER = (
+        "| # | claim | paper (source) | ours | criterion (fixed before the run) | margin | "
+        "verdict | seeds |\n|---|---|---|---|---|---|---|---|"
+    )
 
     def rows(self, stability: "StabilityRecord | None" = None) -> list[str]:
         seeds = stability_cells(self, stability)
@@ -382,8 +488,16 @@ class Ledger:
         for c in self.claims:
             mark = LOAD_MARK + " " if c.load_dependent else ""
             paper = f"{c.paper} [{c.source}]" if c.paper else f"[{c.source}]"
-            cells = [c.id, c.statement, paper, mark + c.ours(), c.criterion_text,
-                     mark + c.margin_text(), mark + c.verdict_text(), mark + seeds[c.id]]
+            cells = [
+                c.id,
+                c.statement,
+                paper,
+                mark + c.ours(),
+                c.criterion_text,
+                mark + c.margin_text(),
+                mark + c.verdict_text(),
+                mark + seeds[c.id],
+            ]
             out.append("| " + " | ".join(_cell(x) for x in cells) + " |")
         return out
 
@@ -397,17 +511,23 @@ class Ledger:
         column comes from the committed stability record (`stability="auto"`) or the one given."""
         if stability == "auto":
             stability = self.stability()
-        legend = ("Margin: how far the deciding value lies from the criterion's boundary, in its own "
-                  "units (negative: fails by that much).")
+        legend = (
+            "Margin: how far the deciding value lies from the criterion's boundary, in its own "
+            "units (negative: fails by that much)."
+        )
         if stability is None:
             legend += " Seeds: no stability record of this chapter yet (`repbook stability NN`)."
         else:
-            legend += (f" Seeds: verdicts of the quick scale on seeds {stability.seeds[0]}–"
-                       f"{stability.seeds[-1]} (`data/stability/`); a *stale* record predates the "
-                       "current claims.")
+            legend += (
+                f" Seeds: verdicts of the quick scale on seeds {stability.seeds[0]}–"
+                f"{stability.seeds[-1]} (`data/stability/`); a *stale* record predates the "
+                "current claims."
+            )
         if any(c.load_dependent for c in self.claims):
-            legend += (f" {LOAD_MARK} timed on this machine: it depends on the machine's load and is "
-                       "not compared by the tests.")
+            legend += (
+                f" {LOAD_MARK} timed on this machine: it depends on the machine's load and is "
+                "not compared by the tests."
+            )
         text = "\n".join([self.HEADER, *self.rows(stability)]) + f"\n\n{legend}"
         unstable = unstable_sentence(self, stability)
         if unstable:
@@ -416,16 +536,26 @@ class Ledger:
 
     # -- files ----------------------------------------------------------------------------------
     def to_dict(self) -> dict:
-        return {"chapter": self.chapter, "scale": self.scale, "seed": self.seed,
-                "device": self.device, "counts": self.counts(),
-                "claims": [asdict(c) for c in self.claims]}
+        return {
+            "chapter": self.chapter,
+            "scale": self.scale,
+            "seed": self.seed,
+            "device": self.device,
+            "counts": self.counts(),
+            "claims": [asdict(c) for c in self.claims],
+        }
 
     @classmethod
     def from_dict(cls, d: Mapping) -> "Ledger":
         try:
             claims = [Claim.from_dict(c) for c in d["claims"]]
-            return cls(d["chapter"], d["scale"], seed=d.get("seed"), device=d.get("device"),
-                       claims=claims)
+            return cls(
+                d["chapter"],
+                d["scale"],
+                seed=d.get("seed"),
+                device=d.get("device"),
+                claims=claims,
+            )
         except (KeyError, TypeError) as exc:
             raise ValueError(f"not a ledger record: {exc}") from None
 
@@ -453,8 +583,10 @@ class Ledger:
     def save(self, path: str | os.PathLike | None = None) -> Path:
         path = Path(path) if path else self.default_path(self.chapter)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(self.to_dict(), indent=1, ensure_ascii=False,
-                                   allow_nan=False) + "\n")
+        path.write_text(
+            json.dumps(self.to_dict(), indent=1, ensure_ascii=False, allow_nan=False)
+            + "\n"
+        )
         return path
 
     def show(self):
@@ -468,12 +600,16 @@ class Ledger:
 # ---------------------------------------------------------------------------------------------
 # Committed records (full-scale runs): ledger plus provenance
 # ---------------------------------------------------------------------------------------------
-def write_record(path: str | os.PathLike, ledger: Ledger, provenance: Mapping[str, Any]) -> Path:
+def write_record(
+    path: str | os.PathLike, ledger: Ledger, provenance: Mapping[str, Any]
+) -> Path:
     """A ledger with where, when and how it ran (`data/full_runs/<stem>.json`)."""
     out = {**dict(provenance), **ledger.to_dict()}
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(out, indent=1, ensure_ascii=False, allow_nan=False) + "\n")
+    path.write_text(
+        json.dumps(out, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+    )
     return path
 
 
@@ -481,18 +617,29 @@ def read_record(path: str | os.PathLike) -> tuple[Ledger, dict]:
     """(ledger, provenance) of a committed record."""
     d = json.loads(Path(path).read_text())
     keys = ("chapter", "scale", "seed", "device", "counts", "claims")
-    return Ledger.from_dict(d), {k: v for k, v in d.items() if k not in keys or k == "device"}
+    return Ledger.from_dict(d), {
+        k: v for k, v in d.items() if k not in keys or k == "device"
+    }
 
 
 def convert_old_claim(old: Mapping, scale: str) -> Claim:
     """A claim of the old free-text format (measured and criterion as text) in the new format:
     the text is kept as it was recorded, no number is invented, and no margin is given."""
     crit = old.get("criterion", "—")
-    return Claim(old["chapter"], str(old["id"]), old["statement"], old["paper"], "ours"
-                 if old["verdict"] != "quoted" else "paper", old["verdict"], scale,
-                 criterion={"kind": "text (converted)", "text": crit, "reads": []} if crit != "—"
-                 else {}, note=old.get("note", ""),
-                 measured_text=old.get("measured", "") if old.get("measured") != "—" else "")
+    return Claim(
+        old["chapter"],
+        str(old["id"]),
+        old["statement"],
+        old["paper"],
+        "ours" if old["verdict"] != "quoted" else "paper",
+        old["verdict"],
+        scale,
+        criterion={"kind": "text (converted)", "text": crit, "reads": []}
+        if crit != "—"
+        else {},
+        note=old.get("note", ""),
+        measured_text=old.get("measured", "") if old.get("measured") != "—" else "",
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -516,9 +663,13 @@ class ClaimStability:
     id: str
     statement: str
     criterion: str
-    verdicts: dict = field(default_factory=dict)     # seed (str) -> verdict or FAILED
-    values: dict = field(default_factory=dict)       # seed -> deciding value (one-value criteria)
-    margins: dict = field(default_factory=dict)      # seed -> margin in the criterion's units
+    verdicts: dict = field(default_factory=dict)  # seed (str) -> verdict or FAILED
+    values: dict = field(
+        default_factory=dict
+    )  # seed -> deciding value (one-value criteria)
+    margins: dict = field(
+        default_factory=dict
+    )  # seed -> margin in the criterion's units
 
     def counts(self) -> dict[str, int]:
         out: dict[str, int] = {}
@@ -528,7 +679,9 @@ class ClaimStability:
 
     @property
     def checked(self) -> bool:
-        return any(v in ("reproduced", "not reproduced") for v in self.verdicts.values())
+        return any(
+            v in ("reproduced", "not reproduced") for v in self.verdicts.values()
+        )
 
     @property
     def unstable(self) -> bool:
@@ -550,8 +703,10 @@ class ClaimStability:
         if not self.checked:
             return "—"
         counts = self.counts()
-        parts = [f"{MARKS.get(v, '!')} {k}/{n}" if v != FAILED else f"{k}/{n} failed"
-                 for v, k in sorted(counts.items(), key=lambda kv: -kv[1])]
+        parts = [
+            f"{MARKS.get(v, '!')} {k}/{n}" if v != FAILED else f"{k}/{n} failed"
+            for v, k in sorted(counts.items(), key=lambda kv: -kv[1])
+        ]
         text = ", ".join(parts)
         spread = self.spread()
         if self.unstable:
@@ -563,8 +718,8 @@ class ClaimStability:
 class StabilityRecord:
     chapter: str
     seeds: list
-    claims: list                   # [ClaimStability]
-    runs: list                     # [{seed, status, seconds, error}]
+    claims: list  # [ClaimStability]
+    runs: list  # [{seed, status, seconds, error}]
     provenance: dict = field(default_factory=dict)
 
     def claim(self, claim_id: str) -> ClaimStability | None:
@@ -581,29 +736,42 @@ class StabilityRecord:
         return sorted(self.signature()) != sorted(claims_signature(current))
 
     def to_dict(self) -> dict:
-        return {**self.provenance, "chapter": self.chapter, "seeds": self.seeds,
-                "runs": self.runs, "claims": [asdict(c) for c in self.claims]}
+        return {
+            **self.provenance,
+            "chapter": self.chapter,
+            "seeds": self.seeds,
+            "runs": self.runs,
+            "claims": [asdict(c) for c in self.claims],
+        }
 
     @classmethod
     def from_dict(cls, d: Mapping) -> "StabilityRecord":
         keys = ("chapter", "seeds", "runs", "claims")
         try:
             claims = [ClaimStability(**c) for c in d["claims"]]
-            return cls(d["chapter"], list(d["seeds"]), claims, list(d["runs"]),
-                       {k: v for k, v in d.items() if k not in keys})
+            return cls(
+                d["chapter"],
+                list(d["seeds"]),
+                claims,
+                list(d["runs"]),
+                {k: v for k, v in d.items() if k not in keys},
+            )
         except (KeyError, TypeError) as exc:
             raise ValueError(f"not a stability record: {exc}") from None
 
 
-def stability_record(chapter: str, runs: Sequence[tuple[int, Ledger | None, Mapping]],
-                     provenance: Mapping[str, Any] | None = None) -> StabilityRecord:
+def stability_record(
+    chapter: str,
+    runs: Sequence[tuple[int, Ledger | None, Mapping]],
+    provenance: Mapping[str, Any] | None = None,
+) -> StabilityRecord:
     """Combine one chapter's runs on several seeds. `runs` holds (seed, ledger or None when the run
     failed, run info {status, seconds, error}). A failed seed counts as FAILED for every claim."""
     if not runs:
         raise ValueError("a stability record needs at least one run")
     order: list[Claim] = []
     for _, led, _ in runs:
-        for c in (led.claims if led else []):
+        for c in led.claims if led else []:
             if all(o.id != c.id for o in order):
                 order.append(c)
     claims = []
@@ -619,17 +787,22 @@ def stability_record(chapter: str, runs: Sequence[tuple[int, Ledger | None, Mapp
             cs.values[key] = _deciding_value(c)
             cs.margins[key] = c.margin
         claims.append(cs)
-    info = [{"seed": int(seed), **{k: r.get(k) for k in ("status", "seconds", "error")}}
-            for seed, _, r in runs]
-    return StabilityRecord(chapter, [int(s) for s, _, _ in runs], claims, info,
-                           dict(provenance or {}))
+    info = [
+        {"seed": int(seed), **{k: r.get(k) for k in ("status", "seconds", "error")}}
+        for seed, _, r in runs
+    ]
+    return StabilityRecord(
+        chapter, [int(s) for s, _, _ in runs], claims, info, dict(provenance or {})
+    )
 
 
 def write_stability(path: str | os.PathLike, record: StabilityRecord) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(record.to_dict(), indent=1, ensure_ascii=False,
-                               allow_nan=False) + "\n")
+    path.write_text(
+        json.dumps(record.to_dict(), indent=1, ensure_ascii=False, allow_nan=False)
+        + "\n"
+    )
     return path
 
 
@@ -663,16 +836,20 @@ def unstable_sentence(ledger: Ledger, record: StabilityRecord | None) -> str:
     bad = [c for c in record.unstable() if any(x.id == c.id for x in ledger.claims)]
     if not bad:
         return ""
-    items = "; ".join(f"claim {c.id} ({c.cell().removeprefix('unstable: ')})" for c in bad)
+    items = "; ".join(
+        f"claim {c.id} ({c.cell().removeprefix('unstable: ')})" for c in bad
+    )
     return f"Unstable across seeds {record.seeds[0]}–{record.seeds[-1]}: {items}."
 
 
 # ---------------------------------------------------------------------------------------------
 # Book pages: the claims parts of the scoreboard
 # ---------------------------------------------------------------------------------------------
-SCOREBOARD_DETAIL_HEADER = ("| # | claim | criterion | quick: ours | quick: margin | quick verdict | "
-                            "seeds | full: ours | full verdict |\n"
-                            "|---|---|---|---|---|---|---|---|---|")
+SCOREBOARD_DETAIL_HEADER = (
+    "| # | claim | criterion | quick: ours | quick: margin | quick verdict | "
+    "seeds | full: ours | full verdict |\n"
+    "|---|---|---|---|---|---|---|---|---|"
+)
 
 
 def claims_signature(ledger: Ledger) -> list[tuple[str, str, str]]:
@@ -690,8 +867,9 @@ def is_stale(record: Ledger, current: Ledger | None) -> bool:
     return sorted(claims_signature(record)) != sorted(claims_signature(current))
 
 
-def scoreboard_details(quick: Ledger, full: Ledger | None,
-                       stability: "StabilityRecord | None" = None) -> str:
+def scoreboard_details(
+    quick: Ledger, full: Ledger | None, stability: "StabilityRecord | None" = None
+) -> str:
     """One chapter's claims, quick and full side by side (a stale full record is not paired)."""
     if full is not None and is_stale(full, quick):
         full = None
@@ -701,9 +879,17 @@ def scoreboard_details(quick: Ledger, full: Ledger | None,
     for c in quick.claims:
         f = full_claims.get(c.id)
         mark = LOAD_MARK + " " if c.load_dependent else ""
-        cells = [c.id, c.statement, c.criterion_text, mark + c.ours(), mark + c.margin_text(),
-                 mark + f"{MARKS[c.verdict]} {c.verdict}", seeds[c.id], f.ours() if f else "—",
-                 f"{MARKS[f.verdict]} {f.verdict}" if f else "—"]
+        cells = [
+            c.id,
+            c.statement,
+            c.criterion_text,
+            mark + c.ours(),
+            mark + c.margin_text(),
+            mark + f"{MARKS[c.verdict]} {c.verdict}",
+            seeds[c.id],
+            f.ours() if f else "—",
+            f"{MARKS[f.verdict]} {f.verdict}" if f else "—",
+        ]
         lines.append("| " + " | ".join(_cell(x) for x in cells) + " |")
     return "\n".join(lines)
 
@@ -716,7 +902,9 @@ def _seeds_summary(quick: Ledger | None, stability: "StabilityRecord | None") ->
     if stability.is_stale(quick):
         return "stale record"
     n = len(stability.unstable())
-    return f"{len(stability.seeds)} seeds, " + (f"**{n} unstable**" if n else "all stable")
+    return f"{len(stability.seeds)} seeds, " + (
+        f"**{n} unstable**" if n else "all stable"
+    )
 
 
 def scoreboard_cells(quick: Ledger | None) -> list[str]:
@@ -726,7 +914,7 @@ def scoreboard_cells(quick: Ledger | None) -> list[str]:
     n = quick.counts()
     checked = [c for c in quick.claims if c.checked and c.normalized_margin is not None]
     closest = min(checked, key=lambda c: abs(c.normalized_margin), default=None)
-    close = (f"claim {closest.id}: {fmt_margin(closest.margin)}" if closest else "—")
+    close = f"claim {closest.id}: {fmt_margin(closest.margin)}" if closest else "—"
     return [quick.tally(), str(n["not checked at this scale"]), str(n["quoted"]), close]
 
 
@@ -740,9 +928,11 @@ def totals(ledgers: Sequence[Ledger]) -> dict[str, int]:
 
 def totals_text(ledgers: Sequence[Ledger], n_chapters: int) -> str:
     t = totals(ledgers)
-    return (f"In all: {t['reproduced']} of {t['reproduced'] + t['not reproduced']} checked claims "
-            f"reproduced at quick scale across {n_chapters} chapter(s); "
-            f"{t['not checked at this scale']} not checked at this scale, {t['quoted']} quoted.")
+    return (
+        f"In all: {t['reproduced']} of {t['reproduced'] + t['not reproduced']} checked claims "
+        f"reproduced at quick scale across {n_chapters} chapter(s); "
+        f"{t['not checked at this scale']} not checked at this scale, {t['quoted']} quoted."
+    )
 
 
 @dataclass
@@ -765,27 +955,39 @@ SCOREBOARD_INTRO = (
     "are the paper's, shown for context and never counted. The margin says how far the deciding "
     "value lies from the criterion's boundary (in its own units), so a close call is visible. "
     "Quick-scale results come from this build; full-scale results from the committed records in "
-    "`data/full_runs/` (when and where each ran: see the environment page).\n")
+    "`data/full_runs/` (when and where each ran: see the environment page).\n"
+)
 
 
 def scoreboard_markdown(entries: Sequence[BookEntry]) -> str:
     """The scoreboard: one row per chapter, the totals, then every chapter's claims."""
-    lines = ["# Scoreboard\n", SCOREBOARD_INTRO,
-             "| chapter | quick: reproduced / checked | not checked at this scale | quoted | "
-             "closest margin | seeds | quick run time | status | full: reproduced / checked |",
-             "|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "# Scoreboard\n",
+        SCOREBOARD_INTRO,
+        "| chapter | quick: reproduced / checked | not checked at this scale | quoted | "
+        "closest margin | seeds | quick run time | status | full: reproduced / checked |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     details, ledgers = [], []
     for e in entries:
-        full_cell = f"{e.full.tally()} ({e.full_finished[:10]}, {e.full.device})" if e.full else "—"
+        full_cell = (
+            f"{e.full.tally()} ({e.full_finished[:10]}, {e.full.device})"
+            if e.full
+            else "—"
+        )
         if e.full is not None and is_stale(e.full, e.quick):
             full_cell += " · stale: the claims changed since this run"
-        lines.append(f"| {e.link} | " + " | ".join(scoreboard_cells(e.quick))
-                     + f" | {_seeds_summary(e.quick, e.stability)} | {e.run_time} | {e.status} | "
-                     f"{full_cell} |")
+        lines.append(
+            f"| {e.link} | "
+            + " | ".join(scoreboard_cells(e.quick))
+            + f" | {_seeds_summary(e.quick, e.stability)} | {e.run_time} | {e.status} | "
+            f"{full_cell} |"
+        )
         if e.quick is not None:
             ledgers.append(e.quick)
-            details.append(f"\n## {e.stem}\n\n"
-                           + scoreboard_details(e.quick, e.full, e.stability))
+            details.append(
+                f"\n## {e.stem}\n\n" + scoreboard_details(e.quick, e.full, e.stability)
+            )
             unstable = unstable_sentence(e.quick, e.stability)
             if unstable:
                 details.append("\n" + unstable)

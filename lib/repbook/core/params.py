@@ -3,6 +3,7 @@
 Kept free of heavy imports: the CLI calls it before any kernel starts, so that a bad parameter fails
 in well under a second.
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -20,7 +21,9 @@ def _type_name(value: Any) -> str:
     return type(value).__name__
 
 
-def validate_parameters(values: Mapping[str, Any], defaults: Mapping[str, Any]) -> dict[str, Any]:
+def validate_parameters(
+    values: Mapping[str, Any], defaults: Mapping[str, Any]
+) -> dict[str, Any]:
     """Check `values` against a chapter's `parameters` cell (`defaults`) and return the merged set.
 
     - every name must be declared in the parameters cell;
@@ -39,7 +42,11 @@ def validate_parameters(values: Mapping[str, Any], defaults: Mapping[str, Any]) 
         ok = isinstance(value, type(default)) and not (
             isinstance(value, bool) and not isinstance(default, bool)
         )
-        if isinstance(default, float) and isinstance(value, int) and not isinstance(value, bool):
+        if (
+            isinstance(default, float)
+            and isinstance(value, int)
+            and not isinstance(value, bool)
+        ):
             value, ok = float(value), True
         if default is not None and not ok:
             raise ParameterError(
@@ -52,7 +59,11 @@ def validate_parameters(values: Mapping[str, Any], defaults: Mapping[str, Any]) 
             f"parameter 'scale' must be one of {', '.join(map(repr, SCALES))}; got {merged['scale']!r}"
         )
     if "seed" in merged and (
-        isinstance(merged["seed"], bool) or not isinstance(merged["seed"], int) or merged["seed"] < 0
+        isinstance(merged["seed"], bool)
+        or not isinstance(merged["seed"], int)
+        or merged["seed"] < 0
     ):
-        raise ParameterError(f"parameter 'seed' must be a non-negative int, got {merged['seed']!r}")
+        raise ParameterError(
+            f"parameter 'seed' must be a non-negative int, got {merged['seed']!r}"
+        )
     return merged

@@ -3,22 +3,31 @@
 The same method keeps the same colour in every chapter: colours are looked up by role (`ours`,
 `baseline`, `peer`, `reference`, ...) or by name, never picked ad hoc.
 """
+
 from __future__ import annotations
 
 import hashlib
 
-PALETTE = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442",
-           "#7F7F7F"]
+PALETTE = [
+    "#0072B2",
+    "#D55E00",
+    "#009E73",
+    "#CC79A7",
+    "#E69F00",
+    "#56B4E9",
+    "#F0E442",
+    "#7F7F7F",
+]
 """Okabe–Ito, colour-blind safe."""
 
 ROLES = {
-    "ours": PALETTE[0],        # the paper's method as we implemented it
-    "baseline": PALETTE[1],    # the method the paper improves on
-    "peer": PALETTE[2],        # a peer package run side by side
+    "ours": PALETTE[0],  # the paper's method as we implemented it
+    "baseline": PALETTE[1],  # the method the paper improves on
+    "peer": PALETTE[2],  # a peer package run side by side
     "alt": PALETTE[3],
     "alt2": PALETTE[4],
     "alt3": PALETTE[5],
-    "reference": "#000000",    # closed forms and the paper's values, drawn as lines
+    "reference": "#000000",  # closed forms and the paper's values, drawn as lines
     "muted": PALETTE[7],
 }
 
@@ -43,8 +52,13 @@ def use_style() -> None:
     import matplotlib
     import seaborn as sns
 
-    sns.set_theme(context="notebook", style="whitegrid", palette=PALETTE, font="DejaVu Sans",
-                  rc=STYLE_RC)
+    sns.set_theme(
+        context="notebook",
+        style="whitegrid",
+        palette=PALETTE,
+        font="DejaVu Sans",
+        rc=STYLE_RC,
+    )
     matplotlib.rcParams["svg.hashsalt"] = "repbook"
     try:  # PNG only: nbval skips PNG outputs, but would compare SVG text
         from matplotlib_inline.backend_inline import set_matplotlib_formats
@@ -76,4 +90,11 @@ def register_colors(mapping: dict[str, str]) -> None:
 def reference_line(ax, y: float, label: str, *, horizontal: bool = True) -> None:
     """Draw a closed form or a paper's value as a dashed black reference line."""
     draw = ax.axhline if horizontal else ax.axvline
-    draw(y, color=ROLES["reference"], linestyle="--", linewidth=1.2, label=label, zorder=1)
+    draw(
+        y,
+        color=ROLES["reference"],
+        linestyle="--",
+        linewidth=1.2,
+        label=label,
+        zorder=1,
+    )

@@ -1,4 +1,5 @@
 """Run set-up for a chapter: validate parameters, seed every generator, pick the device, report."""
+
 from __future__ import annotations
 
 import os
@@ -31,18 +32,22 @@ class RunConfig:
     chapter: str
     scale: str
     seed: int
-    device: str                      # "cpu" or "cuda": what torch code should use
+    device: str  # "cpu" or "cuda": what torch code should use
     sizes: Mapping[str, Any]
     rng: np.random.Generator = field(repr=False, compare=False)
     started: float = field(repr=False, compare=False, default_factory=time.perf_counter)
-    device_name: str = ""  # for the record, e.g. "cuda: NVIDIA H200" or "cpu: x86_64, 2 cores"
+    device_name: str = (
+        ""  # for the record, e.g. "cuda: NVIDIA H200" or "cpu: x86_64, 2 cores"
+    )
 
     def __getitem__(self, key: str) -> Any:
         try:
             return self.sizes[key]
         except KeyError:
-            raise KeyError(f"size {key!r} is not in this chapter's table for scale "
-                           f"{self.scale!r}; it has: {', '.join(self.sizes)}") from None
+            raise KeyError(
+                f"size {key!r} is not in this chapter's table for scale "
+                f"{self.scale!r}; it has: {', '.join(self.sizes)}"
+            ) from None
 
     def child_rng(self, k: int) -> np.random.Generator:
         """An independent numpy generator for stream `k` (same seed and k → same stream)."""
@@ -100,8 +105,14 @@ def chapter_name(explicit: str | None = None) -> str:
     return "interactive"
 
 
-def setup(*, scale: str, seed: int, sizes: Mapping[str, Mapping[str, Any]],
-          quiet: bool = False, chapter: str | None = None) -> RunConfig:
+def setup(
+    *,
+    scale: str,
+    seed: int,
+    sizes: Mapping[str, Mapping[str, Any]],
+    quiet: bool = False,
+    chapter: str | None = None,
+) -> RunConfig:
     """Validate the chapter's parameters, seed numpy/random/torch, make torch deterministic.
 
     `sizes` maps every scale in SCALES to that scale's sizes. Fails at once, naming the parameter,
@@ -112,21 +123,34 @@ def setup(*, scale: str, seed: int, sizes: Mapping[str, Mapping[str, Any]],
     validate_parameters({"scale": scale, "seed": seed}, {"scale": "quick", "seed": 0})
     missing = [s for s in SCALES if s not in sizes]
     if missing:
-        raise ParameterError(f"the size table of chapter {chapter!r} lacks scale(s) {missing}; "
-                             f"it must have an entry for each of {SCALES}")
+        raise ParameterError(
+            f"the size table of chapter {chapter!r} lacks scale(s) {missing}; "
+            f"it must have an entry for each of {SCALES}"
+        )
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     _seed_everything(seed)
     device, threads = _make_torch_deterministic(scale)
     import torch
 
-    name = (f"cuda: {torch.cuda.get_device_name(0)}" if device == "cuda"
-            else f"cpu: {platform.machine()}, {os.cpu_count()} cores")
-    cfg = RunConfig(chapter=chapter, scale=scale, seed=seed, device=device,
-                    sizes=MappingProxyType(dict(sizes[scale])), device_name=name,
-                    rng=np.random.default_rng(seed))
+    name = (
+        f"cuda: {torch.cuda.get_device_name(0)}"
+        if device == "cuda"
+        else f"cpu: {platform.machine()}, {os.cpu_count()} cores"
+    )
+    cfg = RunConfig(
+        chapter=chapter,
+        scale=scale,
+        seed=seed,
+        device=device,
+        sizes=MappingProxyType(dict(sizes[scale])),
+        device_name=name,
+        rng=np.random.default_rng(seed),
+    )
     if not quiet:
         table = ", ".join(f"{k}={v}" for k, v in cfg.sizes.items())
-        print(f"chapter {chapter} · scale={scale} · seed={seed} · device={name} "
-              f"(torch {torch.__version__}, {threads} threads, Python {platform.python_version()})")
+        print(
+            f"chapter {chapter} · scale={scale} · seed={seed} · device={name} "
+            f"(torch {torch.__version__}, {threads} threads, Python {platform.python_version()})"
+        )
         print(f"sizes: {table}")
     return cfg

@@ -15,6 +15,7 @@ and average ℓ_(r) · α_r:
 
 Everything is numpy unless it says torch; no printing, plotting or file writing.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -71,10 +72,14 @@ def _check_pair(losses, confidence) -> tuple[np.ndarray, np.ndarray]:
     losses = np.asarray(losses, dtype=np.float64)
     confidence = np.asarray(confidence, dtype=np.float64)
     if losses.shape != confidence.shape:
-        raise ValueError(f"losses and confidence must have the same shape, got {losses.shape} "
-                         f"and {confidence.shape}")
+        raise ValueError(
+            f"losses and confidence must have the same shape, got {losses.shape} "
+            f"and {confidence.shape}"
+        )
     if losses.ndim not in (1, 2):
-        raise ValueError(f"losses must be 1-D (n,) or 2-D (batches, n), got {losses.ndim}-D")
+        raise ValueError(
+            f"losses must be 1-D (n,) or 2-D (batches, n), got {losses.ndim}-D"
+        )
     if losses.shape[-1] == 0:
         raise ValueError("losses and confidence are empty: need at least one sample")
     if not np.all(np.isfinite(losses)):
@@ -155,8 +160,10 @@ def reweighted_risk(losses, cdf_values) -> float:
     losses = np.asarray(losses, dtype=np.float64)
     g = np.asarray(cdf_values, dtype=np.float64)
     if losses.shape != g.shape or losses.ndim != 1 or losses.size == 0:
-        raise ValueError(f"losses and cdf_values must be non-empty 1-D arrays of one shape, got "
-                         f"{losses.shape} and {g.shape}")
+        raise ValueError(
+            f"losses and cdf_values must be non-empty 1-D arrays of one shape, got "
+            f"{losses.shape} and {g.shape}"
+        )
     if not (np.all(np.isfinite(g)) and np.all((g >= 0) & (g < 1))):
         raise ValueError("cdf_values must lie in [0, 1)")
     return float(np.mean(losses * -np.log1p(-g)))
@@ -175,7 +182,9 @@ class PowerErrorModel:
 
     def __post_init__(self):
         if not (np.isfinite(self.beta) and self.beta > 0):
-            raise ValueError(f"beta must be a positive finite number, got {self.beta!r}")
+            raise ValueError(
+                f"beta must be a positive finite number, got {self.beta!r}"
+            )
 
     def aurc(self) -> float:
         return 1.0 / (self.beta + 1.0) ** 2
@@ -190,7 +199,9 @@ class PowerErrorModel:
     def error_rate(self) -> float:
         return 1.0 / (self.beta + 1.0)
 
-    def sample(self, n: int, reps: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    def sample(
+        self, n: int, reps: int, rng: np.random.Generator
+    ) -> tuple[np.ndarray, np.ndarray]:
         """`reps` independent samples of size n: (confidence, 0/1 errors), each shaped (reps, n)."""
         n, reps = _check_n(n), _check_n(reps)
         s = rng.random((reps, n))
@@ -203,28 +214,47 @@ class PowerErrorModel:
         n = _check_n(n)
         r = np.arange(1, n + 1, dtype=np.float64)
         m = n - r + 1
-        log_el = gammaln(m + self.beta) + gammaln(n + 1) - gammaln(m) - gammaln(n + 1 + self.beta)
+        log_el = (
+            gammaln(m + self.beta)
+            + gammaln(n + 1)
+            - gammaln(m)
+            - gammaln(n + 1 + self.beta)
+        )
         return float(np.exp(log_el) @ weights(n, estimator) / n)
 
 
 # ----------------------------------------------------------------------------------------------
 # confidence score functions
-def confidence_scores(probs: np.ndarray, logits: np.ndarray | None = None) -> dict[str, np.ndarray]:
+def confidence_scores(
+    probs: np.ndarray, logits: np.ndarray | None = None
+) -> dict[str, np.ndarray]:
     """The CSFs of the paper's experiments: max softmax (MSP), softmax margin (top-1 − top-2),
     negative entropy and, when logits are given, the max logit. Higher means more confident."""
     p = np.asarray(probs, dtype=np.float64)
     if p.ndim != 2 or p.shape[1] < 2:
-        raise ValueError(f"probs must be (n, classes) with at least 2 classes, got {p.shape}")
-    if not np.all(np.isfinite(p)) or np.any(p < 0) or not np.allclose(p.sum(1), 1.0, atol=1e-6):
+        raise ValueError(
+            f"probs must be (n, classes) with at least 2 classes, got {p.shape}"
+        )
+    if (
+        not np.all(np.isfinite(p))
+        or np.any(p < 0)
+        or not np.allclose(p.sum(1), 1.0, atol=1e-6)
+    ):
         raise ValueError("probs must be finite, non-negative and sum to 1 along axis 1")
     top2 = np.sort(p, axis=1)[:, -2:]
     with np.errstate(divide="ignore", invalid="ignore"):
         plogp = np.where(p > 0, p * np.log(p), 0.0)
-    out = {"MSP": top2[:, 1], "margin": top2[:, 1] - top2[:, 0], "neg. entropy": plogp.sum(1)}
+    out = {
+        "MSP": top2[:, 1],
+        "margin": top2[:, 1] - top2[:, 0],
+        "neg. entropy": plogp.sum(1),
+    }
     if logits is not None:
         z = np.asarray(logits, dtype=np.float64)
         if z.shape != p.shape:
-            raise ValueError(f"logits must have the shape of probs {p.shape}, got {z.shape}")
+            raise ValueError(
+                f"logits must have the shape of probs {p.shape}, got {z.shape}"
+            )
         out["max logit"] = z.max(1)
     return out
 
@@ -241,15 +271,19 @@ def aurc_loss(logits, targets, estimator: str = "mc"):
     import torch.nn.functional as F
 
     if logits.ndim != 2 or targets.ndim != 1 or logits.shape[0] != targets.shape[0]:
-        raise ValueError(f"logits must be (B, C) and targets (B,), got {tuple(logits.shape)} and "
-                         f"{tuple(targets.shape)}")
+        raise ValueError(
+            f"logits must be (B, C) and targets (B,), got {tuple(logits.shape)} and "
+            f"{tuple(targets.shape)}"
+        )
     b = logits.shape[0]
     ce = F.cross_entropy(logits, targets, reduction="none")
     with torch.no_grad():
         conf = torch.softmax(logits, dim=1).max(dim=1).values
         rank = torch.empty_like(conf, dtype=torch.long)
         rank[torch.argsort(conf, stable=True)] = torch.arange(b, device=logits.device)
-        w = torch.as_tensor(weights(b, estimator), dtype=logits.dtype, device=logits.device)[rank]
+        w = torch.as_tensor(
+            weights(b, estimator), dtype=logits.dtype, device=logits.device
+        )[rank]
     return (ce * w).sum() / b
 
 
@@ -268,11 +302,15 @@ def torch_uncertainty_aurc_metric():
     try:
         dist = md.distribution("torch-uncertainty")
     except md.PackageNotFoundError as exc:
-        raise ImportError("torch-uncertainty is not installed (pip install torch-uncertainty)") from exc
+        raise ImportError(
+            "torch-uncertainty is not installed (pip install torch-uncertainty)"
+        ) from exc
     path = dist.locate_file("torch_uncertainty/metrics/classification/risk_coverage.py")
     spec = importlib.util.spec_from_file_location("_tu_risk_coverage", path)
     module = importlib.util.module_from_spec(spec)
-    with warnings.catch_warnings():  # it imports tqdm.auto, which warns that ipywidgets is absent
+    with (
+        warnings.catch_warnings()
+    ):  # it imports tqdm.auto, which warns that ipywidgets is absent
         warnings.filterwarnings("ignore", message="IProgress not found")
         spec.loader.exec_module(module)
     return module.AURC
@@ -306,7 +344,9 @@ def sklearn_mlp_logits(mlp, X) -> np.ndarray:
     """Pre-softmax outputs of a fitted scikit-learn `MLPClassifier` with ReLU hidden layers
     (scikit-learn exposes only probabilities; the max logit is one of the confidence scores)."""
     if getattr(mlp, "activation", "relu") != "relu":
-        raise ValueError(f"sklearn_mlp_logits handles ReLU networks, got {mlp.activation!r}")
+        raise ValueError(
+            f"sklearn_mlp_logits handles ReLU networks, got {mlp.activation!r}"
+        )
     h = np.asarray(X, dtype=np.float64)
     for W, b in zip(mlp.coefs_[:-1], mlp.intercepts_[:-1]):
         h = np.maximum(h @ W + b, 0)
@@ -319,7 +359,9 @@ def mlp_net(seed: int, sizes: tuple[int, ...] = (64, 32, 10)):
     import torch
 
     if len(sizes) < 2 or any(int(k) < 1 for k in sizes):
-        raise ValueError(f"sizes must be two or more positive layer widths, got {sizes!r}")
+        raise ValueError(
+            f"sizes must be two or more positive layer widths, got {sizes!r}"
+        )
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
         layers = []
@@ -330,16 +372,20 @@ def mlp_net(seed: int, sizes: tuple[int, ...] = (64, 32, 10)):
         return torch.nn.Sequential(*layers)
 
 
-def train_epochs(net, opt, loss_fn, X, y, epochs: int, generator, batch_size: int = 128) -> None:
+def train_epochs(
+    net, opt, loss_fn, X, y, epochs: int, generator, batch_size: int = 128
+) -> None:
     """Plain minibatch training: each epoch a fresh permutation drawn from `generator`."""
     import torch
 
     if epochs < 0 or batch_size < 1:
-        raise ValueError(f"epochs must be ≥ 0 and batch_size ≥ 1, got {epochs}, {batch_size}")
+        raise ValueError(
+            f"epochs must be ≥ 0 and batch_size ≥ 1, got {epochs}, {batch_size}"
+        )
     for _ in range(epochs):
         perm = torch.randperm(len(y), generator=generator)
         for i in range(0, len(y), batch_size):
-            b = perm[i:i + batch_size]
+            b = perm[i : i + batch_size]
             opt.zero_grad()
             loss_fn(net(X[b]), y[b]).backward()
             opt.step()

@@ -582,9 +582,13 @@ def make_model(
     try:
         loc, scale = (float(t) for t in target)
     except (TypeError, ValueError):
-        raise ValueError(f"target must be a pair (location, scale), got {target!r}") from None
+        raise ValueError(
+            f"target must be a pair (location, scale), got {target!r}"
+        ) from None
     if not (math.isfinite(loc) and math.isfinite(scale) and scale > 0):
-        raise ValueError(f"target must be a finite location and a scale > 0, got {target!r}")
+        raise ValueError(
+            f"target must be a finite location and a scale > 0, got {target!r}"
+        )
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
         model = MODELS[kind](in_dim, hidden, layers)

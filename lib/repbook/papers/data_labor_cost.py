@@ -20,6 +20,7 @@ The curated facts live in `data/11_data_labor_cost/` (our own set, not the paper
 readers here validate them and fail naming the file, line, model and column. No printing,
 plotting or file writing.
 """
+
 from __future__ import annotations
 
 import csv
@@ -63,8 +64,9 @@ def _positive(name: str, value, *, allow_zero: bool = False):
     try:
         arr = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a positive number (or an array of them), "
-                         f"got {value!r}") from None
+        raise ValueError(
+            f"{name} must be a positive number (or an array of them), got {value!r}"
+        ) from None
     if arr.size == 0:
         raise ValueError(f"{name} must not be empty")
     bad = ~np.isfinite(arr) | ((arr < 0) if allow_zero else (arr <= 0))
@@ -77,18 +79,28 @@ def _positive(name: str, value, *, allow_zero: bool = False):
 
 def _fraction(name: str, value: float, *, upper_inclusive: bool = True) -> float:
     value = _positive(name, value)
-    if not isinstance(value, float) or value > 1 or (value == 1 and not upper_inclusive):
-        raise ValueError(f"{name} must be a number in (0, 1{']' if upper_inclusive else ')'}, "
-                         f"got {value!r}")
+    if (
+        not isinstance(value, float)
+        or value > 1
+        or (value == 1 and not upper_inclusive)
+    ):
+        raise ValueError(
+            f"{name} must be a number in (0, 1{']' if upper_inclusive else ')'}, "
+            f"got {value!r}"
+        )
     return value
 
 
 # ---------------------------------------------------------------------------------------------
 # the two costs
 # ---------------------------------------------------------------------------------------------
-def data_cost(tokens, *, words_per_token: float = WORDS_PER_TOKEN,
-              words_per_minute: float = PAPER_WORDS_PER_MINUTE,
-              wage_usd_per_hour: float = PAPER_WAGE_USD_PER_HOUR):
+def data_cost(
+    tokens,
+    *,
+    words_per_token: float = WORDS_PER_TOKEN,
+    words_per_minute: float = PAPER_WORDS_PER_MINUTE,
+    wage_usd_per_hour: float = PAPER_WAGE_USD_PER_HOUR,
+):
     """Dollars to pay people to write `tokens` tokens: tokens · w / (wpm · 60) hours at `wage`."""
     tokens = _positive("tokens", tokens)
     w = _positive("words_per_token", words_per_token)
@@ -97,12 +109,19 @@ def data_cost(tokens, *, words_per_token: float = WORDS_PER_TOKEN,
     return tokens * w / (wpm * 60.0) * wage
 
 
-def writing_hours(tokens, *, words_per_token: float = WORDS_PER_TOKEN,
-                  words_per_minute: float = PAPER_WORDS_PER_MINUTE):
+def writing_hours(
+    tokens,
+    *,
+    words_per_token: float = WORDS_PER_TOKEN,
+    words_per_minute: float = PAPER_WORDS_PER_MINUTE,
+):
     """Person-hours to write `tokens` tokens at `words_per_minute`."""
     tokens = _positive("tokens", tokens)
-    return tokens * _positive("words_per_token", words_per_token) / (
-        _positive("words_per_minute", words_per_minute) * 60.0)
+    return (
+        tokens
+        * _positive("words_per_token", words_per_token)
+        / (_positive("words_per_minute", words_per_minute) * 60.0)
+    )
 
 
 def training_flops_6nd(params, tokens):
@@ -118,7 +137,9 @@ def gpu_hours(flops, *, peak_flops_per_s: float, mfu: float):
     return flops / (peak * mfu * 3600.0)
 
 
-def usd_per_flop(*, peak_flops_per_s: float, mfu: float, usd_per_gpu_hour: float) -> float:
+def usd_per_flop(
+    *, peak_flops_per_s: float, mfu: float, usd_per_gpu_hour: float
+) -> float:
     """Dollars per useful FLOP on a GPU rented (or costed) at `usd_per_gpu_hour`."""
     peak = _positive("peak_flops_per_s", peak_flops_per_s)
     mfu = _fraction("mfu", mfu)
@@ -126,32 +147,40 @@ def usd_per_flop(*, peak_flops_per_s: float, mfu: float, usd_per_gpu_hour: float
     return price / (peak * mfu * 3600.0)
 
 
-def rental_training_cost(flops, *, peak_flops_per_s: float, mfu: float,
-                         usd_per_gpu_hour: float):
+def rental_training_cost(
+    flops, *, peak_flops_per_s: float, mfu: float, usd_per_gpu_hour: float
+):
     """Dollars to rent the GPU-hours that `flops` take: C / (peak · MFU · 3600) · price."""
     return gpu_hours(flops, peak_flops_per_s=peak_flops_per_s, mfu=mfu) * _positive(
-        "usd_per_gpu_hour", usd_per_gpu_hour)
+        "usd_per_gpu_hour", usd_per_gpu_hour
+    )
 
 
 @dataclass(frozen=True)
 class AmortizedRate:
     """An Epoch-style cost of one GPU-hour, in dollars, split into its parts."""
 
-    hardware: float        # purchase price written off at the hardware-progress rate
-    interconnect: float    # cluster-level networking, a fixed share of the cluster's cost
-    energy: float          # server power · PUE · energy price
+    hardware: float  # purchase price written off at the hardware-progress rate
+    interconnect: float  # cluster-level networking, a fixed share of the cluster's cost
+    energy: float  # server power · PUE · energy price
 
     @property
     def total(self) -> float:
         return self.hardware + self.interconnect + self.energy
 
 
-def amortized_rate(*, purchase_usd_per_gpu: float, tdp_watts: float, server_power_factor: float,
-                   energy_usd_per_kwh: float, pue: float = EPOCH_PUE,
-                   tdp_fraction: float = EPOCH_TDP_FRACTION,
-                   interconnect_fraction: float = EPOCH_INTERCONNECT_FRACTION,
-                   progress_ooms_per_year: float = EPOCH_PROGRESS_OOMS_PER_YEAR,
-                   hours_per_year: float = HOURS_PER_YEAR) -> AmortizedRate:
+def amortized_rate(
+    *,
+    purchase_usd_per_gpu: float,
+    tdp_watts: float,
+    server_power_factor: float,
+    energy_usd_per_kwh: float,
+    pue: float = EPOCH_PUE,
+    tdp_fraction: float = EPOCH_TDP_FRACTION,
+    interconnect_fraction: float = EPOCH_INTERCONNECT_FRACTION,
+    progress_ooms_per_year: float = EPOCH_PROGRESS_OOMS_PER_YEAR,
+    hours_per_year: float = HOURS_PER_YEAR,
+) -> AmortizedRate:
     """Dollars per GPU-hour of owning the hardware, after Cottier et al. (2024).
 
     The server's price per GPU (`purchase_usd_per_gpu`, server included) is written off at the rate
@@ -166,73 +195,110 @@ def amortized_rate(*, purchase_usd_per_gpu: float, tdp_watts: float, server_powe
     energy_price = _positive("energy_usd_per_kwh", energy_usd_per_kwh)
     pue = _positive("pue", pue)
     if np.any(np.asarray(pue) < 1):
-        raise ValueError("pue must be ≥ 1 (power at the wall over power at the servers), "
-                         f"got {pue!r}")
+        raise ValueError(
+            "pue must be ≥ 1 (power at the wall over power at the servers), "
+            f"got {pue!r}"
+        )
     tdp_fraction = _fraction("tdp_fraction", tdp_fraction)
     f = _fraction("interconnect_fraction", interconnect_fraction, upper_inclusive=False)
     progress = _positive("progress_ooms_per_year", progress_ooms_per_year)
     hours = _positive("hours_per_year", hours_per_year)
-    for name, v in (("purchase_usd_per_gpu", price), ("tdp_watts", tdp_kw),
-                    ("server_power_factor", factor), ("energy_usd_per_kwh", energy_price),
-                    ("pue", pue), ("progress_ooms_per_year", progress),
-                    ("hours_per_year", hours)):
+    for name, v in (
+        ("purchase_usd_per_gpu", price),
+        ("tdp_watts", tdp_kw),
+        ("server_power_factor", factor),
+        ("energy_usd_per_kwh", energy_price),
+        ("pue", pue),
+        ("progress_ooms_per_year", progress),
+        ("hours_per_year", hours),
+    ):
         if not isinstance(v, float):
             raise ValueError(f"{name} must be one number, got an array")
     hardware = price * progress * math.log(10) / hours
     energy = tdp_kw * factor * tdp_fraction * pue * energy_price
-    return AmortizedRate(hardware=hardware, interconnect=hardware * f / (1 - f), energy=energy)
+    return AmortizedRate(
+        hardware=hardware, interconnect=hardware * f / (1 - f), energy=energy
+    )
 
 
-def amortized_training_cost(flops, *, peak_flops_per_s: float, mfu: float, rate: AmortizedRate):
+def amortized_training_cost(
+    flops, *, peak_flops_per_s: float, mfu: float, rate: AmortizedRate
+):
     """Dollars of owned hardware and energy for `flops`: GPU-hours × the amortised rate."""
     if not isinstance(rate, AmortizedRate):
-        raise ValueError(f"rate must be an AmortizedRate (see amortized_rate), got {rate!r}")
+        raise ValueError(
+            f"rate must be an AmortizedRate (see amortized_rate), got {rate!r}"
+        )
     return gpu_hours(flops, peak_flops_per_s=peak_flops_per_s, mfu=mfu) * rate.total
 
 
 # ---------------------------------------------------------------------------------------------
 # the ratio and what follows from it
 # ---------------------------------------------------------------------------------------------
-def closed_form_ratio(params, *, usd_per_flop: float, words_per_token: float = WORDS_PER_TOKEN,
-                      words_per_minute: float = PAPER_WORDS_PER_MINUTE,
-                      wage_usd_per_hour: float = PAPER_WAGE_USD_PER_HOUR):
+def closed_form_ratio(
+    params,
+    *,
+    usd_per_flop: float,
+    words_per_token: float = WORDS_PER_TOKEN,
+    words_per_minute: float = PAPER_WORDS_PER_MINUTE,
+    wage_usd_per_hour: float = PAPER_WAGE_USD_PER_HOUR,
+):
     """Data cost / training cost when C = 6·N·D: [wage · w / (wpm · 60)] / [6 · N · $/FLOP].
 
     The tokens cancel: the ratio depends on the model size N and the price of compute only.
     """
-    per_token_data = (_positive("wage_usd_per_hour", wage_usd_per_hour)
-                      * _positive("words_per_token", words_per_token)
-                      / (_positive("words_per_minute", words_per_minute) * 60.0))
-    return per_token_data / (6.0 * _positive("params", params) * _positive("usd_per_flop",
-                                                                            usd_per_flop))
+    per_token_data = (
+        _positive("wage_usd_per_hour", wage_usd_per_hour)
+        * _positive("words_per_token", words_per_token)
+        / (_positive("words_per_minute", words_per_minute) * 60.0)
+    )
+    return per_token_data / (
+        6.0 * _positive("params", params) * _positive("usd_per_flop", usd_per_flop)
+    )
 
 
-def break_even_wage(tokens, training_cost_usd, *, words_per_token: float = WORDS_PER_TOKEN,
-                    words_per_minute: float = PAPER_WORDS_PER_MINUTE):
+def break_even_wage(
+    tokens,
+    training_cost_usd,
+    *,
+    words_per_token: float = WORDS_PER_TOKEN,
+    words_per_minute: float = PAPER_WORDS_PER_MINUTE,
+):
     """The hourly wage (dollars) at which writing the data would cost exactly the training."""
     return _positive("training_cost_usd", training_cost_usd) / writing_hours(
-        tokens, words_per_token=words_per_token, words_per_minute=words_per_minute)
+        tokens, words_per_token=words_per_token, words_per_minute=words_per_minute
+    )
 
 
 def implied_mfu(flops, gpu_hours_used, *, peak_flops_per_s: float):
     """The utilisation a run must have had to do `flops` in `gpu_hours_used` at the peak rate."""
-    return _positive("flops", flops) / (_positive("gpu_hours_used", gpu_hours_used) * 3600.0
-                                        * _positive("peak_flops_per_s", peak_flops_per_s))
+    return _positive("flops", flops) / (
+        _positive("gpu_hours_used", gpu_hours_used)
+        * 3600.0
+        * _positive("peak_flops_per_s", peak_flops_per_s)
+    )
 
 
 def bootstrap_medians(values, *, n_boot: int, rng: np.random.Generator) -> np.ndarray:
     """Medians of `n_boot` resamples (with replacement, same size) of the positive `values`."""
     values = np.atleast_1d(_positive("values", values))
-    if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 1:
+    if (
+        isinstance(n_boot, bool)
+        or not isinstance(n_boot, (int, np.integer))
+        or n_boot < 1
+    ):
         raise ValueError(f"n_boot must be a positive int, got {n_boot!r}")
     if not isinstance(rng, np.random.Generator):
-        raise ValueError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+        raise ValueError(
+            f"rng must be a numpy.random.Generator, got {type(rng).__name__}"
+        )
     idx = rng.integers(0, values.size, size=(int(n_boot), values.size))
     return np.median(values[idx], axis=1)
 
 
-def bootstrap_median(values, *, n_boot: int, rng: np.random.Generator,
-                     level: float = 0.9) -> tuple[float, float]:
+def bootstrap_median(
+    values, *, n_boot: int, rng: np.random.Generator, level: float = 0.9
+) -> tuple[float, float]:
     """Percentile interval (two-sided, `level`) of the median over `n_boot` resamples."""
     level = _fraction("level", level, upper_inclusive=False)
     medians = bootstrap_medians(values, n_boot=n_boot, rng=rng)
@@ -254,14 +320,14 @@ class LLMFacts:
     model: str
     developer: str
     release_year: int
-    params: float                       # N, parameters
-    tokens_seen: float                  # D, training tokens processed
-    tokens_unique: float | None         # distinct tokens, where the source gives them
+    params: float  # N, parameters
+    tokens_seen: float  # D, training tokens processed
+    tokens_unique: float | None  # distinct tokens, where the source gives them
     train_flops_reported: float | None  # C as reported (FLOP); None: use 6ND
     gpu_hours_reported: float | None
     hardware_reported: str
-    hardware_class: str                 # one of HARDWARE_CLASSES
-    frontier: bool                      # fixed before any ratio was computed (see the README)
+    hardware_class: str  # one of HARDWARE_CLASSES
+    frontier: bool  # fixed before any ratio was computed (see the README)
     epoch_compute_rank: float | None
     source: str
     checked_against: str
@@ -283,7 +349,11 @@ class Hardware:
 
 LLM_COLUMNS = tuple(f.name for f in fields(LLMFacts))
 HARDWARE_COLUMNS = tuple(f.name for f in fields(Hardware)) + (
-    "source_peak", "source_rental", "source_purchase", "source_power")
+    "source_peak",
+    "source_rental",
+    "source_purchase",
+    "source_power",
+)
 
 
 def _read_rows(path, columns) -> list[tuple[int, dict]]:
@@ -295,8 +365,9 @@ def _read_rows(path, columns) -> list[tuple[int, dict]]:
         header = reader.fieldnames or []
         missing = [c for c in columns if c not in header]
         if missing:
-            raise CuratedDataError(f"{path.name}: missing column(s) {missing}; "
-                                   f"expected {list(columns)}")
+            raise CuratedDataError(
+                f"{path.name}: missing column(s) {missing}; expected {list(columns)}"
+            )
         extra = [c for c in header if c not in columns]
         if extra:
             raise CuratedDataError(f"{path.name}: unknown column(s) {extra}")
@@ -304,8 +375,10 @@ def _read_rows(path, columns) -> list[tuple[int, dict]]:
         for row in reader:
             line = reader.line_num
             if None in row or any(v is None for v in row.values()):
-                raise CuratedDataError(f"{path.name} line {line}: expected {len(columns)} fields "
-                                       "(a comma inside an unquoted cell?)")
+                raise CuratedDataError(
+                    f"{path.name} line {line}: expected {len(columns)} fields "
+                    "(a comma inside an unquoted cell?)"
+                )
             rows.append((line, {k: v.strip() for k, v in row.items()}))
     if not rows:
         raise CuratedDataError(f"{path.name}: no data rows")
@@ -320,8 +393,10 @@ class _Row:
         self.name = row.get(key) or "?"
 
     def fail(self, column: str, what: str):
-        raise CuratedDataError(f"{self.file} line {self.line} ({self.name}), column {column!r}: "
-                               f"{what}, got {self.row.get(column)!r}")
+        raise CuratedDataError(
+            f"{self.file} line {self.line} ({self.name}), column {column!r}: "
+            f"{what}, got {self.row.get(column)!r}"
+        )
 
     def text(self, column: str, *, required: bool = True) -> str:
         value = self.row[column]
@@ -369,16 +444,21 @@ def read_llm_facts(path) -> list[LLMFacts]:
         if frontier not in ("yes", "no"):
             r.fail("frontier", "must be yes or no")
         facts = LLMFacts(
-            model=model, developer=r.text("developer"),
+            model=model,
+            developer=r.text("developer"),
             release_year=r.integer("release_year", 2010, 2030),
-            params=r.number("params"), tokens_seen=r.number("tokens_seen"),
+            params=r.number("params"),
+            tokens_seen=r.number("tokens_seen"),
             tokens_unique=r.number("tokens_unique", required=False),
             train_flops_reported=r.number("train_flops_reported", required=False),
             gpu_hours_reported=r.number("gpu_hours_reported", required=False),
-            hardware_reported=r.text("hardware_reported"), hardware_class=hw,
+            hardware_reported=r.text("hardware_reported"),
+            hardware_class=hw,
             frontier=frontier == "yes",
             epoch_compute_rank=r.number("epoch_compute_rank", required=False),
-            source=r.text("source"), checked_against=r.text("checked_against"))
+            source=r.text("source"),
+            checked_against=r.text("checked_against"),
+        )
         if facts.tokens_unique is not None and facts.tokens_unique > facts.tokens_seen:
             r.fail("tokens_unique", "must not exceed tokens_seen")
         out.append(facts)
@@ -400,12 +480,15 @@ def read_hardware(path) -> dict[str, Hardware]:
         for col in ("source_peak", "source_rental", "source_purchase", "source_power"):
             r.text(col)
         out[cls] = Hardware(
-            hardware_class=cls, peak_flops_per_s=r.number("peak_flops_per_s"),
+            hardware_class=cls,
+            peak_flops_per_s=r.number("peak_flops_per_s"),
             rental_usd_per_gpu_hour=r.number("rental_usd_per_gpu_hour"),
             purchase_usd_per_gpu=r.number("purchase_usd_per_gpu"),
-            tdp_watts=r.number("tdp_watts"), server_power_factor=r.number("server_power_factor"),
+            tdp_watts=r.number("tdp_watts"),
+            server_power_factor=r.number("server_power_factor"),
             energy_usd_per_kwh=r.number("energy_usd_per_kwh"),
-            energy_price_year=r.integer("energy_price_year", 2010, 2030))
+            energy_price_year=r.integer("energy_price_year", 2010, 2030),
+        )
     missing = [c for c in HARDWARE_CLASSES if c not in out]
     if missing:
         raise CuratedDataError(f"{name}: no row for hardware class(es) {missing}")
@@ -415,14 +498,25 @@ def read_hardware(path) -> dict[str, Hardware]:
 def read_epoch_costs(path) -> pd.DataFrame:
     """Epoch AI's published per-model cost estimates (dollars) for the models both tables share."""
     name = Path(path).name
-    cols = ("model", "epoch_model", "epoch_cloud_usd", "epoch_capex_energy_usd", "source")
+    cols = (
+        "model",
+        "epoch_model",
+        "epoch_cloud_usd",
+        "epoch_capex_energy_usd",
+        "source",
+    )
     rows = []
     for line, row in _read_rows(path, cols):
         r = _Row(name, line, row, "model")
-        rows.append(dict(model=r.text("model"), epoch_model=r.text("epoch_model"),
-                         epoch_cloud_usd=r.number("epoch_cloud_usd"),
-                         epoch_capex_energy_usd=r.number("epoch_capex_energy_usd"),
-                         source=r.text("source")))
+        rows.append(
+            dict(
+                model=r.text("model"),
+                epoch_model=r.text("epoch_model"),
+                epoch_cloud_usd=r.number("epoch_cloud_usd"),
+                epoch_capex_energy_usd=r.number("epoch_capex_energy_usd"),
+                source=r.text("source"),
+            )
+        )
     return pd.DataFrame(rows).set_index("model")
 
 
@@ -450,15 +544,20 @@ class Assumptions:
                 raise ValueError(f"{f.name} must be one number, got {value!r}")
         _fraction("mfu", self.mfu)
         _fraction("tdp_fraction", self.tdp_fraction)
-        _fraction("interconnect_fraction", self.interconnect_fraction, upper_inclusive=False)
+        _fraction(
+            "interconnect_fraction", self.interconnect_fraction, upper_inclusive=False
+        )
 
 
-def cost_table(facts: list[LLMFacts], hardware: dict[str, Hardware],
-               assumptions: Assumptions) -> pd.DataFrame:
+def cost_table(
+    facts: list[LLMFacts], hardware: dict[str, Hardware], assumptions: Assumptions
+) -> pd.DataFrame:
     """One row per model: N, D (tokens seen), C (reported, else 6ND), both training costs, the
     data cost, the ratios, the closed-form ratio and the break-even wage (rental cost)."""
     if not facts or not all(isinstance(f, LLMFacts) for f in facts):
-        raise ValueError("facts must be a non-empty list of LLMFacts (see read_llm_facts)")
+        raise ValueError(
+            "facts must be a non-empty list of LLMFacts (see read_llm_facts)"
+        )
     if not isinstance(assumptions, Assumptions):
         raise ValueError(f"assumptions must be an Assumptions, got {assumptions!r}")
     missing = sorted({f.hardware_class for f in facts} - set(hardware))
@@ -470,31 +569,66 @@ def cost_table(facts: list[LLMFacts], hardware: dict[str, Hardware],
         hw = hardware[f.hardware_class]
         c6nd = training_flops_6nd(f.params, f.tokens_seen)
         flops = f.train_flops_reported if f.train_flops_reported is not None else c6nd
-        rate = amortized_rate(purchase_usd_per_gpu=hw.purchase_usd_per_gpu, tdp_watts=hw.tdp_watts,
-                              server_power_factor=hw.server_power_factor,
-                              energy_usd_per_kwh=hw.energy_usd_per_kwh, pue=a.pue,
-                              tdp_fraction=a.tdp_fraction,
-                              interconnect_fraction=a.interconnect_fraction,
-                              progress_ooms_per_year=a.progress_ooms_per_year)
-        rental = rental_training_cost(flops, peak_flops_per_s=hw.peak_flops_per_s, mfu=a.mfu,
-                                      usd_per_gpu_hour=hw.rental_usd_per_gpu_hour)
-        amortized = amortized_training_cost(flops, peak_flops_per_s=hw.peak_flops_per_s, mfu=a.mfu,
-                                            rate=rate)
-        data = data_cost(f.tokens_seen, words_per_token=a.words_per_token,
-                         words_per_minute=a.words_per_minute,
-                         wage_usd_per_hour=a.wage_usd_per_hour)
-        per_flop = usd_per_flop(peak_flops_per_s=hw.peak_flops_per_s, mfu=a.mfu,
-                                usd_per_gpu_hour=hw.rental_usd_per_gpu_hour)
-        rows.append(dict(
-            model=f.model, release_year=f.release_year, hardware_class=f.hardware_class,
-            frontier=f.frontier, params=f.params, tokens=f.tokens_seen, flops=flops,
-            flops_source="reported" if f.train_flops_reported is not None else "6ND",
-            data_cost=data, rental_cost=rental, amortized_cost=amortized,
-            ratio=data / rental, ratio_amortized=data / amortized,
-            closed_form_ratio=closed_form_ratio(
-                f.params, usd_per_flop=per_flop, words_per_token=a.words_per_token,
-                words_per_minute=a.words_per_minute, wage_usd_per_hour=a.wage_usd_per_hour),
-            break_even_wage=break_even_wage(f.tokens_seen, rental,
-                                            words_per_token=a.words_per_token,
-                                            words_per_minute=a.words_per_minute)))
+        rate = amortized_rate(
+            purchase_usd_per_gpu=hw.purchase_usd_per_gpu,
+            tdp_watts=hw.tdp_watts,
+            server_power_factor=hw.server_power_factor,
+            energy_usd_per_kwh=hw.energy_usd_per_kwh,
+            pue=a.pue,
+            tdp_fraction=a.tdp_fraction,
+            interconnect_fraction=a.interconnect_fraction,
+            progress_ooms_per_year=a.progress_ooms_per_year,
+        )
+        rental = rental_training_cost(
+            flops,
+            peak_flops_per_s=hw.peak_flops_per_s,
+            mfu=a.mfu,
+            usd_per_gpu_hour=hw.rental_usd_per_gpu_hour,
+        )
+        amortized = amortized_training_cost(
+            flops, peak_flops_per_s=hw.peak_flops_per_s, mfu=a.mfu, rate=rate
+        )
+        data = data_cost(
+            f.tokens_seen,
+            words_per_token=a.words_per_token,
+            words_per_minute=a.words_per_minute,
+            wage_usd_per_hour=a.wage_usd_per_hour,
+        )
+        per_flop = usd_per_flop(
+            peak_flops_per_s=hw.peak_flops_per_s,
+            mfu=a.mfu,
+            usd_per_gpu_hour=hw.rental_usd_per_gpu_hour,
+        )
+        rows.append(
+            dict(
+                model=f.model,
+                release_year=f.release_year,
+                hardware_class=f.hardware_class,
+                frontier=f.frontier,
+                params=f.params,
+                tokens=f.tokens_seen,
+                flops=flops,
+                flops_source="reported"
+                if f.train_flops_reported is not None
+                else "6ND",
+                data_cost=data,
+                rental_cost=rental,
+                amortized_cost=amortized,
+                ratio=data / rental,
+                ratio_amortized=data / amortized,
+                closed_form_ratio=closed_form_ratio(
+                    f.params,
+                    usd_per_flop=per_flop,
+                    words_per_token=a.words_per_token,
+                    words_per_minute=a.words_per_minute,
+                    wage_usd_per_hour=a.wage_usd_per_hour,
+                ),
+                break_even_wage=break_even_wage(
+                    f.tokens_seen,
+                    rental,
+                    words_per_token=a.words_per_token,
+                    words_per_minute=a.words_per_minute,
+                ),
+            )
+        )
     return pd.DataFrame(rows).set_index("model")

@@ -29,6 +29,7 @@ strictly between OPT/2 and 2 OPT.
 
 Everything is numpy/scipy; no printing, plotting or file writing.
 """
+
 from __future__ import annotations
 
 import heapq
@@ -40,8 +41,13 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import sparse
 
-ALGORITHMS = ("top singletons", "best of blocks", "stochastic greedy", "subsample greedy",
-              "random k")
+ALGORITHMS = (
+    "top singletons",
+    "best of blocks",
+    "stochastic greedy",
+    "subsample greedy",
+    "random k",
+)
 """Algorithms that fit any budget q (``run_budgeted``); greedy and lazy greedy have fixed costs."""
 
 ADDITIVE_KINDS = ("uniform", "pareto", "planted", "rare heavy")
@@ -69,15 +75,21 @@ def _k(k, n: int) -> int:
 
 
 def _positive(name: str, value) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
-            or not math.isfinite(value) or value <= 0:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float, np.integer, np.floating))
+        or not math.isfinite(value)
+        or value <= 0
+    ):
         raise ValueError(f"{name} must be a positive finite number, got {value!r}")
     return float(value)
 
 
 def _rng(rng) -> np.random.Generator:
     if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
+        raise TypeError(
+            f"rng must be a numpy.random.Generator, got {type(rng).__name__}"
+        )
     return rng
 
 
@@ -88,15 +100,19 @@ def _nonnegative(name: str, x) -> np.ndarray:
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} must be finite, got a non-finite entry")
     if np.any(arr < 0):
-        raise ValueError(f"{name} must be nonnegative (a monotone f needs it), got minimum "
-                         f"{arr.min():g}")
+        raise ValueError(
+            f"{name} must be nonnegative (a monotone f needs it), got minimum "
+            f"{arr.min():g}"
+        )
     return arr
 
 
 def _subset(S, n: int) -> np.ndarray:
     idx = np.asarray(S, dtype=np.int64).ravel()
     if idx.size and (idx.min() < 0 or idx.max() >= n):
-        raise ValueError(f"set indices must lie in [0, {n - 1}], got {idx.min()}..{idx.max()}")
+        raise ValueError(
+            f"set indices must lie in [0, {n - 1}], got {idx.min()}..{idx.max()}"
+        )
     if np.unique(idx).size != idx.size:
         raise ValueError("a set must not repeat an element")
     return idx
@@ -122,7 +138,9 @@ class Additive:
     weights: np.ndarray
 
     def __post_init__(self):
-        object.__setattr__(self, "weights", _nonnegative("weights", self.weights).ravel())
+        object.__setattr__(
+            self, "weights", _nonnegative("weights", self.weights).ravel()
+        )
 
     @property
     def n(self) -> int:
@@ -159,8 +177,12 @@ class Coverage:
         inc = sparse.csr_matrix(self.incidence, dtype=np.float64)
         w = _nonnegative("item_weights", self.item_weights).ravel()
         if inc.shape[1] != w.size:
-            raise ValueError(f"incidence has {inc.shape[1]} items but item_weights has {w.size}")
-        if inc.nnz and (inc.data.min() < 0 or np.any((inc.data != 0) & (inc.data != 1))):
+            raise ValueError(
+                f"incidence has {inc.shape[1]} items but item_weights has {w.size}"
+            )
+        if inc.nnz and (
+            inc.data.min() < 0 or np.any((inc.data != 0) & (inc.data != 1))
+        ):
             raise ValueError("incidence must be a 0/1 matrix")
         object.__setattr__(self, "incidence", inc)
         object.__setattr__(self, "item_weights", w)
@@ -178,14 +200,16 @@ class Coverage:
 
     def _values(self, rows):
         b, size = rows.shape
-        pick = sparse.csr_matrix((np.ones(rows.size), (np.repeat(np.arange(b), size),
-                                                        rows.ravel())), shape=(b, self.n))
+        pick = sparse.csr_matrix(
+            (np.ones(rows.size), (np.repeat(np.arange(b), size), rows.ravel())),
+            shape=(b, self.n),
+        )
         hits = (pick @ self.incidence).tocsr()
-        hits.data[:] = 1.0                                   # covered at least once
+        hits.data[:] = 1.0  # covered at least once
         return hits @ self.item_weights
 
     def _start(self):
-        return _State(self.item_weights.copy())   # weight of each item not yet covered
+        return _State(self.item_weights.copy())  # weight of each item not yet covered
 
     def _extend(self, state, cands):
         return state.value + self.incidence[cands] @ state.aux
@@ -222,12 +246,16 @@ class FacilityLocation:
         return float(self.similarity[:, idx].max(axis=1).sum())
 
     def _values(self, rows):
-        out = [self.similarity[:, chunk].max(axis=2).sum(axis=0)
-               for chunk in np.array_split(rows, max(1, len(rows) // 32))]
+        out = [
+            self.similarity[:, chunk].max(axis=2).sum(axis=0)
+            for chunk in np.array_split(rows, max(1, len(rows) // 32))
+        ]
         return np.concatenate(out)
 
     def _start(self):
-        return _State(np.zeros(self.similarity.shape[0]))   # best similarity so far, per row
+        return _State(
+            np.zeros(self.similarity.shape[0])
+        )  # best similarity so far, per row
 
     def _extend(self, state, cands):
         return np.maximum(self.similarity[:, cands], state.aux[:, None]).sum(axis=0)
@@ -269,11 +297,15 @@ class HiddenElement:
         return float(min(1.0, (idx.size - has) / self.m + has))
 
     def _values(self, rows):
-        has = (rows == self.star).any(axis=1) if self.star >= 0 else np.zeros(len(rows), bool)
+        has = (
+            (rows == self.star).any(axis=1)
+            if self.star >= 0
+            else np.zeros(len(rows), bool)
+        )
         return np.minimum(1.0, (rows.shape[1] - has) / self.m + has)
 
     def _start(self):
-        return _State(False)   # whether x* is in the current set
+        return _State(False)  # whether x* is in the current set
 
     def _extend(self, state, cands):
         size, has = len(state.members), state.aux
@@ -314,8 +346,10 @@ class CallableFunction:
 
     def _extend(self, state, cands):
         base = list(state.members)
-        return np.array([self.f(np.array(base + [int(e)], dtype=np.int64)) for e in cands],
-                        dtype=np.float64)
+        return np.array(
+            [self.f(np.array(base + [int(e)], dtype=np.int64)) for e in cands],
+            dtype=np.float64,
+        )
 
     def _add(self, state, e, new_value):
         state.members.append(int(e))
@@ -326,13 +360,18 @@ SetFunction = Additive | Coverage | FacilityLocation | HiddenElement | CallableF
 
 
 def _check_fn(fn) -> None:
-    if not isinstance(fn, (Additive, Coverage, FacilityLocation, HiddenElement, CallableFunction)):
-        raise TypeError("fn must be one of Additive, Coverage, FacilityLocation, HiddenElement, "
-                        f"CallableFunction; got {type(fn).__name__}")
+    if not isinstance(
+        fn, (Additive, Coverage, FacilityLocation, HiddenElement, CallableFunction)
+    ):
+        raise TypeError(
+            "fn must be one of Additive, Coverage, FacilityLocation, HiddenElement, "
+            f"CallableFunction; got {type(fn).__name__}"
+        )
 
 
-def check_monotone_submodular(fn, rng: np.random.Generator, *, trials: int = 200,
-                              tol: float = 1e-9) -> None:
+def check_monotone_submodular(
+    fn, rng: np.random.Generator, *, trials: int = 200, tol: float = 1e-9
+) -> None:
     """Spot-check monotonicity and diminishing returns on random S within T and e outside T.
 
     Raises ValueError naming the first violation found (decreasing values, or a marginal gain that
@@ -346,17 +385,21 @@ def check_monotone_submodular(fn, rng: np.random.Generator, *, trials: int = 200
         return
     for _ in range(trials):
         perm = rng.permutation(n)
-        t = int(rng.integers(0, n))          # |T| <= n - 1 so that some e lies outside T
+        t = int(rng.integers(0, n))  # |T| <= n - 1 so that some e lies outside T
         s = int(rng.integers(0, t + 1))
         T, S, e = perm[:t], perm[:s], int(perm[t])
         fS, fT = fn.value(S), fn.value(T)
         gS, gT = fn.value(np.append(S, e)) - fS, fn.value(np.append(T, e)) - fT
         if fT < fS - tol or gT < -tol:
-            raise ValueError(f"f is not monotone: its values decrease (f(S)={fS:g} for |S|={s}, "
-                             f"f(T)={fT:g} for |T|={t}, gain of {e} to T = {gT:g})")
+            raise ValueError(
+                f"f is not monotone: its values decrease (f(S)={fS:g} for |S|={s}, "
+                f"f(T)={fT:g} for |T|={t}, gain of {e} to T = {gT:g})"
+            )
         if gT > gS + tol:
-            raise ValueError(f"f is not submodular: the gain of element {e} grows from {gS:g} "
-                             f"(|S|={s}) to {gT:g} (|T|={t} containing S)")
+            raise ValueError(
+                f"f is not submodular: the gain of element {e} grows from {gS:g} "
+                f"(|S|={s}) to {gT:g} (|T|={t} containing S)"
+            )
 
 
 # ----------------------------------------------------------------------------------------------
@@ -381,8 +424,9 @@ class QueryOracle:
 
     def _charge(self, count: int) -> None:
         if self.budget is not None and self.queries + count > self.budget:
-            raise BudgetExceeded(f"{self.queries} + {count} queries exceed the budget "
-                                 f"{self.budget}")
+            raise BudgetExceeded(
+                f"{self.queries} + {count} queries exceed the budget {self.budget}"
+            )
         self.queries += count
 
     def value(self, S) -> float:
@@ -393,7 +437,9 @@ class QueryOracle:
         """f of each row of a 2-D array of equal-size sets: one query per row."""
         rows = np.asarray(rows, dtype=np.int64)
         if rows.ndim != 2:
-            raise ValueError(f"rows must be a 2-D array of sets, got shape {rows.shape}")
+            raise ValueError(
+                f"rows must be a 2-D array of sets, got shape {rows.shape}"
+            )
         for r in rows[:1]:
             _subset(r, self.fn.n)
         self._charge(rows.shape[0])
@@ -457,8 +503,13 @@ def min_budget(name: str, n: int, k: int) -> int:
     k = _k(k, n)
     if name not in ALGORITHMS:
         raise ValueError(f"algorithm must be one of {ALGORITHMS}, got {name!r}")
-    return {"top singletons": 1, "best of blocks": 1, "stochastic greedy": k,
-            "subsample greedy": greedy_queries(k, k), "random k": 0}[name]
+    return {
+        "top singletons": 1,
+        "best of blocks": 1,
+        "stochastic greedy": k,
+        "subsample greedy": greedy_queries(k, k),
+        "random k": 0,
+    }[name]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -497,7 +548,9 @@ def lazy_greedy(fn, k: int) -> Selection:
     oracle = QueryOracle(fn)
     state = oracle.start()
     vals = oracle.extend(state, np.arange(fn.n))
-    heap = [(-float(v), int(e), 0) for e, v in enumerate(vals)]   # (−bound, e, step evaluated)
+    heap = [
+        (-float(v), int(e), 0) for e, v in enumerate(vals)
+    ]  # (−bound, e, step evaluated)
     heapq.heapify(heap)
     for step in range(k):
         while True:
@@ -510,8 +563,14 @@ def lazy_greedy(fn, k: int) -> Selection:
     return _selection(fn, state.members, oracle.queries)
 
 
-def stochastic_greedy(fn, k: int, rng: np.random.Generator, *, epsilon: float | None = None,
-                      sample_size: int | None = None) -> Selection:
+def stochastic_greedy(
+    fn,
+    k: int,
+    rng: np.random.Generator,
+    *,
+    epsilon: float | None = None,
+    sample_size: int | None = None,
+) -> Selection:
     """Stochastic greedy (Mirzasoleiman et al. 2015): each step, the best of a random sample.
 
     Give ``epsilon`` (sample size ceil((n/k) ln(1/epsilon)), expected ratio >= 1 - 1/e - epsilon)
@@ -523,8 +582,11 @@ def stochastic_greedy(fn, k: int, rng: np.random.Generator, *, epsilon: float | 
     rng = _rng(rng)
     if (epsilon is None) == (sample_size is None):
         raise ValueError("give exactly one of epsilon and sample_size")
-    s = (stochastic_greedy_sample_size(fn.n, k, epsilon) if sample_size is None
-         else _int("sample_size", sample_size, lo=1))
+    s = (
+        stochastic_greedy_sample_size(fn.n, k, epsilon)
+        if sample_size is None
+        else _int("sample_size", sample_size, lo=1)
+    )
     oracle = QueryOracle(fn)
     state = oracle.start()
     remaining = np.arange(fn.n)
@@ -565,7 +627,7 @@ def top_singletons(fn, k: int, rng: np.random.Generator, *, budget: int) -> Sele
     _check_fn(fn)
     k = _k(k, fn.n)
     q = _int("budget", budget, lo=1)
-    order = _rng(rng).permutation(fn.n)[:min(q, fn.n)]
+    order = _rng(rng).permutation(fn.n)[: min(q, fn.n)]
     oracle = QueryOracle(fn, budget=q)
     vals = oracle.extend(oracle.start(), order)
     keep = order[np.argsort(-vals, kind="stable")[:k]]
@@ -583,17 +645,19 @@ def best_of_blocks(fn, k: int, rng: np.random.Generator, *, budget: int) -> Sele
     q = _int("budget", budget, lo=1)
     order = _rng(rng).permutation(fn.n)
     full = fn.n // k
-    rows = order[:min(q, full) * k].reshape(-1, k)
+    rows = order[: min(q, full) * k].reshape(-1, k)
     oracle = QueryOracle(fn, budget=q)
     vals = list(oracle.values(rows)) if len(rows) else []
     blocks = list(rows)
-    if q > full and fn.n % k:                      # the last, shorter block
-        blocks.append(order[full * k:])
+    if q > full and fn.n % k:  # the last, shorter block
+        blocks.append(order[full * k :])
         vals.append(oracle.value(blocks[-1]))
     return _selection(fn, blocks[int(np.argmax(vals))], oracle.queries)
 
 
-def run_budgeted(name: str, fn, k: int, budget: int, rng: np.random.Generator) -> Selection:
+def run_budgeted(
+    name: str, fn, k: int, budget: int, rng: np.random.Generator
+) -> Selection:
     """Run algorithm ``name`` (one of ALGORITHMS), its parameter chosen to use <= budget queries.
 
     stochastic greedy: sample size floor(budget/k); subsample greedy: the largest m with
@@ -605,7 +669,9 @@ def run_budgeted(name: str, fn, k: int, budget: int, rng: np.random.Generator) -
     need = min_budget(name, fn.n, k)
     q = _int("budget", budget, lo=0)
     if q < need:
-        raise ValueError(f"budget {q} is below the minimum {need} of {name!r} (n={fn.n}, k={k})")
+        raise ValueError(
+            f"budget {q} is below the minimum {need} of {name!r} (n={fn.n}, k={k})"
+        )
     if name == "top singletons":
         return top_singletons(fn, k, rng, budget=q)
     if name == "best of blocks":
@@ -637,7 +703,9 @@ def brute_force_opt(fn, k: int) -> Selection:
     return Selection(np.array(best_set, dtype=np.int64), float(best), count)
 
 
-def least_budget(ratio_at: Callable[[int], float], target: float, lo: int, hi: int) -> int | None:
+def least_budget(
+    ratio_at: Callable[[int], float], target: float, lo: int, hi: int
+) -> int | None:
     """The least q in [lo, hi] with ratio_at(q) >= target, by bisection.
 
     None if ratio_at(hi) < target.
@@ -647,8 +715,11 @@ def least_budget(ratio_at: Callable[[int], float], target: float, lo: int, hi: i
     """
     if not callable(ratio_at):
         raise TypeError(f"ratio_at must be callable, got {type(ratio_at).__name__}")
-    if isinstance(target, bool) or not isinstance(target, (int, float, np.floating)) \
-            or not math.isfinite(target):
+    if (
+        isinstance(target, bool)
+        or not isinstance(target, (int, float, np.floating))
+        or not math.isfinite(target)
+    ):
         raise ValueError(f"target must be a finite number, got {target!r}")
     lo, hi = _int("lo", lo, lo=0), _int("hi", hi, lo=0)
     if lo > hi:
@@ -673,9 +744,17 @@ def additive_opt(weights, k: int) -> float:
     return float(np.sort(w)[-k:].sum())
 
 
-def additive_instance(kind: str, n: int, k: int, rng: np.random.Generator, *,
-                      heavy: float = 3.0, pareto_shape: float = 1.5,
-                      rare: int = 2, rare_factor: float = 5.0) -> Additive:
+def additive_instance(
+    kind: str,
+    n: int,
+    k: int,
+    rng: np.random.Generator,
+    *,
+    heavy: float = 3.0,
+    pareto_shape: float = 1.5,
+    rare: int = 2,
+    rare_factor: float = 5.0,
+) -> Additive:
     """Additive weights of one of ADDITIVE_KINDS (all ours):
 
     - ``uniform``: w ~ U(0, 1);
@@ -707,8 +786,9 @@ def additive_instance(kind: str, n: int, k: int, rng: np.random.Generator, *,
     raise ValueError(f"kind must be one of {ADDITIVE_KINDS}, got {kind!r}")
 
 
-def hidden_element_instance(n: int, k: int, rng: np.random.Generator, *, ratio: int = 4,
-                            planted: bool = True) -> HiddenElement:
+def hidden_element_instance(
+    n: int, k: int, rng: np.random.Generator, *, ratio: int = 4, planted: bool = True
+) -> HiddenElement:
     """``HiddenElement`` with m = ratio k and x* uniform (or no x* when ``planted`` is False)."""
     n = _int("n", n, lo=1)
     k = _k(k, n)
@@ -717,8 +797,9 @@ def hidden_element_instance(n: int, k: int, rng: np.random.Generator, *, ratio: 
     return HiddenElement(n, ratio * k, star)
 
 
-def coverage_instance(n: int, n_items: int, rng: np.random.Generator, *,
-                      mean_size: float = 5.0) -> Coverage:
+def coverage_instance(
+    n: int, n_items: int, rng: np.random.Generator, *, mean_size: float = 5.0
+) -> Coverage:
     """Random sparse coverage: element e covers 1 + Poisson(mean_size - 1) items chosen with
     Zipf-like popularity (item j drawn with probability proportional to 1/(j+1)); unit weights."""
     n = _int("n", n, lo=1)
@@ -732,7 +813,7 @@ def coverage_instance(n: int, n_items: int, rng: np.random.Generator, *,
     rows = np.repeat(np.arange(n), sizes)
     cols = rng.choice(n_items, size=int(sizes.sum()), p=p)
     inc = sparse.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(n, n_items))
-    inc.data[:] = 1.0                                     # duplicates summed: back to 0/1
+    inc.data[:] = 1.0  # duplicates summed: back to 0/1
     return Coverage(inc, np.ones(n_items))
 
 
@@ -740,13 +821,17 @@ def rbf_similarity(X, *, gamma: float | None = None) -> np.ndarray:
     """exp(-gamma |x_i - x_j|^2) with gamma = 1 / median squared distance when not given."""
     X = np.asarray(X, dtype=np.float64)
     if X.ndim != 2 or X.shape[0] < 2:
-        raise ValueError(f"X must be a 2-D array with at least 2 rows, got shape {X.shape}")
+        raise ValueError(
+            f"X must be a 2-D array with at least 2 rows, got shape {X.shape}"
+        )
     sq = np.einsum("ij,ij->i", X, X)
     d2 = np.maximum(sq[:, None] + sq[None, :] - 2 * X @ X.T, 0.0)
     if gamma is None:
         med = float(np.median(d2[np.triu_indices_from(d2, 1)]))
         if med <= 0:
-            raise ValueError("X has (almost) no distinct rows: the median distance is 0")
+            raise ValueError(
+                "X has (almost) no distinct rows: the median distance is 0"
+            )
         gamma = 1.0 / med
     else:
         gamma = _positive("gamma", gamma)
@@ -773,13 +858,17 @@ def level_estimate(sample, n: int, k: int) -> float | np.ndarray:
         raise ValueError(f"sample must be 1-D (q,) or 2-D (samples, q), got {w.ndim}-D")
     q = w.size
     if q > n:
-        raise ValueError(f"a sample of distinct elements has at most n={n} values, got q={q}")
+        raise ValueError(
+            f"a sample of distinct elements has at most n={n} values, got q={q}"
+        )
     pos = w[w > 0]
     if pos.size == 0:
         return 0.0
     levels = np.floor(np.log2(pos)).astype(np.int64)
     lo, hi = int(levels.min()), int(levels.max())
-    counts = np.bincount(levels - lo, minlength=hi - lo + 1)[::-1].cumsum()[::-1]  # #{w >= 2^l}
+    counts = np.bincount(levels - lo, minlength=hi - lo + 1)[::-1].cumsum()[
+        ::-1
+    ]  # #{w >= 2^l}
     c_hat = counts * (n / q)
     return float(np.sum(np.exp2(np.arange(lo, hi + 1)) * np.minimum(k, c_hat)))
 
@@ -788,22 +877,25 @@ def _level_estimates_rows(w: np.ndarray, n: int, k: int) -> np.ndarray:
     """``level_estimate`` of every row at once (same q per row), vectorised over rows."""
     rows, q = w.shape
     if q > n:
-        raise ValueError(f"a sample of distinct elements has at most n={n} values, got q={q}")
+        raise ValueError(
+            f"a sample of distinct elements has at most n={n} values, got q={q}"
+        )
     out = np.zeros(rows)
     pos = w > 0
     if not pos.any():
         return out
     with np.errstate(divide="ignore"):
         lev = np.where(pos, np.floor(np.log2(np.where(pos, w, 1.0))), -np.inf)
-    row_min = np.where(pos, lev, np.inf).min(axis=1)          # each row's lowest level
+    row_min = np.where(pos, lev, np.inf).min(axis=1)  # each row's lowest level
     for level in range(int(row_min[np.isfinite(row_min)].min()), int(lev.max()) + 1):
         c_hat = (lev >= level).sum(axis=1) * (n / q)
         out += np.where(row_min <= level, np.exp2(level) * np.minimum(k, c_hat), 0.0)
     return out
 
 
-def sampled_level_estimates(weights, k: int, budgets: Sequence[int],
-                            rng: np.random.Generator) -> np.ndarray:
+def sampled_level_estimates(
+    weights, k: int, budgets: Sequence[int], rng: np.random.Generator
+) -> np.ndarray:
     """``level_estimate`` after each budget q in ``budgets``, along one random order (nested)."""
     w = _nonnegative("weights", weights).ravel()
     k = _k(k, w.size)

@@ -26,6 +26,7 @@ Pipeline
 
 No printing, plotting or file writing; randomness comes in as numpy / torch generators.
 """
+
 from __future__ import annotations
 
 import importlib.util
@@ -81,18 +82,24 @@ def check_mesh(vertices, faces) -> tuple[np.ndarray, np.ndarray]:
     if f.ndim != 2 or f.shape[1] != 3:
         raise ValueError(f"faces must have shape (F, 3) (triangles), got {f.shape}")
     if v.shape[0] == 0 or f.shape[0] == 0:
-        raise ValueError(f"the mesh is empty: {v.shape[0]} vertices and {f.shape[0]} faces; "
-                         "need at least one triangle")
+        raise ValueError(
+            f"the mesh is empty: {v.shape[0]} vertices and {f.shape[0]} faces; "
+            "need at least one triangle"
+        )
     if not np.all(np.isfinite(v)):
         bad = int(np.sum(~np.isfinite(v).all(axis=1)))
-        raise ValueError(f"vertices must be finite, got {bad} vertices with NaN or inf coordinates")
+        raise ValueError(
+            f"vertices must be finite, got {bad} vertices with NaN or inf coordinates"
+        )
     if not np.issubdtype(f.dtype, np.integer):
         if not np.all(np.isfinite(f)) or not np.all(f == np.round(f)):
             raise ValueError("faces must hold integer vertex indices")
     f = f.astype(np.int64)
     if f.min() < 0 or f.max() >= v.shape[0]:
-        raise ValueError(f"face indices must lie in [0, {v.shape[0] - 1}], got range "
-                         f"[{f.min()}, {f.max()}]")
+        raise ValueError(
+            f"face indices must lie in [0, {v.shape[0] - 1}], got range "
+            f"[{f.min()}, {f.max()}]"
+        )
     return v, f
 
 
@@ -102,7 +109,11 @@ def quantize_mesh(vertices, faces, *, bits: int = BITS) -> QuantMesh:
     Raises ValueError for an empty mesh, NaN vertices, bad indices, a flat bounding box, or a mesh
     with no non-degenerate face left after quantisation.
     """
-    if isinstance(bits, bool) or not isinstance(bits, (int, np.integer)) or not 2 <= bits <= 10:
+    if (
+        isinstance(bits, bool)
+        or not isinstance(bits, (int, np.integer))
+        or not 2 <= bits <= 10
+    ):
         raise ValueError(f"bits must be an int in [2, 10], got {bits!r}")
     v, f = check_mesh(vertices, faces)
     lo, hi = v.min(axis=0), v.max(axis=0)
@@ -115,12 +126,14 @@ def quantize_mesh(vertices, faces, *, bits: int = BITS) -> QuantMesh:
     uniq, inverse = np.unique(q, axis=0, return_inverse=True)
     f = inverse.reshape(-1)[f]
     tri = uniq[f]
-    area2 = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])   # exact on integer coordinates
-    f = f[np.any(area2 != 0, axis=1)]                     # drop repeated-vertex and zero-area faces
+    area2 = np.cross(
+        tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0]
+    )  # exact on integer coordinates
+    f = f[np.any(area2 != 0, axis=1)]  # drop repeated-vertex and zero-area faces
     if f.shape[0] == 0:
         raise ValueError("no non-degenerate face is left after quantisation")
     _, first = np.unique(np.sort(f, axis=1), axis=0, return_index=True)
-    f = f[np.sort(first)]                                 # drop repeated faces, keep the first
+    f = f[np.sort(first)]  # drop repeated faces, keep the first
     used = np.unique(f)
     # sort vertices: primary y, then x, then z (z-up after the paper's axis permutation)
     sub = uniq[used]
@@ -136,7 +149,9 @@ def quantize_mesh(vertices, faces, *, bits: int = BITS) -> QuantMesh:
 def edge_face_counts(faces: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Undirected edges (E, 2) and the number of faces on each."""
     f = np.asarray(faces)
-    e = np.sort(np.stack([f[:, [1, 2, 0]].ravel(), f[:, [2, 0, 1]].ravel()], axis=1), axis=1)
+    e = np.sort(
+        np.stack([f[:, [1, 2, 0]].ravel(), f[:, [2, 0, 1]].ravel()], axis=1), axis=1
+    )
     return np.unique(e, axis=0, return_counts=True)
 
 
@@ -148,7 +163,11 @@ def make_edge_manifold(mesh: QuantMesh) -> tuple[QuantMesh, int]:
     count: dict[tuple[int, int], int] = {}
     keep = np.ones(mesh.n_faces, dtype=bool)
     for i, (a, b, c) in enumerate(mesh.faces.tolist()):
-        edges = [(a, b) if a < b else (b, a), (b, c) if b < c else (c, b), (a, c) if a < c else (c, a)]
+        edges = [
+            (a, b) if a < b else (b, a),
+            (b, c) if b < c else (c, b),
+            (a, c) if a < c else (c, a),
+        ]
         if any(count.get(e, 0) >= 2 for e in edges):
             keep[i] = False
             continue
@@ -161,7 +180,9 @@ def make_edge_manifold(mesh: QuantMesh) -> tuple[QuantMesh, int]:
     used = np.unique(f)
     remap = np.full(mesh.vertices.shape[0], -1, dtype=np.int64)
     remap[used] = np.arange(used.size)
-    return QuantMesh(vertices=mesh.vertices[used], faces=remap[f], bits=mesh.bits), dropped
+    return QuantMesh(
+        vertices=mesh.vertices[used], faces=remap[f], bits=mesh.bits
+    ), dropped
 
 
 def canonical_faces(triangles) -> np.ndarray:
@@ -201,7 +222,9 @@ def serialize_raw(mesh: QuantMesh) -> np.ndarray:
 def deserialize_raw(tokens) -> np.ndarray:
     t = _as_tokens(tokens, "tokens")
     if t.size == 0 or t.size % 9:
-        raise ValueError(f"a RAW sequence has 9 coordinates per face, got length {t.size}")
+        raise ValueError(
+            f"a RAW sequence has 9 coordinates per face, got length {t.size}"
+        )
     if t.min() < 0:
         raise ValueError("a RAW sequence holds coordinates ≥ 0 only")
     return t.reshape(-1, 3, 3)
@@ -268,11 +291,13 @@ def deserialize_amt(tokens, *, bits: int = BITS) -> np.ndarray:
     sep = 1 << bits
     tris = []
     for k, run in enumerate(_split_runs(t, sep)):
-        run = run[1:] if k > 0 else run                      # drop the separator itself
+        run = run[1:] if k > 0 else run  # drop the separator itself
         if run.size < 9 or run.size % 3:
             raise ValueError(f"AMT strip {k} has {run.size} coordinates; need 9 + 3m")
         if run.min() < 0 or run.max() >= sep:
-            raise ValueError(f"AMT strip {k} holds a token outside the coordinates 0..{sep - 1}")
+            raise ValueError(
+                f"AMT strip {k} holds a token outside the coordinates 0..{sep - 1}"
+            )
         v = run.reshape(-1, 3)
         idx = np.arange(v.shape[0] - 2)
         tris.append(np.stack([v[idx], v[idx + 1], v[idx + 2]], axis=1))
@@ -292,8 +317,10 @@ def _half_edges(faces: np.ndarray, n_vertices: int) -> np.ndarray:
     _, start, counts = np.unique(ks, return_index=True, return_counts=True)
     if counts.max() > 2:
         bad = int((counts > 2).sum())
-        raise ValueError(f"the mesh is not edge-manifold: {bad} edges are shared by more than two "
-                         "faces (EdgeRunner needs at most two; see make_edge_manifold)")
+        raise ValueError(
+            f"the mesh is not edge-manifold: {bad} edges are shared by more than two "
+            "faces (EdgeRunner needs at most two; see make_edge_manifold)"
+        )
     opp = np.full(key.size, -1, dtype=np.int64)
     pairs = start[counts == 2]
     opp[order[pairs]] = order[pairs + 1]
@@ -315,7 +342,7 @@ def serialize_edr(mesh: QuantMesh) -> np.ndarray:
     opp = _half_edges(mesh.faces, nv).tolist()
     coords = (mesh.vertices + EDR_OFFSET).tolist()
     vmark = [False] * nv
-    for h, o in enumerate(opp):                       # boundary vertices count as visited
+    for h, o in enumerate(opp):  # boundary vertices count as visited
         if o < 0:
             f, j = divmod(h, 3)
             vmark[T[f][(j + 1) % 3]] = True
@@ -420,10 +447,14 @@ def deserialize_edr(tokens) -> np.ndarray:
         op = t[i]
         if op == OP_BOM:
             if i + 10 > n:
-                raise ValueError(f"EDR sequence ends inside a first face at position {i}")
-            c = [x - EDR_OFFSET for x in t[i + 1:i + 10]]
+                raise ValueError(
+                    f"EDR sequence ends inside a first face at position {i}"
+                )
+            c = [x - EDR_OFFSET for x in t[i + 1 : i + 10]]
             if min(c) < 0:
-                raise ValueError(f"EDR first face at position {i} holds an op where a coordinate belongs")
+                raise ValueError(
+                    f"EDR first face at position {i} holds an op where a coordinate belongs"
+                )
             v0, v1, v2 = tuple(c[0:3]), tuple(c[3:6]), tuple(c[6:9])
             tris.append((v0, v1, v2))
             i += 10
@@ -432,9 +463,11 @@ def deserialize_edr(tokens) -> np.ndarray:
                 raise ValueError("EDR sequence must start with OP_BOM")
             if i + 4 > n:
                 raise ValueError(f"EDR sequence ends inside a vertex at position {i}")
-            c = [x - EDR_OFFSET for x in t[i + 1:i + 4]]
+            c = [x - EDR_OFFSET for x in t[i + 1 : i + 4]]
             if min(c) < 0:
-                raise ValueError(f"EDR vertex at position {i} holds an op where a coordinate belongs")
+                raise ValueError(
+                    f"EDR vertex at position {i} holds an op where a coordinate belongs"
+                )
             v = tuple(c)
             if op == OP_L:
                 tris.append((v, v0, v2))
@@ -444,27 +477,39 @@ def deserialize_edr(tokens) -> np.ndarray:
                 v2, v0 = v0, v
             i += 4
         else:
-            raise ValueError(f"EDR sequence has coordinate token {op} at position {i} where an op "
-                             "(0, 1 or 2) belongs")
+            raise ValueError(
+                f"EDR sequence has coordinate token {op} at position {i} where an op "
+                "(0, 1 or 2) belongs"
+            )
     return np.asarray(tris, dtype=np.int64)
 
 
 # ---------------------------------------------------------------------------------------------
 # dispatch
-def serialize(mesh: QuantMesh, tokenizer: str, *, rearranged: bool = False) -> np.ndarray:
+def serialize(
+    mesh: QuantMesh, tokenizer: str, *, rearranged: bool = False
+) -> np.ndarray:
     """Tokens of `mesh` under one of TOKENIZERS, optionally rearranged (RAC)."""
-    fn = {"RAW": serialize_raw, "AMT": serialize_amt, "EDR": serialize_edr}.get(tokenizer)
+    fn = {"RAW": serialize_raw, "AMT": serialize_amt, "EDR": serialize_edr}.get(
+        tokenizer
+    )
     if fn is None:
         raise ValueError(f"tokenizer must be one of {TOKENIZERS}, got {tokenizer!r}")
     t = fn(mesh)
     return rearrange(t, tokenizer, bits=mesh.bits) if rearranged else t
 
 
-def deserialize(tokens, tokenizer: str, *, rearranged: bool = False, bits: int = BITS) -> np.ndarray:
+def deserialize(
+    tokens, tokenizer: str, *, rearranged: bool = False, bits: int = BITS
+) -> np.ndarray:
     """Faces (F, 3, 3) from tokens (undoing RAC first when `rearranged`)."""
     if tokenizer not in TOKENIZERS:
         raise ValueError(f"tokenizer must be one of {TOKENIZERS}, got {tokenizer!r}")
-    t = restore(tokens, tokenizer, bits=bits) if rearranged else _as_tokens(tokens, "tokens")
+    t = (
+        restore(tokens, tokenizer, bits=bits)
+        if rearranged
+        else _as_tokens(tokens, "tokens")
+    )
     if tokenizer == "AMT":
         return deserialize_amt(t, bits=bits)
     return {"RAW": deserialize_raw, "EDR": deserialize_edr}[tokenizer](t)
@@ -486,7 +531,9 @@ def rac_encode(coords) -> np.ndarray:
     of 1 or 2 vertices is rearranged the same way."""
     c = _as_tokens(coords, "coords")
     if c.size % 3:
-        raise ValueError(f"coords must hold whole vertices (a multiple of 3), got length {c.size}")
+        raise ValueError(
+            f"coords must hold whole vertices (a multiple of 3), got length {c.size}"
+        )
     m = c.size - c.size % 9
     head = c[:m].reshape(-1, 3, 3).transpose(0, 2, 1).reshape(-1)
     tail = c[m:].reshape(-1, 3).T.reshape(-1)
@@ -497,7 +544,9 @@ def rac_decode(coords) -> np.ndarray:
     """The inverse of rac_encode."""
     c = _as_tokens(coords, "coords")
     if c.size % 3:
-        raise ValueError(f"coords must hold whole vertices (a multiple of 3), got length {c.size}")
+        raise ValueError(
+            f"coords must hold whole vertices (a multiple of 3), got length {c.size}"
+        )
     m = c.size - c.size % 9
     head = c[:m].reshape(-1, 3, 3).transpose(0, 2, 1).reshape(-1)
     tail = c[m:].reshape(3, -1).T.reshape(-1)
@@ -512,16 +561,27 @@ def rearrange(tokens, tokenizer: str, *, bits: int = BITS) -> np.ndarray:
     if tokenizer == "AMT":
         sep = 1 << bits
         runs = _split_runs(t, sep)
-        out = [rac_encode(runs[0])] + [np.concatenate([[sep], rac_encode(r[1:])]) for r in runs[1:]]
+        out = [rac_encode(runs[0])] + [
+            np.concatenate([[sep], rac_encode(r[1:])]) for r in runs[1:]
+        ]
         return np.concatenate(out)
     if tokenizer == "EDR":
         out = []
         for seg in _edr_segments(t):
             if seg.size < 10 or (seg.size - 10) % 4:
-                raise ValueError(f"EDR sub-mesh of length {seg.size} is malformed; need 10 + 4m")
+                raise ValueError(
+                    f"EDR sub-mesh of length {seg.size} is malformed; need 10 + 4m"
+                )
             body = seg[10:].reshape(-1, 4)
-            out.append(np.concatenate([[OP_BOM], body[:, 0],
-                                       rac_encode(np.concatenate([seg[1:10], body[:, 1:].ravel()]))]))
+            out.append(
+                np.concatenate(
+                    [
+                        [OP_BOM],
+                        body[:, 0],
+                        rac_encode(np.concatenate([seg[1:10], body[:, 1:].ravel()])),
+                    ]
+                )
+            )
         return np.concatenate(out) if out else t
     raise ValueError(f"tokenizer must be one of {TOKENIZERS}, got {tokenizer!r}")
 
@@ -534,18 +594,26 @@ def restore(tokens, tokenizer: str, *, bits: int = BITS) -> np.ndarray:
     if tokenizer == "AMT":
         sep = 1 << bits
         runs = _split_runs(t, sep)
-        out = [rac_decode(runs[0])] + [np.concatenate([[sep], rac_decode(r[1:])]) for r in runs[1:]]
+        out = [rac_decode(runs[0])] + [
+            np.concatenate([[sep], rac_decode(r[1:])]) for r in runs[1:]
+        ]
         return np.concatenate(out)
     if tokenizer == "EDR":
         out = []
         for seg in _edr_segments(t):
             if seg.size < 10 or (seg.size - 10) % 4:
-                raise ValueError(f"EDR sub-mesh of length {seg.size} is malformed; need 10 + 4m")
+                raise ValueError(
+                    f"EDR sub-mesh of length {seg.size} is malformed; need 10 + 4m"
+                )
             n_ops = (seg.size - 10) // 4
-            ops, coords = seg[1:1 + n_ops], rac_decode(seg[1 + n_ops:])
+            ops, coords = seg[1 : 1 + n_ops], rac_decode(seg[1 + n_ops :])
             if n_ops and ops.max() > OP_R:
-                raise ValueError("rearranged EDR sub-mesh: the ops in front must be 0 or 1")
-            body = np.concatenate([ops[:, None], coords[9:].reshape(-1, 3)], axis=1).ravel()
+                raise ValueError(
+                    "rearranged EDR sub-mesh: the ops in front must be 0 or 1"
+                )
+            body = np.concatenate(
+                [ops[:, None], coords[9:].reshape(-1, 3)], axis=1
+            ).ravel()
             out.append(np.concatenate([[OP_BOM], coords[:9], body]))
         return np.concatenate(out) if out else t
     raise ValueError(f"tokenizer must be one of {TOKENIZERS}, got {tokenizer!r}")
@@ -567,7 +635,9 @@ def to_text(tokens) -> str:
 
 
 def from_text(text: str) -> np.ndarray:
-    return np.fromiter((ord(ch) - CHAR_BASE for ch in text), dtype=np.int64, count=len(text))
+    return np.fromiter(
+        (ord(ch) - CHAR_BASE for ch in text), dtype=np.int64, count=len(text)
+    )
 
 
 @dataclass
@@ -600,8 +670,10 @@ class Merger:
     def encode(self, tokens) -> np.ndarray:
         t = _as_tokens(tokens, "tokens")
         if t.size and (t.min() < 0 or t.max() >= self.alphabet_size):
-            raise ValueError(f"tokens must lie in 0..{self.alphabet_size - 1}, got "
-                             f"[{t.min()}, {t.max()}]")
+            raise ValueError(
+                f"tokens must lie in 0..{self.alphabet_size - 1}, got "
+                f"[{t.min()}, {t.max()}]"
+            )
         return np.asarray(self._sp.encode(to_text(t)), dtype=np.int64)
 
     def decode(self, ids) -> np.ndarray:
@@ -612,8 +684,14 @@ class Merger:
         return from_text(self._sp.id_to_piece(int(piece_id)))
 
 
-def train_merger(sequences, *, alphabet_size: int, vocab_size: int, separators=(),
-                 max_piece_length: int = 16) -> Merger:
+def train_merger(
+    sequences,
+    *,
+    alphabet_size: int,
+    vocab_size: int,
+    separators=(),
+    max_piece_length: int = 16,
+) -> Merger:
     """Train a SentencePiece BPE (the paper's coordinate merging) on token sequences.
 
     A first line holding every base token makes sure all of them are in the vocabulary; separators
@@ -628,25 +706,45 @@ def train_merger(sequences, *, alphabet_size: int, vocab_size: int, separators=(
     if isinstance(vocab_size, bool) or not isinstance(vocab_size, (int, np.integer)):
         raise ValueError(f"vocab_size must be an int, got {vocab_size!r}")
     if vocab_size <= alphabet_size + 1:
-        raise ValueError(f"vocab_size must exceed the alphabet ({alphabet_size}) + 1 unknown piece, "
-                         f"got {vocab_size}")
+        raise ValueError(
+            f"vocab_size must exceed the alphabet ({alphabet_size}) + 1 unknown piece, "
+            f"got {vocab_size}"
+        )
     for s in seqs:
         if s.size and (s.min() < 0 or s.max() >= alphabet_size):
-            raise ValueError(f"sequence tokens must lie in 0..{alphabet_size - 1}, got "
-                             f"[{s.min()}, {s.max()}]")
+            raise ValueError(
+                f"sequence tokens must lie in 0..{alphabet_size - 1}, got "
+                f"[{s.min()}, {s.max()}]"
+            )
     lines = [to_text(range(alphabet_size))] + [to_text(s) for s in seqs if s.size]
     max_bytes = max(len(line.encode("utf-8")) for line in lines) + 16
     buf = io.BytesIO()
     spm.SentencePieceTrainer.train(
-        sentence_iterator=iter(lines), model_writer=buf, model_type="bpe",
-        vocab_size=int(vocab_size), character_coverage=1.0,
+        sentence_iterator=iter(lines),
+        model_writer=buf,
+        model_type="bpe",
+        vocab_size=int(vocab_size),
+        character_coverage=1.0,
         user_defined_symbols=[chr(CHAR_BASE + s) for s in separators],
-        max_sentence_length=max_bytes, max_sentencepiece_length=int(max_piece_length),
-        split_by_unicode_script=False, split_by_number=False, split_by_whitespace=False,
-        split_digits=False, add_dummy_prefix=False, remove_extra_whitespaces=False,
-        normalization_rule_name="identity", unk_id=0, bos_id=-1, eos_id=-1, pad_id=-1,
-        num_threads=1, minloglevel=2, hard_vocab_limit=False, input_sentence_size=0,
-        shuffle_input_sentence=False)
+        max_sentence_length=max_bytes,
+        max_sentencepiece_length=int(max_piece_length),
+        split_by_unicode_script=False,
+        split_by_number=False,
+        split_by_whitespace=False,
+        split_digits=False,
+        add_dummy_prefix=False,
+        remove_extra_whitespaces=False,
+        normalization_rule_name="identity",
+        unk_id=0,
+        bos_id=-1,
+        eos_id=-1,
+        pad_id=-1,
+        num_threads=1,
+        minloglevel=2,
+        hard_vocab_limit=False,
+        input_sentence_size=0,
+        shuffle_input_sentence=False,
+    )
     return Merger(buf.getvalue(), alphabet_size, tuple(int(s) for s in separators))
 
 
@@ -656,10 +754,10 @@ def train_merger(sequences, *, alphabet_size: int, vocab_size: int, separators=(
 class PTME:
     """PTME of a corpus (bits per raw coordinate) and its parts."""
 
-    ptme: float          # H / l̄ · CR
-    entropy: float       # H, bits per token
-    mean_length: float   # l̄, base tokens per token
-    cr: float            # base tokens / (9 · faces)
+    ptme: float  # H / l̄ · CR
+    entropy: float  # H, bits per token
+    mean_length: float  # l̄, base tokens per token
+    cr: float  # base tokens / (9 · faces)
     n_tokens: int
     n_faces: int
 
@@ -677,8 +775,10 @@ def entropy_bits(counts) -> float:
     """Shannon entropy (bits) of the distribution given by non-negative counts."""
     c = np.asarray(counts, dtype=np.float64)
     if c.ndim != 1 or c.size == 0 or np.any(c < 0) or c.sum() <= 0:
-        raise ValueError("counts must be a non-empty 1-D array of non-negative numbers with a "
-                         "positive sum")
+        raise ValueError(
+            "counts must be a non-empty 1-D array of non-negative numbers with a "
+            "positive sum"
+        )
     p = c[c > 0] / c.sum()
     return float(-(p * np.log2(p)).sum())
 
@@ -689,7 +789,9 @@ def ptme_from_counts(counts, lengths, *, cr: float = 1.0) -> float:
     c = np.asarray(counts, dtype=np.float64)
     ln = np.asarray(lengths, dtype=np.float64)
     if c.shape != ln.shape:
-        raise ValueError(f"counts and lengths must have the same shape, got {c.shape} and {ln.shape}")
+        raise ValueError(
+            f"counts and lengths must have the same shape, got {c.shape} and {ln.shape}"
+        )
     if np.any(ln[c > 0] < 1):
         raise ValueError("every used token must have length ≥ 1")
     h = entropy_bits(c)
@@ -708,7 +810,9 @@ def ptme_of_string(text: str, vocab: dict[str, str]) -> float:
     return ptme_from_counts(counts, [len(vocab[s]) for s in symbols])
 
 
-def corpus_ptme(sequences, n_faces, *, piece_length=None, n_symbols: int | None = None) -> PTME:
+def corpus_ptme(
+    sequences, n_faces, *, piece_length=None, n_symbols: int | None = None
+) -> PTME:
     """PTME of a corpus of token sequences (ids), pooled over sequences.
 
     `n_faces` is the total number of faces (or one count per sequence). `piece_length` gives the
@@ -723,15 +827,27 @@ def corpus_ptme(sequences, n_faces, *, piece_length=None, n_symbols: int | None 
     allt = np.concatenate(seqs)
     if allt.size == 0:
         raise ValueError("the corpus holds no tokens")
-    size = n_symbols or (len(piece_length) if piece_length is not None else int(allt.max()) + 1)
+    size = n_symbols or (
+        len(piece_length) if piece_length is not None else int(allt.max()) + 1
+    )
     counts = np.bincount(allt, minlength=size).astype(np.float64)
-    lengths = np.ones(size) if piece_length is None else np.asarray(piece_length, dtype=np.float64)
+    lengths = (
+        np.ones(size)
+        if piece_length is None
+        else np.asarray(piece_length, dtype=np.float64)
+    )
     n_base = float((counts * lengths).sum())
     cr = n_base / (9 * faces)
     h = entropy_bits(counts)
     mean_len = n_base / allt.size
-    return PTME(ptme=h / mean_len * cr, entropy=h, mean_length=mean_len, cr=cr,
-                n_tokens=int(allt.size), n_faces=faces)
+    return PTME(
+        ptme=h / mean_len * cr,
+        entropy=h,
+        mean_length=mean_len,
+        cr=cr,
+        n_tokens=int(allt.size),
+        n_faces=faces,
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -771,13 +887,13 @@ def merge_pair(sequence, a: int, b: int, new: int) -> np.ndarray:
 class PairEffect:
     a: int
     b: int
-    count: int           # N_ab, non-overlapping
+    count: int  # N_ab, non-overlapping
     p_ab: float
     p_a: float
     p_b: float
-    pmi: float           # ln(p_ab / (p_a p_b))
-    exact: float         # ΔPTME from the counts after the merge (bits)
-    first_order: float   # −CR · F*_ab / l̄ (converted to bits)
+    pmi: float  # ln(p_ab / (p_a p_b))
+    exact: float  # ΔPTME from the counts after the merge (bits)
+    first_order: float  # −CR · F*_ab / l̄ (converted to bits)
 
 
 def pair_candidates(sequences, *, top: int, exclude=()) -> list[tuple[int, int, int]]:
@@ -790,14 +906,16 @@ def pair_candidates(sequences, *, top: int, exclude=()) -> list[tuple[int, int, 
     a, b = uniq // size, uniq % size
     ok = ~(np.isin(a, list(exclude)) | np.isin(b, list(exclude)))
     a, b, counts = a[ok], b[ok], counts[ok]
-    same = a == b                                    # overlapping runs: recount without overlaps
+    same = a == b  # overlapping runs: recount without overlaps
     for k in np.flatnonzero(same):
         counts[k] = merge_count(seqs, int(a[k]), int(b[k]))
     order = np.lexsort((b, a, -counts))[:top]
     return [(int(a[k]), int(b[k]), int(counts[k])) for k in order]
 
 
-def pair_effect(counts, lengths, a: int, b: int, n_ab: int, *, cr: float = 1.0) -> PairEffect:
+def pair_effect(
+    counts, lengths, a: int, b: int, n_ab: int, *, cr: float = 1.0
+) -> PairEffect:
     """Exact and first-order change of PTME when n_ab occurrences of (a, b) become one new token.
 
     `counts` / `lengths` describe the token distribution before the merge (see ptme_from_counts).
@@ -810,20 +928,37 @@ def pair_effect(counts, lengths, a: int, b: int, n_ab: int, *, cr: float = 1.0) 
     if not (0 <= a < c.size and 0 <= b < c.size):
         raise ValueError(f"a and b must index counts (size {c.size}), got {a}, {b}")
     need = 2 * n_ab if a == b else n_ab
-    if n_ab <= 0 or c[a] < (need if a == b else n_ab) or c[b] < (need if a == b else n_ab):
-        raise ValueError(f"n_ab must be positive and at most the counts of a and b, got {n_ab}")
+    if (
+        n_ab <= 0
+        or c[a] < (need if a == b else n_ab)
+        or c[b] < (need if a == b else n_ab)
+    ):
+        raise ValueError(
+            f"n_ab must be positive and at most the counts of a and b, got {n_ab}"
+        )
     n = c.sum()
     before = ptme_from_counts(c, ln, cr=cr)
     new_c = c.copy()
     new_c[a] -= n_ab
     new_c[b] -= n_ab
-    after = ptme_from_counts(np.append(new_c, n_ab), np.append(ln, ln[a] + ln[b]), cr=cr)
+    after = ptme_from_counts(
+        np.append(new_c, n_ab), np.append(ln, ln[a] + ln[b]), cr=cr
+    )
     p_ab, p_a, p_b = n_ab / n, c[a] / n, c[b] / n
     pmi = math.log(p_ab / (p_a * p_b))
     mean_len = float((c / n * ln).sum())
     f_star = p_ab * (pmi - 1.0)
-    return PairEffect(a=int(a), b=int(b), count=int(n_ab), p_ab=p_ab, p_a=p_a, p_b=p_b, pmi=pmi,
-                      exact=after - before, first_order=-cr * f_star / mean_len / math.log(2))
+    return PairEffect(
+        a=int(a),
+        b=int(b),
+        count=int(n_ab),
+        p_ab=p_ab,
+        p_a=p_a,
+        p_b=p_b,
+        pmi=pmi,
+        exact=after - before,
+        first_order=-cr * f_star / mean_len / math.log(2),
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -860,10 +995,13 @@ def decimate(vertices, faces, *, max_faces: int) -> tuple[np.ndarray, np.ndarray
 
     ms = pymeshlab.MeshSet()
     ms.add_mesh(pymeshlab.Mesh(vertex_matrix=v, face_matrix=f.astype(np.int32)))
-    ms.meshing_decimation_quadric_edge_collapse(targetfacenum=int(max_faces), preservetopology=True,
-                                                 qualitythr=0.5)
+    ms.meshing_decimation_quadric_edge_collapse(
+        targetfacenum=int(max_faces), preservetopology=True, qualitythr=0.5
+    )
     m = ms.current_mesh()
-    return np.asarray(m.vertex_matrix(), dtype=np.float64), np.asarray(m.face_matrix(), dtype=np.int64)
+    return np.asarray(m.vertex_matrix(), dtype=np.float64), np.asarray(
+        m.face_matrix(), dtype=np.int64
+    )
 
 
 def primitive_meshes() -> dict[str, tuple[np.ndarray, np.ndarray]]:
@@ -872,16 +1010,24 @@ def primitive_meshes() -> dict[str, tuple[np.ndarray, np.ndarray]]:
 
     prims = {
         "icosphere": trimesh.creation.icosphere(subdivisions=3),
-        "torus": trimesh.creation.torus(major_radius=1.0, minor_radius=0.35, major_sections=40,
-                                        minor_sections=16),
+        "torus": trimesh.creation.torus(
+            major_radius=1.0, minor_radius=0.35, major_sections=40, minor_sections=16
+        ),
         "capsule": trimesh.creation.capsule(height=1.5, radius=0.5, count=[24, 24]),
         "cylinder": trimesh.creation.cylinder(radius=0.6, height=1.8, sections=48),
         "cone": trimesh.creation.cone(radius=0.7, height=1.5, sections=48),
-        "annulus": trimesh.creation.annulus(r_min=0.4, r_max=0.8, height=0.5, sections=48),
+        "annulus": trimesh.creation.annulus(
+            r_min=0.4, r_max=0.8, height=0.5, sections=48
+        ),
         "box": trimesh.creation.box(extents=[1.0, 0.6, 0.3]),
     }
-    return {k: (np.asarray(m.vertices, dtype=np.float64), np.asarray(m.faces, dtype=np.int64))
-            for k, m in prims.items()}
+    return {
+        k: (
+            np.asarray(m.vertices, dtype=np.float64),
+            np.asarray(m.faces, dtype=np.int64),
+        )
+        for k, m in prims.items()
+    }
 
 
 def sample_meshes(*, max_faces: int) -> dict[str, tuple[np.ndarray, np.ndarray]]:
@@ -901,9 +1047,22 @@ def sample_meshes(*, max_faces: int) -> dict[str, tuple[np.ndarray, np.ndarray]]
 
 # ---------------------------------------------------------------------------------------------
 # a tiny autoregressive transformer (full scale: does PTME track learnability?)
-def lm_bits_per_face(train, test, test_faces, *, vocab: int, generator, device: str = "cpu",
-                     d_model: int = 128, n_layers: int = 2, n_heads: int = 4, context: int = 512,
-                     steps: int = 2000, batch: int = 32, lr: float = 1e-3) -> dict:
+def lm_bits_per_face(
+    train,
+    test,
+    test_faces,
+    *,
+    vocab: int,
+    generator,
+    device: str = "cpu",
+    d_model: int = 128,
+    n_layers: int = 2,
+    n_heads: int = 4,
+    context: int = 512,
+    steps: int = 2000,
+    batch: int = 32,
+    lr: float = 1e-3,
+) -> dict:
     """Train a small causal transformer on token sequences and return held-out bits per token and per
     face (test sequences cut into windows of `context` tokens, each window predicted from its own
     start; the first token of every window is scored from an extra start-of-window token).
@@ -914,19 +1073,25 @@ def lm_bits_per_face(train, test, test_faces, *, vocab: int, generator, device: 
     if not train or not test:
         raise ValueError("train and test must be non-empty lists of sequences")
     bos = vocab
-    stream = torch.as_tensor(np.concatenate([np.concatenate([[bos], s]) for s in train]),
-                             dtype=torch.long)
+    stream = torch.as_tensor(
+        np.concatenate([np.concatenate([[bos], s]) for s in train]), dtype=torch.long
+    )
     if stream.numel() <= context + 1:
-        raise ValueError(f"the training corpus ({stream.numel()} tokens) must be longer than the "
-                         f"context ({context}) + 1")
+        raise ValueError(
+            f"the training corpus ({stream.numel()} tokens) must be longer than the "
+            f"context ({context}) + 1"
+        )
 
     class Block(nn.Module):
         def __init__(self):
             super().__init__()
             self.ln1, self.ln2 = nn.LayerNorm(d_model), nn.LayerNorm(d_model)
             self.att = nn.MultiheadAttention(d_model, n_heads, batch_first=True)
-            self.mlp = nn.Sequential(nn.Linear(d_model, 4 * d_model), nn.GELU(),
-                                     nn.Linear(4 * d_model, d_model))
+            self.mlp = nn.Sequential(
+                nn.Linear(d_model, 4 * d_model),
+                nn.GELU(),
+                nn.Linear(4 * d_model, d_model),
+            )
 
         def forward(self, x, mask):
             h = self.ln1(x)
@@ -951,18 +1116,29 @@ def lm_bits_per_face(train, test, test_faces, *, vocab: int, generator, device: 
             return self.head(self.ln(x))
 
     init_seed = int(torch.randint(0, 2**31 - 1, (1,), generator=generator))
-    devices = [torch.device(device).index or 0] if str(device).startswith("cuda") else []
-    with torch.random.fork_rng(devices=devices):   # initialise from `generator`, not global state
+    devices = (
+        [torch.device(device).index or 0] if str(device).startswith("cuda") else []
+    )
+    with torch.random.fork_rng(
+        devices=devices
+    ):  # initialise from `generator`, not global state
         torch.manual_seed(init_seed)
         model = LM().to(device)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.01)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.1)
+    sched = torch.optim.lr_scheduler.OneCycleLR(
+        opt, max_lr=lr, total_steps=steps, pct_start=0.1
+    )
     model.train()
     for _ in range(steps):
-        starts = torch.randint(0, stream.numel() - context - 1, (batch,), generator=generator)
-        xb = torch.stack([stream[s:s + context + 1] for s in starts.tolist()]).to(device)
-        loss = nn.functional.cross_entropy(model(xb[:, :-1]).reshape(-1, vocab + 1),
-                                           xb[:, 1:].reshape(-1))
+        starts = torch.randint(
+            0, stream.numel() - context - 1, (batch,), generator=generator
+        )
+        xb = torch.stack([stream[s : s + context + 1] for s in starts.tolist()]).to(
+            device
+        )
+        loss = nn.functional.cross_entropy(
+            model(xb[:, :-1]).reshape(-1, vocab + 1), xb[:, 1:].reshape(-1)
+        )
         opt.zero_grad()
         loss.backward()
         opt.step()
@@ -973,15 +1149,23 @@ def lm_bits_per_face(train, test, test_faces, *, vocab: int, generator, device: 
         for s in test:
             s = torch.as_tensor(np.asarray(s), dtype=torch.long)
             for i in range(0, s.numel(), context):
-                w = s[i:i + context]
+                w = s[i : i + context]
                 x = torch.cat([torch.tensor([bos]), w]).unsqueeze(0).to(device)
                 logits = model(x[:, :-1])
-                total_nats += float(nn.functional.cross_entropy(
-                    logits.reshape(-1, vocab + 1), x[:, 1:].reshape(-1), reduction="sum"))
+                total_nats += float(
+                    nn.functional.cross_entropy(
+                        logits.reshape(-1, vocab + 1),
+                        x[:, 1:].reshape(-1),
+                        reduction="sum",
+                    )
+                )
                 total_tokens += w.numel()
     bits = total_nats / math.log(2)
-    return {"bits_per_token": bits / total_tokens, "bits_per_face": bits / float(np.sum(test_faces)),
-            "final_train_loss": float(loss.detach())}
+    return {
+        "bits_per_token": bits / total_tokens,
+        "bits_per_face": bits / float(np.sum(test_faces)),
+        "final_train_loss": float(loss.detach()),
+    }
 
 
 # ---------------------------------------------------------------------------------------------
@@ -995,22 +1179,36 @@ class HFMerger:
         self.separators = separators
         self.vocab_size = tokenizer.get_vocab_size()
         self.piece_length = np.asarray(
-            [1 if tokenizer.id_to_token(i) == "[UNK]" else len(tokenizer.id_to_token(i))
-             for i in range(self.vocab_size)], dtype=np.int64)
+            [
+                1
+                if tokenizer.id_to_token(i) == "[UNK]"
+                else len(tokenizer.id_to_token(i))
+                for i in range(self.vocab_size)
+            ],
+            dtype=np.int64,
+        )
 
     def encode(self, tokens) -> np.ndarray:
         t = _as_tokens(tokens, "tokens")
         if t.size and (t.min() < 0 or t.max() >= self.alphabet_size):
-            raise ValueError(f"tokens must lie in 0..{self.alphabet_size - 1}, got "
-                             f"[{t.min()}, {t.max()}]")
+            raise ValueError(
+                f"tokens must lie in 0..{self.alphabet_size - 1}, got "
+                f"[{t.min()}, {t.max()}]"
+            )
         return np.asarray(self._tok.encode(to_text(t)).ids, dtype=np.int64)
 
     def decode(self, ids) -> np.ndarray:
         return from_text("".join(self._tok.id_to_token(int(i)) for i in ids))
 
 
-def train_merger_hf(sequences, *, alphabet_size: int, vocab_size: int, separators=(),
-                    max_piece_length: int = 16) -> HFMerger:
+def train_merger_hf(
+    sequences,
+    *,
+    alphabet_size: int,
+    vocab_size: int,
+    separators=(),
+    max_piece_length: int = 16,
+) -> HFMerger:
     """Train a Hugging Face `tokenizers` BPE on token sequences; separators are split off before
     merging, so no piece contains one. Deterministic for a given corpus."""
     from tokenizers import Regex, Tokenizer, models, pre_tokenizers, trainers
@@ -1018,30 +1216,42 @@ def train_merger_hf(sequences, *, alphabet_size: int, vocab_size: int, separator
     seqs = [_as_tokens(s, "sequence") for s in sequences]
     if not seqs or all(s.size == 0 for s in seqs):
         raise ValueError("sequences must hold at least one non-empty sequence")
-    if isinstance(vocab_size, bool) or not isinstance(vocab_size, (int, np.integer)) \
-            or vocab_size <= alphabet_size + 1:
-        raise ValueError(f"vocab_size must be an int above the alphabet ({alphabet_size}) + 1, "
-                         f"got {vocab_size!r}")
+    if (
+        isinstance(vocab_size, bool)
+        or not isinstance(vocab_size, (int, np.integer))
+        or vocab_size <= alphabet_size + 1
+    ):
+        raise ValueError(
+            f"vocab_size must be an int above the alphabet ({alphabet_size}) + 1, "
+            f"got {vocab_size!r}"
+        )
     for s in seqs:
         if s.size and (s.min() < 0 or s.max() >= alphabet_size):
-            raise ValueError(f"sequence tokens must lie in 0..{alphabet_size - 1}, got "
-                             f"[{s.min()}, {s.max()}]")
+            raise ValueError(
+                f"sequence tokens must lie in 0..{alphabet_size - 1}, got "
+                f"[{s.min()}, {s.max()}]"
+            )
     tok = Tokenizer(models.BPE(unk_token="[UNK]"))
     if separators:
         pattern = "[" + "".join(chr(CHAR_BASE + s) for s in separators) + "]"
         tok.pre_tokenizer = pre_tokenizers.Split(Regex(pattern), behavior="isolated")
-    trainer = trainers.BpeTrainer(vocab_size=int(vocab_size), special_tokens=["[UNK]"],
-                                  initial_alphabet=[chr(CHAR_BASE + i) for i in range(alphabet_size)],
-                                  limit_alphabet=alphabet_size, max_token_length=int(max_piece_length),
-                                  show_progress=False)
+    trainer = trainers.BpeTrainer(
+        vocab_size=int(vocab_size),
+        special_tokens=["[UNK]"],
+        initial_alphabet=[chr(CHAR_BASE + i) for i in range(alphabet_size)],
+        limit_alphabet=alphabet_size,
+        max_token_length=int(max_piece_length),
+        show_progress=False,
+    )
     tok.train_from_iterator([to_text(s) for s in seqs if s.size], trainer=trainer)
     return HFMerger(tok, alphabet_size, tuple(int(s) for s in separators))
 
 
 # ----------------------------------------------------------------------------------------------
 # a count-based next-token model: held-out bits per face without training a network
-def ngram_bits_per_face(train, test, test_faces, *, vocab: int, order: int = 3,
-                        discount: float = 0.75) -> dict:
+def ngram_bits_per_face(
+    train, test, test_faces, *, vocab: int, order: int = 3, discount: float = 0.75
+) -> dict:
     """Held-out bits per token and per face of an interpolated absolute-discounting n-gram model.
 
     P_k(w | last k−1 tokens) = max(c(ctx, w) − d, 0) / c(ctx) + d · T(ctx) / c(ctx) · P_{k−1}(w),
@@ -1058,9 +1268,11 @@ def ngram_bits_per_face(train, test, test_faces, *, vocab: int, order: int = 3,
         raise ValueError(f"vocab must be an int ≥ 2, got {vocab!r}")
     if not train or not test:
         raise ValueError("train and test must be non-empty lists of token sequences")
-    base = int(vocab) + 1                      # token ids 0..vocab−1 and the start symbol `vocab`
-    if base ** order >= 2 ** 62:
-        raise ValueError(f"vocab {vocab} and order {order} do not fit 64-bit context keys")
+    base = int(vocab) + 1  # token ids 0..vocab−1 and the start symbol `vocab`
+    if base**order >= 2**62:
+        raise ValueError(
+            f"vocab {vocab} and order {order} do not fit 64-bit context keys"
+        )
 
     def contexts(seqs):
         """(target, context key of length j for j = 0..order−1) for every position."""
@@ -1073,15 +1285,15 @@ def ngram_bits_per_face(train, test, test_faces, *, vocab: int, order: int = 3,
             tgt.append(q)
             key = np.zeros(q.size, dtype=np.int64)
             ctx[0].append(key.copy())
-            for j in range(1, order):          # context of the last j tokens
-                key = key * base + padded[order - 1 - j: order - 1 - j + q.size]
+            for j in range(1, order):  # context of the last j tokens
+                key = key * base + padded[order - 1 - j : order - 1 - j + q.size]
                 ctx[j].append(key.copy())
         return np.concatenate(tgt), [np.concatenate(c) for c in ctx]
 
     t_tr, c_tr = contexts(train)
     t_te, c_te = contexts(test)
-    prob = np.full(t_te.size, 1.0 / vocab)     # P_0: uniform
-    for j in range(order):                      # j = context length: unigram, bigram, ...
+    prob = np.full(t_te.size, 1.0 / vocab)  # P_0: uniform
+    for j in range(order):  # j = context length: unigram, bigram, ...
         pair = c_tr[j] * base + t_tr
         pair_keys, pair_counts = np.unique(pair, return_counts=True)
         ctx_keys, ctx_counts = np.unique(c_tr[j], return_counts=True)
@@ -1097,11 +1309,16 @@ def ngram_bits_per_face(train, test, test_faces, *, vocab: int, order: int = 3,
         n_types = lookup(c_te[j], ctx_keys, distinct_counts).astype(float)
         seen = c_ctx > 0
         safe = np.where(seen, c_ctx, 1.0)
-        higher = np.maximum(c_pair - discount, 0) / safe + discount * n_types / safe * prob
+        higher = (
+            np.maximum(c_pair - discount, 0) / safe + discount * n_types / safe * prob
+        )
         prob = np.where(seen, higher, prob)
     bits = float(-np.log2(prob).sum())
     faces = float(np.sum(test_faces))
     if faces <= 0:
         raise ValueError("test_faces must add up to a positive number of faces")
-    return {"bits_per_token": bits / t_te.size, "bits_per_face": bits / faces,
-            "tokens": int(t_te.size)}
+    return {
+        "bits_per_token": bits / t_te.size,
+        "bits_per_face": bits / faces,
+        "tokens": int(t_te.size),
+    }

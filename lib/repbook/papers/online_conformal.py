@@ -20,6 +20,7 @@ seen a method announces a threshold q_t; the set {scores ≤ q_t} *covers* round
 Everything is numpy (plus `sortedcontainers` for ACI's running order statistics); no printing,
 plotting or file writing. Hyper-parameters given as arrays run a whole grid of configurations at once.
 """
+
 from __future__ import annotations
 
 import math
@@ -38,7 +39,9 @@ DECAY = 0.6
 # ----------------------------------------------------------------------------------------------
 # input checks
 def _check_alpha(alpha) -> float:
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.floating, np.integer)):
+    if isinstance(alpha, bool) or not isinstance(
+        alpha, (int, float, np.floating, np.integer)
+    ):
         raise ValueError(f"alpha must be a number in (0, 1), got {alpha!r}")
     alpha = float(alpha)
     if not 0.0 < alpha < 1.0:
@@ -55,20 +58,26 @@ def _check_scores(scores, *, allow_2d: bool = False) -> np.ndarray:
         raise ValueError("scores are empty: need at least one score")
     if not np.all(np.isfinite(s)):
         bad = int(np.flatnonzero(~np.isfinite(s.ravel()))[0])
-        raise ValueError(f"scores must be finite; got {s.ravel()[bad]!r} at flat index {bad}")
+        raise ValueError(
+            f"scores must be finite; got {s.ravel()[bad]!r} at flat index {bad}"
+        )
     return s
 
 
 def _check_p(p) -> int:
     if isinstance(p, bool) or not isinstance(p, (int, np.integer)) or p < 0:
-        raise ValueError(f"p (number of lagged scores) must be a non-negative int, got {p!r}")
+        raise ValueError(
+            f"p (number of lagged scores) must be a non-negative int, got {p!r}"
+        )
     return int(p)
 
 
 def _check_positive(name: str, value) -> np.ndarray:
     arr = np.asarray(value, dtype=np.float64)
     if arr.ndim > 1:
-        raise ValueError(f"{name} must be a number or a 1-D array of numbers, got shape {arr.shape}")
+        raise ValueError(
+            f"{name} must be a number or a 1-D array of numbers, got shape {arr.shape}"
+        )
     if arr.size == 0:
         raise ValueError(f"{name} is empty: give a number or a non-empty 1-D array")
     if not np.all(np.isfinite(arr)) or np.any(arr <= 0):
@@ -82,7 +91,9 @@ def _check_schedule(schedule: str) -> str:
     return schedule
 
 
-def step_sizes(lr: float, T: int, schedule: str = "fixed", decay: float = DECAY) -> np.ndarray:
+def step_sizes(
+    lr: float, T: int, schedule: str = "fixed", decay: float = DECAY
+) -> np.ndarray:
     """η_1..η_T: lr for "fixed", lr·t^(−decay) for "decaying" (t counts every round from 1)."""
     _check_schedule(schedule)
     lr = float(_check_positive("lr", lr))
@@ -122,8 +133,16 @@ class TrackerRun:
     path: np.ndarray | None = None
 
 
-def _lqt_python(s: np.ndarray, alpha: float, p: int, lr: float, bias: float, factors: np.ndarray,
-                theta0: np.ndarray, path_at):
+def _lqt_python(
+    s: np.ndarray,
+    alpha: float,
+    p: int,
+    lr: float,
+    bias: float,
+    factors: np.ndarray,
+    theta0: np.ndarray,
+    path_at,
+):
     """One configuration, one stream, in plain Python floats (fast for small p). `path_at`: sorted
     rounds (0-based) at which to record θ, or None."""
     sl = s.tolist()
@@ -148,13 +167,25 @@ def _lqt_python(s: np.ndarray, alpha: float, p: int, lr: float, bias: float, fac
         for j in range(p):
             th[j] += g * sl[t - p + j]
         th[p] += g * bias
-    return (np.array(q), np.array(th),
-            np.array(path).reshape(len(path), p + 1) if path is not None else None)
+    return (
+        np.array(q),
+        np.array(th),
+        np.array(path).reshape(len(path), p + 1) if path is not None else None,
+    )
 
 
-def _lqt_numpy(S: np.ndarray, alpha: float, p: int, lr: np.ndarray, bias: np.ndarray,
-               factors: np.ndarray, theta0: np.ndarray, path_at, rows=None,
-               metrics_only: bool = False):
+def _lqt_numpy(
+    S: np.ndarray,
+    alpha: float,
+    p: int,
+    lr: np.ndarray,
+    bias: np.ndarray,
+    factors: np.ndarray,
+    theta0: np.ndarray,
+    path_at,
+    rows=None,
+    metrics_only: bool = False,
+):
     """K configurations at once: S is (T,) shared by all, (K, T), or (streams, T) with `rows` (K,)
     naming each configuration's stream; lr, bias (K,); theta0 (K, d). With `metrics_only` the
     thresholds are not kept: returns (mean pinball loss (K,), coverage (K,), θ_{T+1}, None)."""
@@ -163,12 +194,12 @@ def _lqt_numpy(S: np.ndarray, alpha: float, p: int, lr: np.ndarray, bias: np.nda
     S2 = S[None] if S.ndim == 1 else S
     if rows is None:
         rows = np.zeros(K, dtype=int) if S2.shape[0] == 1 else np.arange(K)
-    ST = np.ascontiguousarray(S2.T)                # (T, streams): one row per round
-    lags = np.zeros((T, S2.shape[0], p))           # lags[t] = [s_{t−p}, …, s_{t−1}] per stream
+    ST = np.ascontiguousarray(S2.T)  # (T, streams): one row per round
+    lags = np.zeros((T, S2.shape[0], p))  # lags[t] = [s_{t−p}, …, s_{t−1}] per stream
     for j in range(p):
-        lags[p:, :, j] = ST[j:T - p + j]
+        lags[p:, :, j] = ST[j : T - p + j]
     theta_l = theta0[:, :p].copy()
-    theta_b = theta0[:, p] * bias                  # the bias term b·θ^b, updated by g·b²
+    theta_b = theta0[:, p] * bias  # the bias term b·θ^b, updated by g·b²
     b2 = bias * bias
     lr_alpha = lr * alpha
     q = None if metrics_only else np.zeros((K, T))
@@ -197,7 +228,7 @@ def _lqt_numpy(S: np.ndarray, alpha: float, p: int, lr: np.ndarray, bias: np.nda
                 q[:, t] = qt
                 miss = ST[t].take(rows) > qt
             f = factors[t]
-            g = lr * f * miss - lr_alpha * f            # η_t (err_t − α)
+            g = lr * f * miss - lr_alpha * f  # η_t (err_t − α)
             if p:
                 theta_l += g[:, None] * win
             theta_b += g * b2
@@ -230,8 +261,19 @@ class _Accumulator:
         return np.where(np.isfinite(loss), loss, np.inf), 1.0 - self.misses / self.T
 
 
-def lqt(scores, *, alpha: float, p: int, lr, bias=1.0, schedule: str = "fixed",
-        decay: float = DECAY, theta0=None, return_path: bool = False, path_at=None) -> TrackerRun:
+def lqt(
+    scores,
+    *,
+    alpha: float,
+    p: int,
+    lr,
+    bias=1.0,
+    schedule: str = "fixed",
+    decay: float = DECAY,
+    theta0=None,
+    return_path: bool = False,
+    path_at=None,
+) -> TrackerRun:
     """Linear quantile tracking LQT(p): SGD on the pinball loss over the last `p` scores and a bias.
 
     `scores` is one stream (T,) or several (K, T); `lr` and `bias` may be numbers or 1-D arrays of
@@ -249,53 +291,105 @@ def lqt(scores, *, alpha: float, p: int, lr, bias=1.0, schedule: str = "fixed",
     d = p + 1
     th0 = default_theta0(p) if theta0 is None else np.asarray(theta0, dtype=np.float64)
     if th0.shape[-1] != d or th0.ndim not in (1, 2) or not np.all(np.isfinite(th0)):
-        raise ValueError(f"theta0 must be finite with last dimension p + 1 = {d}, got shape "
-                         f"{th0.shape}")
+        raise ValueError(
+            f"theta0 must be finite with last dimension p + 1 = {d}, got shape "
+            f"{th0.shape}"
+        )
     factors = _schedule_factors(T, schedule, decay)
     if return_path:
         path_at = np.arange(T)
     elif path_at is not None:
         path_at = np.asarray(path_at)
-        if (path_at.ndim != 1 or not np.issubdtype(path_at.dtype, np.integer)
-                or np.any(np.diff(path_at) <= 0) or (path_at.size and (path_at[0] < 0 or path_at[-1] >= T))):
-            raise ValueError(f"path_at must be increasing int rounds in [0, {T}), got {path_at!r}")
+        if (
+            path_at.ndim != 1
+            or not np.issubdtype(path_at.dtype, np.integer)
+            or np.any(np.diff(path_at) <= 0)
+            or (path_at.size and (path_at[0] < 0 or path_at[-1] >= T))
+        ):
+            raise ValueError(
+                f"path_at must be increasing int rounds in [0, {T}), got {path_at!r}"
+            )
     single = s.ndim == 1 and lr_a.ndim == 0 and bias_a.ndim == 0 and th0.ndim == 1
     if single:
-        q, th, path = _lqt_python(s, alpha, p, float(lr_a), float(bias_a), factors, th0, path_at)
+        q, th, path = _lqt_python(
+            s, alpha, p, float(lr_a), float(bias_a), factors, th0, path_at
+        )
         return TrackerRun(q, th, path)
-    sizes = {n for n in (lr_a.size if lr_a.ndim else 1, bias_a.size if bias_a.ndim else 1,
-                         s.shape[0] if s.ndim == 2 else 1, th0.shape[0] if th0.ndim == 2 else 1)}
+    sizes = {
+        n
+        for n in (
+            lr_a.size if lr_a.ndim else 1,
+            bias_a.size if bias_a.ndim else 1,
+            s.shape[0] if s.ndim == 2 else 1,
+            th0.shape[0] if th0.ndim == 2 else 1,
+        )
+    }
     sizes.discard(1)
     if len(sizes) > 1:
-        raise ValueError(f"lr, bias, theta0 and the rows of scores must have one common length K or "
-                         f"length 1; got lengths {sorted(sizes)}")
+        raise ValueError(
+            f"lr, bias, theta0 and the rows of scores must have one common length K or "
+            f"length 1; got lengths {sorted(sizes)}"
+        )
     K = sizes.pop() if sizes else 1
     lr_k = np.broadcast_to(lr_a, (K,)).astype(np.float64)
     bias_k = np.broadcast_to(bias_a, (K,)).astype(np.float64)
     th0_k = np.broadcast_to(th0, (K, d)).astype(np.float64)
     if s.ndim == 2 and s.shape[0] == 1:
         s = s[0]
-    if s.ndim == 2 and K <= 6:  # a few streams: plain Python per stream is faster than numpy
-        outs = [_lqt_python(s[k], alpha, p, lr_k[k], bias_k[k], factors, th0_k[k], path_at)
-                for k in range(K)]
-        return TrackerRun(np.stack([o[0] for o in outs]), np.stack([o[1] for o in outs]),
-                          np.stack([o[2] for o in outs]) if path_at is not None else None)
+    if (
+        s.ndim == 2 and K <= 6
+    ):  # a few streams: plain Python per stream is faster than numpy
+        outs = [
+            _lqt_python(s[k], alpha, p, lr_k[k], bias_k[k], factors, th0_k[k], path_at)
+            for k in range(K)
+        ]
+        return TrackerRun(
+            np.stack([o[0] for o in outs]),
+            np.stack([o[1] for o in outs]),
+            np.stack([o[2] for o in outs]) if path_at is not None else None,
+        )
     q, th, path = _lqt_numpy(s, alpha, p, lr_k, bias_k, factors, th0_k, path_at)
     return TrackerRun(q, th, path)
 
 
-def sqt(scores, *, alpha: float, lr, schedule: str = "fixed", decay: float = DECAY,
-        q0: float = 1.0, return_path: bool = False) -> TrackerRun:
+def sqt(
+    scores,
+    *,
+    alpha: float,
+    lr,
+    schedule: str = "fixed",
+    decay: float = DECAY,
+    q0: float = 1.0,
+    return_path: bool = False,
+) -> TrackerRun:
     """Scalar quantile tracking q_{t+1} = q_t + η_t (err_t − α), q_1 = `q0` (LQT(0) with b = 1)."""
     if not np.isfinite(q0):
         raise ValueError(f"q0 must be finite, got {q0!r}")
-    return lqt(scores, alpha=alpha, p=0, lr=lr, bias=1.0, schedule=schedule, decay=decay,
-               theta0=np.array([float(q0)]), return_path=return_path)
+    return lqt(
+        scores,
+        alpha=alpha,
+        p=0,
+        lr=lr,
+        bias=1.0,
+        schedule=schedule,
+        decay=decay,
+        theta0=np.array([float(q0)]),
+        return_path=return_path,
+    )
 
 
-def lqt_against(adversary: Callable[[int, float], float], T: int, *, alpha: float, p: int,
-                lr: float, bias: float = 1.0, schedule: str = "fixed", decay: float = DECAY,
-                theta0=None) -> tuple[np.ndarray, TrackerRun]:
+def lqt_against(
+    adversary: Callable[[int, float], float],
+    T: int,
+    *,
+    alpha: float,
+    p: int,
+    lr: float,
+    bias: float = 1.0,
+    schedule: str = "fixed",
+    decay: float = DECAY,
+    theta0=None,
+) -> tuple[np.ndarray, TrackerRun]:
     """LQT(p) played against an adaptive adversary that sees q_t before choosing s_t.
 
     `adversary(t, q_t)` returns the score of round t (t = 0, 1, ...); it must be finite. Returns the
@@ -308,7 +402,9 @@ def lqt_against(adversary: Callable[[int, float], float], T: int, *, alpha: floa
     if isinstance(T, bool) or not isinstance(T, (int, np.integer)) or T < 1:
         raise ValueError(f"T must be a positive int, got {T!r}")
     fl = _schedule_factors(int(T), _check_schedule(schedule), decay).tolist()
-    th = (default_theta0(p) if theta0 is None else np.asarray(theta0, dtype=np.float64)).tolist()
+    th = (
+        default_theta0(p) if theta0 is None else np.asarray(theta0, dtype=np.float64)
+    ).tolist()
     if len(th) != p + 1:
         raise ValueError(f"theta0 must have p + 1 = {p + 1} entries, got {len(th)}")
     sl, q = [], []
@@ -321,7 +417,9 @@ def lqt_against(adversary: Callable[[int, float], float], T: int, *, alpha: floa
                 qt += th[j] * sl[t - p + j]
         st = float(adversary(t, qt))
         if not math.isfinite(st):
-            raise ValueError(f"the adversary returned a non-finite score {st!r} at round {t}")
+            raise ValueError(
+                f"the adversary returned a non-finite score {st!r} at round {t}"
+            )
         sl.append(st)
         q.append(qt)
         if t >= p:
@@ -372,28 +470,45 @@ def rolling_range(scores, window: int = 20) -> np.ndarray:
     """max − min of the last `window` scores up to and including s_t (fewer at the start), along
     the last axis of a 1-D or 2-D array of scores."""
     s = _check_scores(scores, allow_2d=True)
-    if isinstance(window, bool) or not isinstance(window, (int, np.integer)) or window < 1:
+    if (
+        isinstance(window, bool)
+        or not isinstance(window, (int, np.integer))
+        or window < 1
+    ):
         raise ValueError(f"window must be a positive int, got {window!r}")
     pad = [(0, 0)] * (s.ndim - 1) + [(window - 1, 0)]
     hi = np.pad(s, pad, constant_values=-np.inf)
     lo = np.pad(s, pad, constant_values=np.inf)
     view = np.lib.stride_tricks.sliding_window_view
-    return view(hi, window, axis=-1).max(axis=-1) - view(lo, window, axis=-1).min(axis=-1)
+    return view(hi, window, axis=-1).max(axis=-1) - view(lo, window, axis=-1).min(
+        axis=-1
+    )
 
 
-def _pi_core(S: np.ndarray, rows, alpha: float, lr_k, cs_k, ki_k, window: int, q0: float,
-             metrics_only: bool = False):
+def _pi_core(
+    S: np.ndarray,
+    rows,
+    alpha: float,
+    lr_k,
+    cs_k,
+    ki_k,
+    window: int,
+    q0: float,
+    metrics_only: bool = False,
+):
     """Conformal PI for K configurations; S (streams, T), rows (K,) the stream of each. With
     `metrics_only`, returns (mean pinball loss (K,), coverage (K,)) instead of the thresholds."""
     K, T = lr_k.size, S.shape[-1]
-    ST = np.ascontiguousarray(S.T)                 # (T, streams)
+    ST = np.ascontiguousarray(S.T)  # (T, streams)
     RT = np.ascontiguousarray(rolling_range(S, window).T)
     hiT = np.maximum.accumulate(ST, axis=0)
     loT = np.minimum.accumulate(ST, axis=0)
-    shrink = np.log(np.arange(1, T + 1) + 1.0) / (np.arange(1, T + 1) + 1.0)   # log(n+1)/(n+1)
+    shrink = np.log(np.arange(1, T + 1) + 1.0) / (
+        np.arange(1, T + 1) + 1.0
+    )  # log(n+1)/(n+1)
     inv_cs = 1.0 / cs_k
     P = np.full(K, float(q0))
-    Es = np.zeros(K)                               # Σ (err − α) / c_sat
+    Es = np.zeros(K)  # Σ (err − α) / c_sat
     q = None if metrics_only else np.empty((K, T))
     acc = _Accumulator(K, alpha, ST, rows) if metrics_only else None
     half_pi = np.pi / 2
@@ -405,8 +520,11 @@ def _pi_core(S: np.ndarray, rows, alpha: float, lr_k, cs_k, ki_k, window: int, q
                 arg = Es * shrink[t - 1]
                 qt = P + ki_k * np.tan(arg)
                 if np.abs(arg).max() >= half_pi:
-                    qt = np.where(arg >= half_pi, hiT[t - 1].take(rows),
-                                  np.where(arg <= -half_pi, loT[t - 1].take(rows), qt))
+                    qt = np.where(
+                        arg >= half_pi,
+                        hiT[t - 1].take(rows),
+                        np.where(arg <= -half_pi, loT[t - 1].take(rows), qt),
+                    )
             if metrics_only:
                 miss = acc.add(t, qt)
             else:
@@ -418,8 +536,9 @@ def _pi_core(S: np.ndarray, rows, alpha: float, lr_k, cs_k, ki_k, window: int, q
     return acc.result() if metrics_only else q
 
 
-def conformal_pi(scores, *, alpha: float, lr, c_sat, k_i, window: int = 20,
-                 q0: float = 0.0) -> np.ndarray:
+def conformal_pi(
+    scores, *, alpha: float, lr, c_sat, k_i, window: int = 20, q0: float = 0.0
+) -> np.ndarray:
     """Conformal PI control: proportional quantile tracking plus a saturating integrator.
 
     q_t = P_t + r_t. P_1 = `q0` and P_{t+1} = P_t + lr·R_t·(err_t − α), with R_t the range of the
@@ -432,21 +551,28 @@ def conformal_pi(scores, *, alpha: float, lr, c_sat, k_i, window: int = 20,
     """
     alpha = _check_alpha(alpha)
     s = _check_scores(scores, allow_2d=True)
-    lr_a, cs_a, ki_a = (_check_positive(n, v) for n, v in (("lr", lr), ("c_sat", c_sat),
-                                                          ("k_i", k_i)))
+    lr_a, cs_a, ki_a = (
+        _check_positive(n, v) for n, v in (("lr", lr), ("c_sat", c_sat), ("k_i", k_i))
+    )
     try:
         lr_k, cs_k, ki_k = np.broadcast_arrays(lr_a, cs_a, ki_a)
     except ValueError:
-        raise ValueError(f"lr, c_sat and k_i must broadcast to one length, got sizes "
-                         f"{lr_a.size}, {cs_a.size}, {ki_a.size}") from None
+        raise ValueError(
+            f"lr, c_sat and k_i must broadcast to one length, got sizes "
+            f"{lr_a.size}, {cs_a.size}, {ki_a.size}"
+        ) from None
     scalar = lr_k.ndim == 0 and s.ndim == 1
     n_rows = s.shape[0] if s.ndim == 2 else 1
     K = max(lr_k.size, n_rows)
     if lr_k.size not in (1, K) or n_rows not in (1, K):
-        raise ValueError(f"the rows of scores ({n_rows}) and the {lr_k.size} configurations "
-                         "must be equal in number, or one of them 1")
-    lr_k, cs_k, ki_k = (np.broadcast_to(np.atleast_1d(x), (K,)).astype(np.float64)
-                        for x in (lr_k, cs_k, ki_k))
+        raise ValueError(
+            f"the rows of scores ({n_rows}) and the {lr_k.size} configurations "
+            "must be equal in number, or one of them 1"
+        )
+    lr_k, cs_k, ki_k = (
+        np.broadcast_to(np.atleast_1d(x), (K,)).astype(np.float64)
+        for x in (lr_k, cs_k, ki_k)
+    )
     S = np.atleast_2d(s)
     rows = np.zeros(K, dtype=int) if n_rows == 1 else np.arange(K)
     q = _pi_core(S, rows, alpha, lr_k, cs_k, ki_k, window, q0)
@@ -461,7 +587,9 @@ def pinball_loss(scores, q, alpha: float) -> np.ndarray:
     s = _check_scores(scores)
     q = np.asarray(q, dtype=np.float64)
     if q.shape[-1] != s.size:
-        raise ValueError(f"q must end in the number of scores {s.size}, got shape {q.shape}")
+        raise ValueError(
+            f"q must end in the number of scores {s.size}, got shape {q.shape}"
+        )
     u = s - q
     with np.errstate(invalid="ignore"):
         return np.maximum((1 - alpha) * u, -alpha * u)
@@ -472,7 +600,9 @@ def coverage(scores, q):
     s = _check_scores(scores)
     q = np.asarray(q, dtype=np.float64)
     if q.shape[-1] != s.size:
-        raise ValueError(f"q must end in the number of scores {s.size}, got shape {q.shape}")
+        raise ValueError(
+            f"q must end in the number of scores {s.size}, got shape {q.shape}"
+        )
     out = np.mean(s <= q, axis=-1)
     return float(out) if q.ndim == 1 else out
 
@@ -491,7 +621,9 @@ def select_config(scores, q, alpha: float, tol: float = 0.01) -> int:
     of 1 − α; the lowest loss overall when none is. Non-finite thresholds count as infinite loss."""
     q = np.asarray(q, dtype=np.float64)
     if q.ndim != 2 or q.shape[0] == 0:
-        raise ValueError(f"q must be 2-D (configurations, T) with at least one row, got {q.shape}")
+        raise ValueError(
+            f"q must be 2-D (configurations, T) with at least one row, got {q.shape}"
+        )
     loss = pinball_loss(scores, q, alpha).mean(axis=1)
     loss = np.where(np.isfinite(loss) & np.all(np.isfinite(q), axis=1), loss, np.inf)
     return _choose(loss, coverage(scores, q), alpha, tol)
@@ -516,16 +648,27 @@ class Tuned:
     """The configuration `select_config` chose for each stream, and its thresholds on that stream."""
 
     params: list[dict]
-    q: np.ndarray          # (streams, T)
+    q: np.ndarray  # (streams, T)
 
 
-def tune_lqt(streams, *, alpha: float, lrs, biases, ps, schedule: str = "fixed",
-             tol: float = 0.01) -> Tuned:
+def tune_lqt(
+    streams,
+    *,
+    alpha: float,
+    lrs,
+    biases,
+    ps,
+    schedule: str = "fixed",
+    tol: float = 0.01,
+) -> Tuned:
     """Grid search of LQT over lr × bias × p on each stream (1-D, or 2-D of equal-length streams);
     all configurations of all streams run together. Selection rule: `select_config`."""
     alpha = _check_alpha(alpha)
     S = _streams(streams)
-    lrs, biases = _check_positive("lrs", lrs).ravel(), _check_positive("biases", biases).ravel()
+    lrs, biases = (
+        _check_positive("lrs", lrs).ravel(),
+        _check_positive("biases", biases).ravel(),
+    )
     factors = _schedule_factors(S.shape[1], _check_schedule(schedule), DECAY)
     grid_lr, grid_b = (a.ravel() for a in np.meshgrid(lrs, biases, indexing="ij"))
     n_cfg, n_s = grid_lr.size, S.shape[0]
@@ -534,32 +677,70 @@ def tune_lqt(streams, *, alpha: float, lrs, biases, ps, schedule: str = "fixed",
         p = _check_p(p)
         rows = np.repeat(np.arange(n_s), n_cfg)
         th0 = np.broadcast_to(default_theta0(p), (rows.size, p + 1))
-        loss, cov, _, _ = _lqt_numpy(S, alpha, p, np.tile(grid_lr, n_s), np.tile(grid_b, n_s),
-                                     factors, th0, None, rows=rows, metrics_only=True)
-        params += [{"p": p, "lr": float(grid_lr[c]), "bias": float(grid_b[c])} for c in range(n_cfg)]
+        loss, cov, _, _ = _lqt_numpy(
+            S,
+            alpha,
+            p,
+            np.tile(grid_lr, n_s),
+            np.tile(grid_b, n_s),
+            factors,
+            th0,
+            None,
+            rows=rows,
+            metrics_only=True,
+        )
+        params += [
+            {"p": p, "lr": float(grid_lr[c]), "bias": float(grid_b[c])}
+            for c in range(n_cfg)
+        ]
         losses.append(loss.reshape(n_s, n_cfg))
         covs.append(cov.reshape(n_s, n_cfg))
     losses, covs = np.concatenate(losses, axis=1), np.concatenate(covs, axis=1)
     chosen = [params[_choose(losses[i], covs[i], alpha, tol)] for i in range(n_s)]
-    q = np.stack([lqt(S[i], alpha=alpha, **chosen[i], schedule=schedule).q for i in range(n_s)])
+    q = np.stack(
+        [lqt(S[i], alpha=alpha, **chosen[i], schedule=schedule).q for i in range(n_s)]
+    )
     return Tuned(chosen, q)
 
 
-def tune_sqt(streams, *, alpha: float, lrs, schedule: str = "fixed", q0: float = 1.0,
-             tol: float = 0.01) -> Tuned:
+def tune_sqt(
+    streams,
+    *,
+    alpha: float,
+    lrs,
+    schedule: str = "fixed",
+    q0: float = 1.0,
+    tol: float = 0.01,
+) -> Tuned:
     """Grid search of SQT's learning rate on each stream (see `tune_lqt`)."""
     alpha = _check_alpha(alpha)
     S = _streams(streams)
     lrs = _check_positive("lrs", lrs).ravel()
     factors = _schedule_factors(S.shape[1], _check_schedule(schedule), DECAY)
     rows = np.repeat(np.arange(S.shape[0]), lrs.size)
-    loss, cov, _, _ = _lqt_numpy(S, alpha, 0, np.tile(lrs, S.shape[0]), np.ones(rows.size),
-                                 factors, np.full((rows.size, 1), float(q0)), None, rows=rows,
-                                 metrics_only=True)
+    loss, cov, _, _ = _lqt_numpy(
+        S,
+        alpha,
+        0,
+        np.tile(lrs, S.shape[0]),
+        np.ones(rows.size),
+        factors,
+        np.full((rows.size, 1), float(q0)),
+        None,
+        rows=rows,
+        metrics_only=True,
+    )
     loss, cov = loss.reshape(S.shape[0], -1), cov.reshape(S.shape[0], -1)
-    chosen = [{"lr": float(lrs[_choose(loss[i], cov[i], alpha, tol)])} for i in range(S.shape[0])]
-    q = np.stack([sqt(S[i], alpha=alpha, lr=c["lr"], schedule=schedule, q0=q0).q
-                  for i, c in enumerate(chosen)])
+    chosen = [
+        {"lr": float(lrs[_choose(loss[i], cov[i], alpha, tol)])}
+        for i in range(S.shape[0])
+    ]
+    q = np.stack(
+        [
+            sqt(S[i], alpha=alpha, lr=c["lr"], schedule=schedule, q0=q0).q
+            for i, c in enumerate(chosen)
+        ]
+    )
     return Tuned(chosen, q)
 
 
@@ -576,34 +757,60 @@ def tune_aci(streams, *, alpha: float, gammas, tol: float = 0.01) -> Tuned:
     return Tuned(params, np.stack(best))
 
 
-def tune_pi(streams, *, alpha: float, lrs, c_sats, k_is, window: int = 20,
-            tol: float = 0.01) -> Tuned:
+def tune_pi(
+    streams, *, alpha: float, lrs, c_sats, k_is, window: int = 20, tol: float = 0.01
+) -> Tuned:
     """Grid search of conformal PI over lr × c_sat × k_i on each stream (see `tune_lqt`). `k_is`
     is one grid for all streams, or one grid per stream (2-D, streams × grid)."""
     alpha = _check_alpha(alpha)
     S = _streams(streams)
     n_s = S.shape[0]
-    lrs, c_sats = _check_positive("lrs", lrs).ravel(), _check_positive("c_sats", c_sats).ravel()
+    lrs, c_sats = (
+        _check_positive("lrs", lrs).ravel(),
+        _check_positive("c_sats", c_sats).ravel(),
+    )
     ki = np.asarray(k_is, dtype=np.float64)
     if ki.ndim not in (1, 2) or (ki.ndim == 2 and ki.shape[0] != n_s):
-        raise ValueError(f"k_is must be one grid (1-D) or one grid per stream ({n_s} rows), got "
-                         f"shape {ki.shape}")
+        raise ValueError(
+            f"k_is must be one grid (1-D) or one grid per stream ({n_s} rows), got "
+            f"shape {ki.shape}"
+        )
     ki = np.broadcast_to(ki, (n_s, ki.shape[-1]))
     _check_positive("k_is", ki.ravel())
-    g_lr, g_cs, g_j = (a.ravel() for a in np.meshgrid(lrs, c_sats, np.arange(ki.shape[1]),
-                                                       indexing="ij"))
+    g_lr, g_cs, g_j = (
+        a.ravel()
+        for a in np.meshgrid(lrs, c_sats, np.arange(ki.shape[1]), indexing="ij")
+    )
     n_cfg = g_lr.size
     rows = np.repeat(np.arange(n_s), n_cfg)
     ki_k = ki[rows, np.tile(g_j, n_s)]
-    loss, cov = _pi_core(S, rows, alpha, np.tile(g_lr, n_s), np.tile(g_cs, n_s), ki_k, window,
-                         0.0, metrics_only=True)
+    loss, cov = _pi_core(
+        S,
+        rows,
+        alpha,
+        np.tile(g_lr, n_s),
+        np.tile(g_cs, n_s),
+        ki_k,
+        window,
+        0.0,
+        metrics_only=True,
+    )
     loss, cov = loss.reshape(n_s, n_cfg), cov.reshape(n_s, n_cfg)
     ks = [_choose(loss[i], cov[i], alpha, tol) for i in range(n_s)]
-    chosen = [{"lr": float(g_lr[k]), "c_sat": float(g_cs[k]), "k_i": float(ki[i, g_j[k]])}
-              for i, k in enumerate(ks)]
-    q = _pi_core(S, np.arange(n_s), alpha, np.array([c["lr"] for c in chosen]),
-                 np.array([c["c_sat"] for c in chosen]), np.array([c["k_i"] for c in chosen]),
-                 window, 0.0)
+    chosen = [
+        {"lr": float(g_lr[k]), "c_sat": float(g_cs[k]), "k_i": float(ki[i, g_j[k]])}
+        for i, k in enumerate(ks)
+    ]
+    q = _pi_core(
+        S,
+        np.arange(n_s),
+        alpha,
+        np.array([c["lr"] for c in chosen]),
+        np.array([c["c_sat"] for c in chosen]),
+        np.array([c["k_i"] for c in chosen]),
+        window,
+        0.0,
+    )
     return Tuned(chosen, q)
 
 
@@ -632,10 +839,15 @@ def newey_west_test(d, lags: int | None = None) -> HACTest:
         raise ValueError(f"d needs at least 2 values, got {T}")
     if lags is None:
         lags = int(math.floor(4 * (T / 100) ** (2 / 9)))
-    if isinstance(lags, bool) or not isinstance(lags, (int, np.integer)) or not 0 <= lags < T:
+    if (
+        isinstance(lags, bool)
+        or not isinstance(lags, (int, np.integer))
+        or not 0 <= lags < T
+    ):
         raise ValueError(f"lags must be an int in [0, {T}), got {lags!r}")
-    fit = sm.OLS(d, np.ones(T)).fit(cov_type="HAC",
-                                    cov_kwds={"maxlags": int(lags), "use_correction": False})
+    fit = sm.OLS(d, np.ones(T)).fit(
+        cov_type="HAC", cov_kwds={"maxlags": int(lags), "use_correction": False}
+    )
     se = float(fit.bse[0])
     mean = float(d.mean())
     if not se > 0:
@@ -647,12 +859,15 @@ def newey_west_test(d, lags: int | None = None) -> HACTest:
 
 # ----------------------------------------------------------------------------------------------
 # data: autoregressions, bounded streams, forecaster residuals
-def ar_series(coef, T: int, rng: np.random.Generator, *, sigma: float = 1.0,
-              burn_in: int = 1000) -> np.ndarray:
+def ar_series(
+    coef, T: int, rng: np.random.Generator, *, sigma: float = 1.0, burn_in: int = 1000
+) -> np.ndarray:
     """y_t = Σ_j coef_j y_{t−j} + σ ε_t with ε_t ~ N(0, 1), after `burn_in` discarded rounds."""
     c = np.atleast_1d(np.asarray(coef, dtype=np.float64))
     if c.ndim != 1 or c.size == 0 or not np.all(np.isfinite(c)):
-        raise ValueError(f"coef must be a non-empty 1-D array of finite numbers, got {coef!r}")
+        raise ValueError(
+            f"coef must be a non-empty 1-D array of finite numbers, got {coef!r}"
+        )
     if np.any(np.abs(np.roots(np.r_[1.0, -c])) >= 1):
         raise ValueError(f"coef {c.tolist()} gives a non-stationary autoregression")
     if isinstance(T, bool) or not isinstance(T, (int, np.integer)) or T < 1:
@@ -660,7 +875,7 @@ def ar_series(coef, T: int, rng: np.random.Generator, *, sigma: float = 1.0,
     if not isinstance(rng, np.random.Generator):
         raise ValueError(f"rng must be a numpy Generator, got {type(rng).__name__}")
     eps = sigma * rng.standard_normal(int(T) + int(burn_in))
-    return lfilter([1.0], np.r_[1.0, -c], eps)[int(burn_in):]
+    return lfilter([1.0], np.r_[1.0, -c], eps)[int(burn_in) :]
 
 
 def ar_conditional_mean(y, coef) -> np.ndarray:
@@ -670,7 +885,7 @@ def ar_conditional_mean(y, coef) -> np.ndarray:
     mu = np.full(y.size, np.nan)
     k = c.size
     if y.size > k:
-        mu[k:] = sum(c[j] * y[k - 1 - j:y.size - 1 - j] for j in range(k))
+        mu[k:] = sum(c[j] * y[k - 1 - j : y.size - 1 - j] for j in range(k))
     return mu
 
 
@@ -687,11 +902,12 @@ def ar1_set_size_reduction(phi) -> np.ndarray:
     phi = np.asarray(phi, dtype=np.float64)
     if np.any(np.abs(phi) >= 1):
         raise ValueError(f"|phi| must be < 1 for a stationary AR(1), got {phi!r}")
-    return 1.0 - np.sqrt(1.0 - phi ** 2)
+    return 1.0 - np.sqrt(1.0 - phi**2)
 
 
-def regime_switch_stream(T: int, rng: np.random.Generator, *, mean_length: float = 2000.0,
-                         bound: float = 1.0) -> np.ndarray:
+def regime_switch_stream(
+    T: int, rng: np.random.Generator, *, mean_length: float = 2000.0, bound: float = 1.0
+) -> np.ndarray:
     """Bounded scores in [0, bound] whose law switches at random times (geometric run lengths) among
     uniform laws on [0, 0.2], [0.4, 0.6] and [0.8, 1] (times `bound`) and a two-point law {0, 1}."""
     if isinstance(T, bool) or not isinstance(T, (int, np.integer)) or T < 1:
@@ -706,7 +922,7 @@ def regime_switch_stream(T: int, rng: np.random.Generator, *, mean_length: float
             seg = lo + 0.2 * rng.random(n)
         else:
             seg = (rng.random(n) < 0.5).astype(float)
-        out[t:t + n] = bound * seg[:T - t]
+        out[t : t + n] = bound * seg[: T - t]
         t += n
     return out
 
@@ -726,10 +942,15 @@ def miss_when_possible(bound: float = 1.0) -> Callable[[int, float], float]:
 def delayed_moving_average(y, *, delay: int, window: int) -> np.ndarray:
     """Forecast ŷ_t = mean(y_{t−delay}, …, y_{t−delay+window−1}) for t = delay..T−1."""
     y = _check_scores(y)
-    if not (isinstance(delay, (int, np.integer)) and isinstance(window, (int, np.integer))
-            and 1 <= window <= delay < y.size):
-        raise ValueError(f"need 1 ≤ window ≤ delay < len(y); got window={window!r}, "
-                         f"delay={delay!r}, len(y)={y.size}")
+    if not (
+        isinstance(delay, (int, np.integer))
+        and isinstance(window, (int, np.integer))
+        and 1 <= window <= delay < y.size
+    ):
+        raise ValueError(
+            f"need 1 ≤ window ≤ delay < len(y); got window={window!r}, "
+            f"delay={delay!r}, len(y)={y.size}"
+        )
     c = np.r_[0.0, np.cumsum(y)]
     starts = np.arange(y.size - delay)
     return (c[starts + window] - c[starts]) / window
@@ -752,8 +973,11 @@ AUTHORS_BIAS_GRID = (0.1, 1.0, 5.0, 10.0, 100.0, 200.0, 1000.0)
 AUTHORS_P_GRID = (0, 1, 2)
 ACI_GAMMAS = (1e-4, 1e-3, 1e-2, 1e-1, 1.0)
 """Our grids for the baselines (see the chapter's deviations)."""
-PI_LRS, PI_CSAT, PI_KI = (1e-3, 1e-2, 1e-1, 1.0, 10.0), (0.1, 1.0, 5.0, 20.0), \
-    (10.0, 100.0, 200.0, 1000.0)
+PI_LRS, PI_CSAT, PI_KI = (
+    (1e-3, 1e-2, 1e-1, 1.0, 10.0),
+    (0.1, 1.0, 5.0, 20.0),
+    (10.0, 100.0, 200.0, 1000.0),
+)
 BASELINES = ("SQT", "ACI", "conformal PI")
 
 
@@ -765,8 +989,17 @@ class Comparison:
     settings: dict
 
 
-def tuned_comparison(val, test, *, alpha: float, lrs=AUTHORS_LR_GRID, biases=AUTHORS_BIAS_GRID,
-                     ps=AUTHORS_P_GRID, sqt_lrs=None, baselines=BASELINES) -> Comparison:
+def tuned_comparison(
+    val,
+    test,
+    *,
+    alpha: float,
+    lrs=AUTHORS_LR_GRID,
+    biases=AUTHORS_BIAS_GRID,
+    ps=AUTHORS_P_GRID,
+    sqt_lrs=None,
+    baselines=BASELINES,
+) -> Comparison:
     """The authors' protocol: LQT (fixed steps) tuned on `val` over lrs × biases × ps and run from
     scratch on `test`; each baseline tuned on `test` itself (the lowest pinball loss among the
     settings with coverage within 0.01 of 1 − α), which favours the baselines. `val` and `test` are
@@ -774,13 +1007,21 @@ def tuned_comparison(val, test, *, alpha: float, lrs=AUTHORS_LR_GRID, biases=AUT
     test stream's largest |score| added."""
     val, test = _streams(val), _streams(test)
     if val.shape[0] != test.shape[0]:
-        raise ValueError(f"val and test must hold the same streams, got {val.shape[0]} and "
-                         f"{test.shape[0]}")
+        raise ValueError(
+            f"val and test must hold the same streams, got {val.shape[0]} and "
+            f"{test.shape[0]}"
+        )
     unknown = set(baselines) - set(BASELINES)
     if unknown:
-        raise ValueError(f"unknown baseline(s) {sorted(unknown)}; choose from {BASELINES}")
+        raise ValueError(
+            f"unknown baseline(s) {sorted(unknown)}; choose from {BASELINES}"
+        )
     tuned = tune_lqt(val, alpha=alpha, lrs=lrs, biases=biases, ps=ps)
-    q = {"LQT": np.stack([lqt(s, alpha=alpha, **c).q for s, c in zip(test, tuned.params)])}
+    q = {
+        "LQT": np.stack(
+            [lqt(s, alpha=alpha, **c).q for s, c in zip(test, tuned.params)]
+        )
+    }
     settings = {"LQT": tuned.params}
     ki_extra = np.abs(test).max(axis=1)
     for name in baselines:
@@ -789,14 +1030,27 @@ def tuned_comparison(val, test, *, alpha: float, lrs=AUTHORS_LR_GRID, biases=AUT
         elif name == "ACI":
             res = tune_aci(test, alpha=alpha, gammas=ACI_GAMMAS)
         else:
-            res = tune_pi(test, alpha=alpha, lrs=PI_LRS, c_sats=PI_CSAT,
-                          k_is=[list(PI_KI) + [float(x)] for x in ki_extra])
+            res = tune_pi(
+                test,
+                alpha=alpha,
+                lrs=PI_LRS,
+                c_sats=PI_CSAT,
+                k_is=[list(PI_KI) + [float(x)] for x in ki_extra],
+            )
         q[name], settings[name] = res.q, res.params
     return Comparison(q, settings)
 
 
-def conformalopt_thresholds(scores, *, alpha: float, p: int, lr: float, bias: float = 1.0,
-                            schedule: str = "fixed", scalar: bool = False) -> np.ndarray:
+def conformalopt_thresholds(
+    scores,
+    *,
+    alpha: float,
+    p: int,
+    lr: float,
+    bias: float = 1.0,
+    schedule: str = "fixed",
+    scalar: bool = False,
+) -> np.ndarray:
     """The thresholds of the authors' package `conformalopt` on `scores`, one predict()/step()
     pair per round as its documentation loop does (never its fit() or eval(), which search grids
     and write files). A fresh `hypers` dict each time: the package's default argument is a shared
@@ -804,9 +1058,12 @@ def conformalopt_thresholds(scores, *, alpha: float, p: int, lr: float, bias: fl
     import conformalopt as oc
 
     s = _check_scores(scores)
-    cp = oc.ConformalPredictor(alpha=_check_alpha(alpha), lr_type=_check_schedule(schedule),
-                               quantile_tracker="scalar" if scalar else "linear",
-                               hypers={"lr": lr, "p_order_qt": _check_p(p), "bias": bias})
+    cp = oc.ConformalPredictor(
+        alpha=_check_alpha(alpha),
+        lr_type=_check_schedule(schedule),
+        quantile_tracker="scalar" if scalar else "linear",
+        hypers={"lr": lr, "p_order_qt": _check_p(p), "bias": bias},
+    )
     cp.init_active_fields()
     for x in s:
         cp.step(cp.predict(), float(x))

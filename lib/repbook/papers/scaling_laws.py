@@ -15,6 +15,7 @@ Two model families are generated here:
   a cosine schedule (torch; the full-scale setting).
 No printing, plotting or file writing.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -42,7 +43,7 @@ class ScalingFit:
     alpha: float
     B: float
     beta: float
-    cost: float            # final Huber objective
+    cost: float  # final Huber objective
     n_points: int
     fixed: dict = field(default_factory=dict)
 
@@ -56,17 +57,28 @@ class ScalingFit:
 def _check_points(N, D, L):
     N, D, L = (np.asarray(x, dtype=np.float64).ravel() for x in (N, D, L))
     if not (N.size == D.size == L.size):
-        raise ValueError(f"N, D and loss must have one length, got {N.size}, {D.size}, {L.size}")
+        raise ValueError(
+            f"N, D and loss must have one length, got {N.size}, {D.size}, {L.size}"
+        )
     for name, x in (("N", N), ("D", D), ("loss", L)):
         if not np.all(np.isfinite(x)):
             raise ValueError(f"{name} contains NaN or infinite values")
         if np.any(x <= 0):
-            raise ValueError(f"{name} must be positive (a log-space fit), got min {x.min()!r}")
+            raise ValueError(
+                f"{name} must be positive (a log-space fit), got min {x.min()!r}"
+            )
     return N, D, L
 
 
-def fit_scaling_law(N, D, loss, *, fixed: dict | None = None, huber_delta: float = 1e-3,
-                    exponent_inits=(0.3, 1.0)) -> ScalingFit:
+def fit_scaling_law(
+    N,
+    D,
+    loss,
+    *,
+    fixed: dict | None = None,
+    huber_delta: float = 1e-3,
+    exponent_inits=(0.3, 1.0),
+) -> ScalingFit:
     """Fit E, A, α, B, β (minus those in `fixed`) to losses at (N, D) points.
 
     Residuals are log L̂ − log L with L̂ = E + A N^−α + B D^−β computed as a log-sum-exp of
@@ -81,7 +93,9 @@ def fit_scaling_law(N, D, loss, *, fixed: dict | None = None, huber_delta: float
         raise ValueError(f"fixed may only name {PARAMS}, got {sorted(unknown)}")
     free = [p for p in PARAMS if p not in fixed]
     if L.size < len(free):
-        raise ValueError(f"need at least {len(free)} points to fit {free}, got {L.size}")
+        raise ValueError(
+            f"need at least {len(free)} points to fit {free}, got {L.size}"
+        )
     if not free:
         raise ValueError("every parameter is fixed: nothing to fit")
     logN, logD, logL = np.log(N), np.log(D), np.log(L)
@@ -98,8 +112,13 @@ def fit_scaling_law(N, D, loss, *, fixed: dict | None = None, huber_delta: float
 
     def terms(theta):
         q = unpack(theta)
-        return np.stack([np.full_like(logN, q["E"]), q["A"] - q["alpha"] * logN,
-                         q["B"] - q["beta"] * logD])
+        return np.stack(
+            [
+                np.full_like(logN, q["E"]),
+                q["A"] - q["alpha"] * logN,
+                q["B"] - q["beta"] * logD,
+            ]
+        )
 
     def residuals(theta):
         t = terms(theta)
@@ -109,8 +128,14 @@ def fit_scaling_law(N, D, loss, *, fixed: dict | None = None, huber_delta: float
     def jacobian(theta):
         t = terms(theta)
         w = np.exp(t - t.max(axis=0))
-        w /= w.sum(axis=0)                       # softmax weights of the three terms
-        cols = {"E": w[0], "A": w[1], "alpha": -w[1] * logN, "B": w[2], "beta": -w[2] * logD}
+        w /= w.sum(axis=0)  # softmax weights of the three terms
+        cols = {
+            "E": w[0],
+            "A": w[1],
+            "alpha": -w[1] * logN,
+            "B": w[2],
+            "beta": -w[2] * logD,
+        }
         return np.stack([cols[p] for p in free], axis=1)
 
     lo = {"E": -30.0, "A": -30.0, "alpha": 0.0, "B": -30.0, "beta": 0.0}
@@ -118,18 +143,36 @@ def fit_scaling_law(N, D, loss, *, fixed: dict | None = None, huber_delta: float
     best = None
     for a0 in exponent_inits:
         for b0 in exponent_inits:
-            start = {"E": float(logL.min()) - 1.0, "A": float(np.median(logL) + a0 * logN.mean()),
-                     "alpha": a0, "B": float(np.median(logL) + b0 * logD.mean()), "beta": b0}
+            start = {
+                "E": float(logL.min()) - 1.0,
+                "A": float(np.median(logL) + a0 * logN.mean()),
+                "alpha": a0,
+                "B": float(np.median(logL) + b0 * logD.mean()),
+                "beta": b0,
+            }
             x0 = np.array([np.clip(start[p], lo[p] + 1e-9, hi[p] - 1e-9) for p in free])
-            res = least_squares(residuals, x0, jac=jacobian, loss="huber", f_scale=huber_delta,
-                                bounds=([lo[p] for p in free], [hi[p] for p in free]),
-                                x_scale="jac", max_nfev=2000)
+            res = least_squares(
+                residuals,
+                x0,
+                jac=jacobian,
+                loss="huber",
+                f_scale=huber_delta,
+                bounds=([lo[p] for p in free], [hi[p] for p in free]),
+                x_scale="jac",
+                max_nfev=2000,
+            )
             if best is None or res.cost < best.cost:
                 best = res
     q = unpack(best.x)
-    natural = {p: float(fixed[p]) if p in fixed else
-               float(np.exp(q[p]) if p in ("E", "A", "B") else q[p]) for p in PARAMS}
-    return ScalingFit(**natural, cost=float(best.cost), n_points=int(L.size), fixed=fixed)
+    natural = {
+        p: float(fixed[p])
+        if p in fixed
+        else float(np.exp(q[p]) if p in ("E", "A", "B") else q[p])
+        for p in PARAMS
+    }
+    return ScalingFit(
+        **natural, cost=float(best.cost), n_points=int(L.size), fixed=fixed
+    )
 
 
 def are(predicted, actual) -> np.ndarray | float:
@@ -150,14 +193,23 @@ def _check_curves(curves: pd.DataFrame) -> pd.DataFrame:
     return curves
 
 
-def select(curves: pd.DataFrame, *, max_N: float | None = None, seeds=None,
-           final_only: bool = False, min_frac: float = 0.0, max_frac: float = 1.0) -> pd.DataFrame:
+def select(
+    curves: pd.DataFrame,
+    *,
+    max_N: float | None = None,
+    seeds=None,
+    final_only: bool = False,
+    min_frac: float = 0.0,
+    max_frac: float = 1.0,
+) -> pd.DataFrame:
     """The checkpoints a fit may use: models up to `max_N`, of the given seeds, either only each
     run's final checkpoint or those with `min_frac` < frac ≤ `max_frac` (min_frac = 0.1 drops the
     first 10 % of training)."""
     c = _check_curves(curves)
     if not 0.0 <= min_frac < max_frac <= 1.0:
-        raise ValueError(f"need 0 ≤ min_frac < max_frac ≤ 1, got {min_frac}, {max_frac}")
+        raise ValueError(
+            f"need 0 ≤ min_frac < max_frac ≤ 1, got {min_frac}, {max_frac}"
+        )
     if max_N is not None:
         c = c[c.N <= max_N]
     if seeds is not None:
@@ -171,7 +223,9 @@ def fit_curves(points: pd.DataFrame, **kwargs) -> ScalingFit:
     """`fit_scaling_law` on the N, D and loss columns of selected checkpoints."""
     if len(points) == 0:
         raise ValueError("no checkpoints selected to fit")
-    return fit_scaling_law(points.N.to_numpy(), points.D.to_numpy(), points.loss.to_numpy(), **kwargs)
+    return fit_scaling_law(
+        points.N.to_numpy(), points.D.to_numpy(), points.loss.to_numpy(), **kwargs
+    )
 
 
 FINAL_ONLY_FIXED = {"B": 1e-30, "beta": 1.0}
@@ -184,7 +238,9 @@ def fit_final_only(points: pd.DataFrame, **kwargs) -> ScalingFit:
     finals = points[points.frac == 1.0]
     if finals.D.nunique() > 1:
         raise ValueError("fit_final_only expects final checkpoints that share one D")
-    return fit_curves(finals, fixed={**FINAL_ONLY_FIXED, **kwargs.pop("fixed", {})}, **kwargs)
+    return fit_curves(
+        finals, fixed={**FINAL_ONLY_FIXED, **kwargs.pop("fixed", {})}, **kwargs
+    )
 
 
 PROTOCOLS = {
@@ -196,20 +252,31 @@ PROTOCOLS = {
 checkpoint after the first 10 % of training."""
 
 
-def _protocol_are(name: str, pts: pd.DataFrame, target_N, D_target: float,
-                  actual: float) -> tuple[int, float]:
+def _protocol_are(
+    name: str, pts: pd.DataFrame, target_N, D_target: float, actual: float
+) -> tuple[int, float]:
     f = PROTOCOLS[name](pts)
     return f.n_points, are(f.predict(target_N, D_target), actual)
 
 
-def protocol_errors(curves: pd.DataFrame, *, target_N, D_target: float, max_sizes, seeds,
-                    protocols=tuple(PROTOCOLS), n_jobs: int = 1) -> pd.DataFrame:
+def protocol_errors(
+    curves: pd.DataFrame,
+    *,
+    target_N,
+    D_target: float,
+    max_sizes,
+    seeds,
+    protocols=tuple(PROTOCOLS),
+    n_jobs: int = 1,
+) -> pd.DataFrame:
     """ARE of each protocol fitted on the models up to m (one seed at a time), predicting that
     seed's target final loss; one row per (m, seed, protocol). The fits are independent and
     deterministic: `n_jobs` > 1 runs them in that many worker processes, with the same results."""
     unknown = [p for p in protocols if p not in PROTOCOLS]
     if unknown:
-        raise ValueError(f"unknown protocol(s) {unknown}; choose from {list(PROTOCOLS)}")
+        raise ValueError(
+            f"unknown protocol(s) {unknown}; choose from {list(PROTOCOLS)}"
+        )
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1:
         raise ValueError(f"n_jobs must be a positive int, got {n_jobs!r}")
     keys, tasks = [], []
@@ -226,9 +293,14 @@ def protocol_errors(curves: pd.DataFrame, *, target_N, D_target: float, max_size
         from joblib import Parallel, delayed
 
         results = Parallel(n_jobs=n_jobs, backend="loky", inner_max_num_threads=1)(
-            delayed(_protocol_are)(*t) for t in tasks)
-    return pd.DataFrame([dict(m=m, seed=s, protocol=name, n_points=n, are=e)
-                         for (m, s, name), (n, e) in zip(keys, results)])
+            delayed(_protocol_are)(*t) for t in tasks
+        )
+    return pd.DataFrame(
+        [
+            dict(m=m, seed=s, protocol=name, n_points=n, are=e)
+            for (m, s, name), (n, e) in zip(keys, results)
+        ]
+    )
 
 
 def final_loss(curves: pd.DataFrame, N, seed) -> float:
@@ -280,12 +352,21 @@ class TeacherStudent:
         return 0.5 * (((ws - w) ** 2) @ lam + self.tail(N) + self.noise**2)
 
 
-def lr_schedule(steps: int, lr: float, warmup_frac: float = 0.0, decay: str = "constant") -> np.ndarray:
+def lr_schedule(
+    steps: int, lr: float, warmup_frac: float = 0.0, decay: str = "constant"
+) -> np.ndarray:
     """Per-step learning rates: linear warm-up over `warmup_frac` of the steps, then constant or
     cosine decay to zero."""
-    if steps < 1 or lr <= 0 or not 0.0 <= warmup_frac < 1.0 or decay not in ("constant", "cosine"):
-        raise ValueError(f"bad schedule: steps={steps}, lr={lr}, warmup_frac={warmup_frac}, "
-                         f"decay={decay!r}")
+    if (
+        steps < 1
+        or lr <= 0
+        or not 0.0 <= warmup_frac < 1.0
+        or decay not in ("constant", "cosine")
+    ):
+        raise ValueError(
+            f"bad schedule: steps={steps}, lr={lr}, warmup_frac={warmup_frac}, "
+            f"decay={decay!r}"
+        )
     t = np.arange(1, steps + 1, dtype=np.float64)
     w = max(1, int(round(warmup_frac * steps))) if warmup_frac > 0 else 0
     rate = np.full(steps, lr)
@@ -299,13 +380,25 @@ def lr_schedule(steps: int, lr: float, warmup_frac: float = 0.0, decay: str = "c
 
 def checkpoints(steps: int, n: int) -> np.ndarray:
     """About `n` log-spaced checkpoint steps from 1 to `steps` (the last is always `steps`)."""
-    return np.unique(np.r_[np.round(np.logspace(0, np.log10(steps), n)).astype(int), steps])
+    return np.unique(
+        np.r_[np.round(np.logspace(0, np.log10(steps), n)).astype(int), steps]
+    )
 
 
-def teacher_student_family(model: TeacherStudent, sizes, seeds, *, steps: int, batch: int,
-                           lr: float, n_checkpoints: int = 40, warmup_frac: float = 0.0,
-                           decay: str = "constant", family: str = "teacher-student",
-                           seed_offset: int = 0) -> pd.DataFrame:
+def teacher_student_family(
+    model: TeacherStudent,
+    sizes,
+    seeds,
+    *,
+    steps: int,
+    batch: int,
+    lr: float,
+    n_checkpoints: int = 40,
+    warmup_frac: float = 0.0,
+    decay: str = "constant",
+    family: str = "teacher-student",
+    seed_offset: int = 0,
+) -> pd.DataFrame:
     """Train every size × seed with one-pass minibatch SGD and log the exact population loss.
 
     Features beyond N only enter y; their sum is Gaussian and independent of the first N features,
@@ -325,12 +418,20 @@ def teacher_student_family(model: TeacherStudent, sizes, seeds, *, steps: int, b
         ws = model.w_star[:N]
         resid_sd = np.sqrt(model.tail(N) + model.noise**2)
         w = np.zeros((len(seeds), N))
-        j, chunk = 0, max(1, 2**21 // (batch * N * len(seeds)))   # draw ~16 MB of samples at a time
+        j, chunk = (
+            0,
+            max(1, 2**21 // (batch * N * len(seeds))),
+        )  # draw ~16 MB of samples at a time
         for start in range(0, steps, chunk):
             m = min(chunk, steps - start)
-            xs = np.stack([g.standard_normal((m, batch, N)) for g in rngs], axis=1) * sd  # (m,S,b,N)
-            extras = np.stack([g.standard_normal((m, batch)) for g in rngs], axis=1) * resid_sd
-            ys = xs @ ws + extras                                                        # (m,S,b)
+            xs = (
+                np.stack([g.standard_normal((m, batch, N)) for g in rngs], axis=1) * sd
+            )  # (m,S,b,N)
+            extras = (
+                np.stack([g.standard_normal((m, batch)) for g in rngs], axis=1)
+                * resid_sd
+            )
+            ys = xs @ ws + extras  # (m,S,b)
             for i in range(m):
                 t = start + i + 1
                 x = xs[i]
@@ -359,7 +460,9 @@ def stdlib_text(max_chars: int) -> str:
             break
     text = "".join(parts)[:max_chars]
     if len(text) < 10_000:
-        raise ValueError(f"found only {len(text)} characters of standard-library source")
+        raise ValueError(
+            f"found only {len(text)} characters of standard-library source"
+        )
     return text
 
 
@@ -372,16 +475,23 @@ def _char_lm(vocab: int, width: int, layers: int, heads: int, context: int):
             super().__init__()
             self.tok = nn.Embedding(vocab, width)
             self.pos = nn.Parameter(torch.zeros(context, width))
-            block = nn.TransformerEncoderLayer(width, heads, 4 * width, dropout=0.0,
-                                               batch_first=True, norm_first=True)
-            self.blocks = nn.TransformerEncoder(block, layers, enable_nested_tensor=False)
+            block = nn.TransformerEncoderLayer(
+                width, heads, 4 * width, dropout=0.0, batch_first=True, norm_first=True
+            )
+            self.blocks = nn.TransformerEncoder(
+                block, layers, enable_nested_tensor=False
+            )
             self.norm = nn.LayerNorm(width)
             self.head = nn.Linear(width, vocab)
-            self.register_buffer("mask", nn.Transformer.generate_square_subsequent_mask(context))
+            self.register_buffer(
+                "mask", nn.Transformer.generate_square_subsequent_mask(context)
+            )
 
         def forward(self, idx):
             h = self.tok(idx) + self.pos[: idx.shape[1]]
-            h = self.blocks(h, mask=self.mask[: idx.shape[1], : idx.shape[1]], is_causal=True)
+            h = self.blocks(
+                h, mask=self.mask[: idx.shape[1], : idx.shape[1]], is_causal=True
+            )
             return self.head(self.norm(h))
 
     return CharLM()
@@ -393,17 +503,32 @@ def non_embedding_params(model) -> int:
     return int(sum(p.numel() for n, p in model.named_parameters() if n not in skip))
 
 
-def transformer_family(text: str, widths, seeds, *, steps: int, batch: int = 32, context: int = 64,
-                       layers: int = 2, heads: int = 4, lr: float = 3e-3, warmup_frac: float = 0.05,
-                       n_checkpoints: int = 40, eval_batches: int = 8, device: str = "cpu",
-                       family: str = "char-transformer") -> pd.DataFrame:
+def transformer_family(
+    text: str,
+    widths,
+    seeds,
+    *,
+    steps: int,
+    batch: int = 32,
+    context: int = 64,
+    layers: int = 2,
+    heads: int = 4,
+    lr: float = 3e-3,
+    warmup_frac: float = 0.05,
+    n_checkpoints: int = 40,
+    eval_batches: int = 8,
+    device: str = "cpu",
+    family: str = "char-transformer",
+) -> pd.DataFrame:
     """Train char-level transformer LMs of the given widths with AdamW, linear warm-up and cosine
     decay; log the held-out loss (nats/char) at log-spaced checkpoints. N = non-embedding
     parameters, D = characters seen. The last 10 % of `text` is held out."""
     import torch
 
     if any(w % heads for w in widths):
-        raise ValueError(f"every width must be divisible by heads={heads}, got {list(widths)}")
+        raise ValueError(
+            f"every width must be divisible by heads={heads}, got {list(widths)}"
+        )
     chars = sorted(set(text))
     lookup = {c: i for i, c in enumerate(chars)}
     data = torch.tensor([lookup[c] for c in text], dtype=torch.long)
@@ -419,20 +544,34 @@ def transformer_family(text: str, widths, seeds, *, steps: int, batch: int = 32,
             g = torch.Generator().manual_seed(int(s) * 10_007 + int(width))
             # initialisation and dropout draw from torch's global generator: fork it, so the
             # caller's random state is untouched and each model depends only on (seed, width)
-            devices = [torch.device(device).index or 0] if str(device).startswith("cuda") else []
+            devices = (
+                [torch.device(device).index or 0]
+                if str(device).startswith("cuda")
+                else []
+            )
             with torch.random.fork_rng(devices=devices):
                 torch.manual_seed(int(s) * 10_007 + int(width))
-                model = _char_lm(len(chars), int(width), layers, heads, context).to(device)
+                model = _char_lm(len(chars), int(width), layers, heads, context).to(
+                    device
+                )
                 N = non_embedding_params(model)
                 opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.1)
-                eval_idx = torch.randint(0, len(held) - context - 1, (eval_batches, batch), generator=g)
+                eval_idx = torch.randint(
+                    0, len(held) - context - 1, (eval_batches, batch), generator=g
+                )
                 for t in range(1, steps + 1):
-                    idx = torch.randint(0, len(train) - context - 1, (batch,), generator=g)
-                    x = torch.stack([train[i: i + context] for i in idx]).to(device)
-                    y = torch.stack([train[i + 1: i + context + 1] for i in idx]).to(device)
+                    idx = torch.randint(
+                        0, len(train) - context - 1, (batch,), generator=g
+                    )
+                    x = torch.stack([train[i : i + context] for i in idx]).to(device)
+                    y = torch.stack([train[i + 1 : i + context + 1] for i in idx]).to(
+                        device
+                    )
                     for group in opt.param_groups:
                         group["lr"] = float(rates[t - 1])
-                    loss = torch.nn.functional.cross_entropy(model(x).flatten(0, 1), y.flatten())
+                    loss = torch.nn.functional.cross_entropy(
+                        model(x).flatten(0, 1), y.flatten()
+                    )
                     opt.zero_grad()
                     loss.backward()
                     opt.step()
@@ -441,11 +580,27 @@ def transformer_family(text: str, widths, seeds, *, steps: int, batch: int = 32,
                         with torch.no_grad():
                             total = 0.0
                             for row in eval_idx:
-                                xe = torch.stack([held[i: i + context] for i in row]).to(device)
-                                ye = torch.stack([held[i + 1: i + context + 1] for i in row]).to(device)
-                                total += float(torch.nn.functional.cross_entropy(
-                                    model(xe).flatten(0, 1), ye.flatten()))
+                                xe = torch.stack(
+                                    [held[i : i + context] for i in row]
+                                ).to(device)
+                                ye = torch.stack(
+                                    [held[i + 1 : i + context + 1] for i in row]
+                                ).to(device)
+                                total += float(
+                                    torch.nn.functional.cross_entropy(
+                                        model(xe).flatten(0, 1), ye.flatten()
+                                    )
+                                )
                         model.train()
-                        rows.append((family, N, s, t, t * batch * context, t / steps,
-                                     total / eval_batches))
+                        rows.append(
+                            (
+                                family,
+                                N,
+                                s,
+                                t,
+                                t * batch * context,
+                                t / steps,
+                                total / eval_batches,
+                            )
+                        )
     return pd.DataFrame(rows, columns=COLUMNS)

@@ -5,6 +5,7 @@ folder and stability record, requirements.txt, the Python version, every install
 parameters. Content hashes, not modification times: a fresh clone re-uses nothing it should not,
 and a `touch` without a change re-runs nothing.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -20,8 +21,13 @@ from .chapters import Chapter, paper_modules
 @lru_cache(maxsize=1)
 def environment_fingerprint() -> str:
     """Python version plus name==version of every installed distribution."""
-    dists = sorted({f"{d.metadata['Name']}=={d.version}".lower() for d in md.distributions()
-                    if d.metadata["Name"] and d.metadata["Name"].lower() != "repbook"})
+    dists = sorted(
+        {
+            f"{d.metadata['Name']}=={d.version}".lower()
+            for d in md.distributions()
+            if d.metadata["Name"] and d.metadata["Name"].lower() != "repbook"
+        }
+    )
     return platform.python_version() + "\n" + "\n".join(dists)
 
 
@@ -29,7 +35,9 @@ def _files(path: Path) -> list[Path]:
     if path.is_file():
         return [path]
     if path.is_dir():
-        return sorted(p for p in path.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+        return sorted(
+            p for p in path.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+        )
     return []
 
 
@@ -39,14 +47,16 @@ def inputs_of(root: Path, chapter: Chapter) -> list[Path]:
     files = [chapter.path, lib / "__init__.py", root / "requirements.txt"]
     files += [p for p in _files(lib / "core") if p.suffix == ".py"]
     mods = paper_modules(chapter.path)
-    if "*" in mods:   # the whole papers package is reachable from the chapter
+    if "*" in mods:  # the whole papers package is reachable from the chapter
         files += [p for p in _files(lib / "papers") if p.suffix == ".py"]
     else:
         files += _files(lib / "papers" / "__init__.py")
         for mod in mods:
             files += _files(lib / "papers" / f"{mod}.py") + _files(lib / "papers" / mod)
     files += _files(root / "data" / chapter.stem)
-    files += _files(root / "data" / "stability" / f"{chapter.stem}.json")  # its verdict table shows it
+    files += _files(
+        root / "data" / "stability" / f"{chapter.stem}.json"
+    )  # its verdict table shows it
     return [f for f in files if f.is_file()]
 
 

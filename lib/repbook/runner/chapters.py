@@ -1,4 +1,5 @@
 """Finding chapters and reading what the runner needs from their source, without a kernel."""
+
 from __future__ import annotations
 
 import ast
@@ -15,8 +16,8 @@ class ChapterError(ValueError):
 @dataclass(frozen=True)
 class Chapter:
     number: str  # "04"
-    stem: str    # "04_aurc"
-    path: Path   # notebooks/04_aurc.py
+    stem: str  # "04_aurc"
+    path: Path  # notebooks/04_aurc.py
 
     @property
     def slug(self) -> str:
@@ -37,8 +38,11 @@ def resolve(root: Path, selectors: list[str]) -> list[Chapter]:
     chosen = []
     for sel in selectors:
         s = sel.strip().removesuffix(".py").split("/")[-1]
-        match = [c for c in chapters
-                 if s in (c.stem, c.slug) or (s.isdigit() and int(s) == int(c.number))]
+        match = [
+            c
+            for c in chapters
+            if s in (c.stem, c.slug) or (s.isdigit() and int(s) == int(c.number))
+        ]
         if not match:
             known = ", ".join(c.stem for c in chapters) or "none"
             raise ChapterError(f"no chapter matches {sel!r}; chapters: {known}")
@@ -53,7 +57,9 @@ def parameters_cell(source: str) -> str:
     nb = jupytext.reads(source, fmt="py:percent")
     cells = [c for c in nb.cells if "parameters" in c.metadata.get("tags", [])]
     if len(cells) != 1:
-        raise ChapterError(f"a chapter needs exactly one cell tagged 'parameters', found {len(cells)}")
+        raise ChapterError(
+            f"a chapter needs exactly one cell tagged 'parameters', found {len(cells)}"
+        )
     return cells[0].source
 
 
@@ -63,15 +69,21 @@ def parameters_of(path: Path) -> dict:
     out = {}
     for node in ast.parse(code).body:
         if not (isinstance(node, (ast.Assign, ast.AnnAssign))):
-            raise ChapterError(f"{path}: the parameters cell may only hold assignments, found "
-                               f"{ast.dump(node)[:60]}")
+            raise ChapterError(
+                f"{path}: the parameters cell may only hold assignments, found "
+                f"{ast.dump(node)[:60]}"
+            )
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         if len(targets) != 1 or not isinstance(targets[0], ast.Name):
-            raise ChapterError(f"{path}: each parameter must be assigned to one plain name")
+            raise ChapterError(
+                f"{path}: each parameter must be assigned to one plain name"
+            )
         try:
             out[targets[0].id] = ast.literal_eval(node.value)
         except ValueError as exc:
-            raise ChapterError(f"{path}: parameter {targets[0].id!r} must be a literal") from exc
+            raise ChapterError(
+                f"{path}: parameter {targets[0].id!r} must be a literal"
+            ) from exc
     return out
 
 
@@ -91,8 +103,11 @@ def paper_modules(path: Path) -> list[str]:
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue
-        code = "\n".join(line for line in cell.source.splitlines()
-                         if not line.lstrip().startswith(("%", "!")))   # IPython magics
+        code = "\n".join(
+            line
+            for line in cell.source.splitlines()
+            if not line.lstrip().startswith(("%", "!"))
+        )  # IPython magics
         try:
             tree = ast.parse(code)
         except SyntaxError as exc:
@@ -111,6 +126,8 @@ def paper_modules(path: Path) -> list[str]:
                         names.add("*")
                 elif parts[:2] == ["repbook", "papers"] and len(parts) > 2:
                     names.add(parts[2])
-                elif node.module == "repbook" and any(a.name == "papers" for a in node.names):
+                elif node.module == "repbook" and any(
+                    a.name == "papers" for a in node.names
+                ):
                     names.add("*")
     return sorted(names)

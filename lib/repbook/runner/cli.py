@@ -1,4 +1,5 @@
 """`python -m repbook ...`: run chapters, build the book, regenerate nbval references."""
+
 from __future__ import annotations
 
 import argparse
@@ -34,7 +35,9 @@ def parse_value(text: str):
     return text
 
 
-def build_jobs(chapters: list[Chapter], overrides: dict) -> list[tuple[Chapter, dict, str]]:
+def build_jobs(
+    chapters: list[Chapter], overrides: dict
+) -> list[tuple[Chapter, dict, str]]:
     """Validate the parameters against each chapter's parameters cell (no kernel needed)."""
     from .execute import run_tag
 
@@ -49,8 +52,15 @@ def build_jobs(chapters: list[Chapter], overrides: dict) -> list[tuple[Chapter, 
     return jobs
 
 
-def run_jobs(root: Path, jobs, *, workers: int | None, force: bool, executor: str = "local",
-             scheduler: str | None = None):
+def run_jobs(
+    root: Path,
+    jobs,
+    *,
+    workers: int | None,
+    force: bool,
+    executor: str = "local",
+    scheduler: str | None = None,
+):
     """Run what is out of date; print progress; return (records, stems executed now)."""
     from .execute import cached_record, describe_failure
     from .executors import executor_for
@@ -60,22 +70,32 @@ def run_jobs(root: Path, jobs, *, workers: int | None, force: bool, executor: st
         rec = None if force else cached_record(root, *job)
         if rec:
             records.append(rec)
-            print(f"  cached    {rec.chapter:<28} {rec.summary} (ran {rec.seconds:.1f} s)")
+            print(
+                f"  cached    {rec.chapter:<28} {rec.summary} (ran {rec.seconds:.1f} s)"
+            )
         else:
             todo.append(job)
     ex = executor_for(executor, workers, scheduler)
     if todo:
-        where = (f"the Dask cluster at {scheduler}" if scheduler else
-                 f"{min(ex.workers, len(todo))} {executor} worker(s)")
+        where = (
+            f"the Dask cluster at {scheduler}"
+            if scheduler
+            else f"{min(ex.workers, len(todo))} {executor} worker(s)"
+        )
         print(f"executing {len(todo)} chapter(s) on {where}", flush=True)
     done = 0
-    for rec in ex.map(root, todo, on_start=lambda j: print(f"  started   {j[0].stem} "
-                                                           f"[{j[2]}]", flush=True)):
+    for rec in ex.map(
+        root,
+        todo,
+        on_start=lambda j: print(f"  started   {j[0].stem} [{j[2]}]", flush=True),
+    ):
         done += 1
         state = "ok" if rec.status == "ok" else "FAILED"
         detail = rec.summary if rec.status == "ok" else describe_failure(rec)
-        print(f"  [{done}/{len(todo)}] {state:<6} {rec.chapter:<24} {rec.seconds:6.1f} s  {detail}",
-              flush=True)
+        print(
+            f"  [{done}/{len(todo)}] {state:<6} {rec.chapter:<24} {rec.seconds:6.1f} s  {detail}",
+            flush=True,
+        )
         records.append(rec)
     return records, {j[0].stem for j in todo}
 
@@ -89,8 +109,14 @@ def cmd_run(args) -> int:
     if args.seed is not None:
         overrides["seed"] = args.seed
     jobs = build_jobs(chapters, overrides)
-    records, _ = run_jobs(root, jobs, workers=args.workers, force=args.force,
-                          executor=args.executor, scheduler=args.scheduler)
+    records, _ = run_jobs(
+        root,
+        jobs,
+        workers=args.workers,
+        force=args.force,
+        executor=args.executor,
+        scheduler=args.scheduler,
+    )
     failed = [r for r in records if r.status != "ok"]
     for r in records:
         print(f"{r.chapter}: {r.status} — outputs in _build/runs/{r.chapter}/{r.tag}/")
@@ -102,8 +128,10 @@ def cmd_full(args) -> int:
     from .book import record_full_run
 
     if not args.chapters and not args.all:
-        raise ChapterError("name the chapter(s) to run at full scale (e.g. `repbook full 04`), or "
-                           "pass --all for every chapter (hours on a CPU)")
+        raise ChapterError(
+            "name the chapter(s) to run at full scale (e.g. `repbook full 04`), or "
+            "pass --all for every chapter (hours on a CPU)"
+        )
     if args.chapters and args.all:
         raise ChapterError("give chapters or --all, not both")
     args.scale = "full"
@@ -112,14 +140,22 @@ def cmd_full(args) -> int:
     overrides = {**dict(args.param), "scale": "full"}
     if args.seed is not None:
         overrides["seed"] = args.seed
-    records, _ = run_jobs(root, build_jobs(chapters, overrides), workers=args.workers,
-                          force=args.force, executor=args.executor, scheduler=args.scheduler)
+    records, _ = run_jobs(
+        root,
+        build_jobs(chapters, overrides),
+        workers=args.workers,
+        force=args.force,
+        executor=args.executor,
+        scheduler=args.scheduler,
+    )
     by_stem = {c.stem: c for c in chapters}
     for r in records:
         if r.status == "ok":
             path = record_full_run(root, by_stem[r.chapter], r.tag)
-            print(f"{r.chapter}: {r.summary} at full scale; recorded in {path.relative_to(root)} "
-                  "(commit it to show it in the book)")
+            print(
+                f"{r.chapter}: {r.summary} at full scale; recorded in {path.relative_to(root)} "
+                "(commit it to show it in the book)"
+            )
         else:
             print(f"{r.chapter}: full-scale run failed — not recorded")
     return 0 if all(r.status == "ok" for r in records) else 1
@@ -132,17 +168,27 @@ def cmd_stability(args) -> int:
     if args.seeds < 2:
         raise ValueError(f"--seeds must be at least 2, got {args.seeds}")
     if not args.chapters:
-        raise ChapterError("name the chapter(s) to record (e.g. `repbook stability 04`)")
+        raise ChapterError(
+            "name the chapter(s) to record (e.g. `repbook stability 04`)"
+        )
     root = _root()
     chapters = resolve(root, args.chapters)
     jobs = []
     for s in range(args.seeds):
         jobs += build_jobs(chapters, {"scale": "quick", "seed": s})
-    records, _ = run_jobs(root, jobs, workers=args.workers, force=args.force,
-                          executor=args.executor, scheduler=args.scheduler)
+    records, _ = run_jobs(
+        root,
+        jobs,
+        workers=args.workers,
+        force=args.force,
+        executor=args.executor,
+        scheduler=args.scheduler,
+    )
     failed = 0
     for ch in chapters:
-        mine = sorted((r for r in records if r.chapter == ch.stem), key=lambda r: r.params["seed"])
+        mine = sorted(
+            (r for r in records if r.chapter == ch.stem), key=lambda r: r.params["seed"]
+        )
         path = record_stability(root, ch, mine)
         bad = [r.params["seed"] for r in mine if r.status != "ok"]
         failed += len(bad)
@@ -150,9 +196,11 @@ def cmd_stability(args) -> int:
 
         rec = read_stability(path)
         unstable = ", ".join(c.id for c in rec.unstable()) or "none"
-        print(f"{ch.stem}: {len(mine)} seeds, unstable claims: {unstable}"
-              + (f"; failed seeds: {bad}" if bad else "")
-              + f"; recorded in {path.relative_to(root)} (commit it to show it in the book)")
+        print(
+            f"{ch.stem}: {len(mine)} seeds, unstable claims: {unstable}"
+            + (f"; failed seeds: {bad}" if bad else "")
+            + f"; recorded in {path.relative_to(root)} (commit it to show it in the book)"
+        )
     return 1 if failed else 0
 
 
@@ -162,22 +210,31 @@ def cmd_book(args) -> int:
     t0 = time.perf_counter()
     root = _root()
     chapters = resolve(root, [])
-    records, executed = run_jobs(root, build_jobs(chapters, {}), workers=args.workers,
-                                 force=args.force, executor=args.executor,
-                                 scheduler=args.scheduler)
+    records, executed = run_jobs(
+        root,
+        build_jobs(chapters, {}),
+        workers=args.workers,
+        force=args.force,
+        executor=args.executor,
+        scheduler=args.scheduler,
+    )
     stage_chapters(root, chapters)
     write_pages(root, chapters, executed)
     rc = 0 if args.no_render else render(root)
     print("\nverdicts (quick scale):")
     for r in sorted(records, key=lambda r: r.chapter):
-        print(f"  {r.chapter:<24} {'ok' if r.status == 'ok' else 'FAILED':<7} {r.summary}")
+        print(
+            f"  {r.chapter:<24} {'ok' if r.status == 'ok' else 'FAILED':<7} {r.summary}"
+        )
     failed = [r.chapter for r in records if r.status != "ok"]
     if rc:
         print(f"\nJupyter Book failed (exit {rc}); see the messages above.")
     else:
         print(f"\nbook: {root / '_build' / 'html' / 'index.html'}")
-    print(f"done in {time.perf_counter() - t0:.1f} s"
-          + (f"; failed chapters: {', '.join(failed)}" if failed else ""))
+    print(
+        f"done in {time.perf_counter() - t0:.1f} s"
+        + (f"; failed chapters: {', '.join(failed)}" if failed else "")
+    )
     return 1 if (failed or rc) else 0
 
 
@@ -186,7 +243,9 @@ def cmd_references(args) -> int:
 
     root = _root()
     chapters = resolve(root, args.chapters)
-    records, _ = run_jobs(root, build_jobs(chapters, {}), workers=args.workers, force=args.force)
+    records, _ = run_jobs(
+        root, build_jobs(chapters, {}), workers=args.workers, force=args.force
+    )
     bad = [r.chapter for r in records if r.status != "ok"]
     if bad:
         print(f"not writing references: {', '.join(bad)} failed", file=sys.stderr)
@@ -194,25 +253,43 @@ def cmd_references(args) -> int:
     for ch in chapters:
         path, old, new = write_reference(root, ch)
         print(f"wrote {path.relative_to(root)}")
-        diff = list(difflib.unified_diff("\n".join(old).splitlines(), "\n".join(new).splitlines(),
-                                         "before", "after", lineterm="", n=0))
-        print("  checked outputs unchanged" if not diff else "  checked outputs changed:\n    "
-              + "\n    ".join(diff))
+        diff = list(
+            difflib.unified_diff(
+                "\n".join(old).splitlines(),
+                "\n".join(new).splitlines(),
+                "before",
+                "after",
+                lineterm="",
+                n=0,
+            )
+        )
+        print(
+            "  checked outputs unchanged"
+            if not diff
+            else "  checked outputs changed:\n    " + "\n    ".join(diff)
+        )
     return 0
 
 
-LAB_OVERRIDES = {"@jupyterlab/docmanager-extension:plugin":
-                 {"defaultViewers": {"python": "Jupytext Notebook"}}}
+LAB_OVERRIDES = {
+    "@jupyterlab/docmanager-extension:plugin": {
+        "defaultViewers": {"python": "Jupytext Notebook"}
+    }
+}
 
 
 def lab_settings() -> Path:
     """Make JupyterLab in this environment open `.py` chapters as notebooks (jupytext) on a click."""
     import json
 
-    path = Path(sys.prefix) / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
+    path = (
+        Path(sys.prefix) / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
+    )
     current = json.loads(path.read_text()) if path.is_file() else {}
 
-    def merge(into: dict, new: dict) -> None:   # keep the user's other settings at every level
+    def merge(
+        into: dict, new: dict
+    ) -> None:  # keep the user's other settings at every level
         for key, value in new.items():
             if isinstance(value, dict) and isinstance(into.get(key), dict):
                 merge(into[key], value)
@@ -233,9 +310,13 @@ def cmd_lab(args) -> int:
     root = _root()
     lab_settings()
     exe = Path(sys.executable).with_name("jupyter")
-    cmd = [str(exe) if exe.exists() else shutil.which("jupyter") or "jupyter", "lab",
-           f"--ServerApp.root_dir={root}", "--ServerApp.default_url=/lab/tree/notebooks",
-           f"--port={args.port}"]
+    cmd = [
+        str(exe) if exe.exists() else shutil.which("jupyter") or "jupyter",
+        "lab",
+        f"--ServerApp.root_dir={root}",
+        "--ServerApp.default_url=/lab/tree/notebooks",
+        f"--port={args.port}",
+    ]
     if args.no_browser:
         cmd.append("--no-browser")
     if args.token is not None:
@@ -265,44 +346,95 @@ def make_parser() -> argparse.ArgumentParser:
 
     def common(sp, chapters=True):
         if chapters:
-            sp.add_argument("chapters", nargs="*", help="chapter numbers, stems or slugs (default: all)")
-        sp.add_argument("--workers", type=int, default=None, help="parallel chapters (default: cores // 2; each chapter uses 2 threads)")
-        sp.add_argument("--force", action="store_true", help="re-execute even when cached")
-        sp.add_argument("--executor", choices=EXECUTORS, default="local",
-                        help="local process pool (default) or a Dask distributed cluster")
-        sp.add_argument("--scheduler", metavar="ADDRESS",
-                        help="Dask scheduler, e.g. tcp://host:8786 (default: a LocalCluster)")
+            sp.add_argument(
+                "chapters",
+                nargs="*",
+                help="chapter numbers, stems or slugs (default: all)",
+            )
+        sp.add_argument(
+            "--workers",
+            type=int,
+            default=None,
+            help="parallel chapters (default: cores // 2; each chapter uses 2 threads)",
+        )
+        sp.add_argument(
+            "--force", action="store_true", help="re-execute even when cached"
+        )
+        sp.add_argument(
+            "--executor",
+            choices=EXECUTORS,
+            default="local",
+            help="local process pool (default) or a Dask distributed cluster",
+        )
+        sp.add_argument(
+            "--scheduler",
+            metavar="ADDRESS",
+            help="Dask scheduler, e.g. tcp://host:8786 (default: a LocalCluster)",
+        )
 
     r = sub.add_parser("run", help="execute chapters with papermill")
     common(r)
     r.add_argument("--scale", help=f"one of {', '.join(SCALES)} (default quick)")
     r.add_argument("--seed", type=int, help="seed for every generator (default 0)")
-    r.add_argument("-p", "--param", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
-                   type=str, help="any parameter of the chapter's parameters cell")
+    r.add_argument(
+        "-p",
+        "--param",
+        nargs=2,
+        action="append",
+        default=[],
+        metavar=("NAME", "VALUE"),
+        type=str,
+        help="any parameter of the chapter's parameters cell",
+    )
     r.set_defaults(func=cmd_run)
-    f = sub.add_parser("full", help="run chapters at full scale and record them in data/full_runs")
+    f = sub.add_parser(
+        "full", help="run chapters at full scale and record them in data/full_runs"
+    )
     common(f)
-    f.add_argument("--all", action="store_true", help="every chapter (name chapters otherwise)")
+    f.add_argument(
+        "--all", action="store_true", help="every chapter (name chapters otherwise)"
+    )
     f.add_argument("--seed", type=int, help="seed for every generator (default 0)")
-    f.add_argument("-p", "--param", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
-                   type=str, help="any other parameter of the chapter's parameters cell")
+    f.add_argument(
+        "-p",
+        "--param",
+        nargs=2,
+        action="append",
+        default=[],
+        metavar=("NAME", "VALUE"),
+        type=str,
+        help="any other parameter of the chapter's parameters cell",
+    )
     f.set_defaults(func=cmd_full)
-    st = sub.add_parser("stability", help="run chapters on seeds 0..K-1 at quick scale and record "
-                                          "each claim's verdicts in data/stability")
+    st = sub.add_parser(
+        "stability",
+        help="run chapters on seeds 0..K-1 at quick scale and record "
+        "each claim's verdicts in data/stability",
+    )
     common(st)
-    st.add_argument("--seeds", type=int, default=5, help="number of seeds K (default 5)")
+    st.add_argument(
+        "--seeds", type=int, default=5, help="number of seeds K (default 5)"
+    )
     st.set_defaults(func=cmd_stability)
-    b = sub.add_parser("book", help="run every chapter at quick scale and render the HTML book")
+    b = sub.add_parser(
+        "book", help="run every chapter at quick scale and render the HTML book"
+    )
     common(b, chapters=False)
     b.add_argument("--no-render", action="store_true", help="skip Jupyter Book")
     b.set_defaults(func=cmd_book)
-    ref = sub.add_parser("references", help="regenerate the nbval references under tests/reference")
+    ref = sub.add_parser(
+        "references", help="regenerate the nbval references under tests/reference"
+    )
     common(ref)
     ref.set_defaults(func=cmd_references)
-    lab = sub.add_parser("lab", help="JupyterLab on the book's environment; chapters open as notebooks")
+    lab = sub.add_parser(
+        "lab", help="JupyterLab on the book's environment; chapters open as notebooks"
+    )
     lab.add_argument("--port", type=int, default=8888)
     lab.add_argument("--no-browser", action="store_true")
-    lab.add_argument("--token", default=None, help="server token (default: Jupyter generates one)")
+    lab.add_argument(
+        "--token", default=None, help="server token (default: Jupyter generates one)"
+    )
     lab.set_defaults(func=cmd_lab)
     ls = sub.add_parser("list", help="list chapters and their parameters")
     ls.set_defaults(func=cmd_list)

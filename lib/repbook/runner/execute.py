@@ -1,4 +1,5 @@
 """Executing one chapter: jupytext → papermill, with its parameters, into its own run folder."""
+
 from __future__ import annotations
 
 import json
@@ -21,13 +22,19 @@ def run_tag(params: dict, defaults: dict) -> str:
     """Folder name of a run: `quick` for the defaults, else the scale, seed and changed parameters."""
     if params == defaults:
         return DEFAULT_TAG
-    extra = sorted(k for k in params if k not in ("scale", "seed") and params[k] != defaults.get(k))
+    extra = sorted(
+        k for k in params if k not in ("scale", "seed") and params[k] != defaults.get(k)
+    )
     tag = f"{params.get('scale', 'quick')}-seed{params.get('seed', 0)}"
     if extra:
         import hashlib
 
-        tag += "-" + hashlib.sha256(json.dumps({k: params[k] for k in extra}, sort_keys=True)
-                                    .encode()).hexdigest()[:8]
+        tag += (
+            "-"
+            + hashlib.sha256(
+                json.dumps({k: params[k] for k in extra}, sort_keys=True).encode()
+            ).hexdigest()[:8]
+        )
     return tag
 
 
@@ -41,7 +48,7 @@ class RunRecord:
     tag: str
     params: dict
     key: str
-    status: str = "pending"          # ok | failed | cached
+    status: str = "pending"  # ok | failed | cached
     seconds: float = 0.0
     finished: str = ""
     error: dict = field(default_factory=dict)
@@ -63,12 +70,18 @@ class RunRecord:
             return None
 
 
-def cached_record(root: Path, chapter: Chapter, params: dict, tag: str) -> RunRecord | None:
+def cached_record(
+    root: Path, chapter: Chapter, params: dict, tag: str
+) -> RunRecord | None:
     """The previous run's record if it succeeded with exactly this key and its outputs exist."""
     folder = run_dir(root, chapter, tag)
     rec = RunRecord.load(folder)
-    if (rec and rec.status == "ok" and rec.key == chapter_key(root, chapter, params)
-            and (folder / "notebook.ipynb").is_file()):
+    if (
+        rec
+        and rec.status == "ok"
+        and rec.key == chapter_key(root, chapter, params)
+        and (folder / "notebook.ipynb").is_file()
+    ):
         rec.cached = True
         return rec
     return None
@@ -93,8 +106,9 @@ def _ledger_summary(folder: Path) -> tuple[str, str]:
     return led.short_summary(), led.device or ""
 
 
-def execute(root: Path, chapter: Chapter, params: dict, tag: str,
-            folder: Path | None = None) -> RunRecord:
+def execute(
+    root: Path, chapter: Chapter, params: dict, tag: str, folder: Path | None = None
+) -> RunRecord:
     """Run one chapter with papermill into `folder` (default: its run folder under _build/runs).
 
     Never raises for a failing cell or a dead kernel: the record says what failed and where.
@@ -114,8 +128,10 @@ def execute(root: Path, chapter: Chapter, params: dict, tag: str,
     os.environ["REPBOOK_CHAPTER"] = chapter.stem
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
-    os.environ["IPYTHONDIR"] = ipython_dir()        # installs the network guard in the kernel
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # idle OpenMP threads sleep, not spin
+    os.environ["IPYTHONDIR"] = ipython_dir()  # installs the network guard in the kernel
+    os.environ.setdefault(
+        "OMP_WAIT_POLICY", "PASSIVE"
+    )  # idle OpenMP threads sleep, not spin
     log = os.environ.get("REPBOOK_KERNEL_LOG")
     if log:  # tests count kernel starts
         with open(log, "a") as f:
@@ -123,18 +139,33 @@ def execute(root: Path, chapter: Chapter, params: dict, tag: str,
     t0 = time.perf_counter()
     try:
         nb = jupytext.read(chapter.path)
-        pm.execute_notebook(nb, str(folder / "notebook.ipynb"), parameters=params,
-                            kernel_name="python3", cwd=str(chapter.path.parent),
-                            progress_bar=False, log_output=False)
+        pm.execute_notebook(
+            nb,
+            str(folder / "notebook.ipynb"),
+            parameters=params,
+            kernel_name="python3",
+            cwd=str(chapter.path.parent),
+            progress_bar=False,
+            log_output=False,
+        )
         rec.status = "ok"
     except pm.PapermillExecutionError as exc:
         first = (exc.source or "").strip().splitlines()[:1]
         rec.status = "failed"
-        rec.error = {"cell": exc.cell_index, "exec_count": exc.exec_count, "ename": exc.ename,
-                     "evalue": str(exc.evalue)[:500], "source": first[0] if first else ""}
+        rec.error = {
+            "cell": exc.cell_index,
+            "exec_count": exc.exec_count,
+            "ename": exc.ename,
+            "evalue": str(exc.evalue)[:500],
+            "source": first[0] if first else "",
+        }
     except Exception as exc:  # kernel died, bad notebook, ...: reported, never raised
         rec.status = "failed"
-        rec.error = {"cell": None, "ename": type(exc).__name__, "evalue": str(exc)[:500]}
+        rec.error = {
+            "cell": None,
+            "ename": type(exc).__name__,
+            "evalue": str(exc)[:500],
+        }
     finally:
         os.environ.clear()
         os.environ.update(saved_env)

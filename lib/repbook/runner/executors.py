@@ -1,4 +1,5 @@
 """Executors run chapter jobs: a local process pool (the default) or a Dask distributed cluster."""
+
 from __future__ import annotations
 
 import multiprocessing
@@ -32,9 +33,18 @@ def _work_remote(root: str, job: Job) -> tuple[RunRecord, dict[str, bytes]]:
 
 def _lost(job: Job, exc: BaseException, where: str) -> RunRecord:
     chapter, params, tag = job
-    return RunRecord(chapter.stem, tag, params, key="", status="failed",
-                     error={"cell": None, "ename": type(exc).__name__,
-                            "evalue": f"{where}: {exc}"[:500]})
+    return RunRecord(
+        chapter.stem,
+        tag,
+        params,
+        key="",
+        status="failed",
+        error={
+            "cell": None,
+            "ename": type(exc).__name__,
+            "evalue": f"{where}: {exc}"[:500],
+        },
+    )
 
 
 def default_workers() -> int:
@@ -51,8 +61,9 @@ class LocalExecutor:
     def __init__(self, workers: int | None = None):
         self.workers = max(1, workers or default_workers())
 
-    def map(self, root: Path, jobs: list[Job],
-            on_start: Callable[[Job], None] | None = None) -> Iterator[RunRecord]:
+    def map(
+        self, root: Path, jobs: list[Job], on_start: Callable[[Job], None] | None = None
+    ) -> Iterator[RunRecord]:
         if not jobs:
             return
         if on_start:
@@ -60,7 +71,9 @@ class LocalExecutor:
                 on_start(job)
         ctx = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(min(self.workers, len(jobs)), mp_context=ctx) as pool:
-            futures = {pool.submit(_work, str(root), job): i for i, job in enumerate(jobs)}
+            futures = {
+                pool.submit(_work, str(root), job): i for i, job in enumerate(jobs)
+            }
             started = min(self.workers, len(jobs))
             for fut in as_completed(futures):
                 job = jobs[futures[fut]]
@@ -86,7 +99,9 @@ class DaskExecutor:
     chapter is reported failed — never lost, never passed.
     """
 
-    def __init__(self, scheduler: str | None = None, workers: int | None = None, client=None):
+    def __init__(
+        self, scheduler: str | None = None, workers: int | None = None, client=None
+    ):
         self.scheduler, self.client = scheduler, client
         self.workers = max(1, workers or default_workers())
 
@@ -97,12 +112,17 @@ class DaskExecutor:
             return self.client, None
         if self.scheduler:
             return Client(self.scheduler, timeout="30s"), None
-        cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True,
-                               dashboard_address=None)
+        cluster = LocalCluster(
+            n_workers=self.workers,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+        )
         return Client(cluster), cluster
 
-    def map(self, root: Path, jobs: list[Job],
-            on_start: Callable[[Job], None] | None = None) -> Iterator[RunRecord]:
+    def map(
+        self, root: Path, jobs: list[Job], on_start: Callable[[Job], None] | None = None
+    ) -> Iterator[RunRecord]:
         if not jobs:
             return
         from distributed import as_completed as dask_completed
@@ -112,7 +132,9 @@ class DaskExecutor:
             futures = {}
             for job in jobs:
                 key = f"repbook-{job[0].stem}-{job[2]}-{uuid.uuid4().hex[:8]}"
-                futures[client.submit(_work_remote, str(root), job, key=key, pure=False)] = job
+                futures[
+                    client.submit(_work_remote, str(root), job, key=key, pure=False)
+                ] = job
                 if on_start:
                     on_start(job)
             for fut in dask_completed(list(futures)):

@@ -6,6 +6,7 @@ with `NetworkBlockedError` naming the host. The kernel's own ZeroMQ sockets are 
 and are unaffected. Set REPBOOK_ALLOW_NETWORK=1 to run without the guard (e.g. a chapter's optional
 LLM endpoint).
 """
+
 from __future__ import annotations
 
 import ipaddress
@@ -15,7 +16,13 @@ import tempfile
 from pathlib import Path
 
 ALLOW_ENV = "REPBOOK_ALLOW_NETWORK"
-LOCAL_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback", ""}
+LOCAL_NAMES = {
+    "localhost",
+    "localhost.localdomain",
+    "ip6-localhost",
+    "ip6-loopback",
+    "",
+}
 
 
 class NetworkBlockedError(ConnectionError):
@@ -40,7 +47,8 @@ def _blocked(host, port=None):
     where = f"{host}:{port}" if port is not None else str(host)
     return NetworkBlockedError(
         f"network access blocked: this chapter tried to reach {where}. Chapters run offline: data "
-        f"must come from the repo, a generator or an installed package (set {ALLOW_ENV}=1 to allow)")
+        f"must come from the repo, a generator or an installed package (set {ALLOW_ENV}=1 to allow)"
+    )
 
 
 def install() -> bool:
@@ -63,7 +71,9 @@ def install() -> bool:
         return real_getaddrinfo(host, port, *args, **kwargs)
 
     def check(sock, address):
-        if sock.family in (socket.AF_INET, socket.AF_INET6) and not _is_local(address[0]):
+        if sock.family in (socket.AF_INET, socket.AF_INET6) and not _is_local(
+            address[0]
+        ):
             raise _blocked(address[0], address[1])
 
     def connect(self, address):
@@ -100,7 +110,9 @@ def ipython_dir() -> str:
         startup = root / "profile_default" / "startup"
         startup.mkdir(parents=True)
         (startup / "00-repbook-network-guard.py").write_text(STARTUP)
-        (root / "profile_default" / "ipython_kernel_config.py").write_text(KERNEL_CONFIG)
+        (root / "profile_default" / "ipython_kernel_config.py").write_text(
+            KERNEL_CONFIG
+        )
         _IPYTHON_DIR = str(root)
     return _IPYTHON_DIR
 

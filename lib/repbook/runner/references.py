@@ -1,4 +1,5 @@
 """nbval references: a chapter's quick run, images stripped, under tests/reference/."""
+
 from __future__ import annotations
 
 import difflib
@@ -39,7 +40,13 @@ def checked_outputs(nb: dict) -> list[str]:
         if "nbval-check-output" in cell.get("metadata", {}).get("tags", []):
             for out in cell.get("outputs", []):
                 data = out.get("data", {})
-                texts.append("".join(data.get("text/markdown", data.get("text/plain", out.get("text", "")))))
+                texts.append(
+                    "".join(
+                        data.get(
+                            "text/markdown", data.get("text/plain", out.get("text", ""))
+                        )
+                    )
+                )
     return texts
 
 
@@ -47,7 +54,9 @@ def write_reference(root: Path, chapter: Chapter) -> tuple[Path, list[str], list
     """Write the reference from the chapter's default quick run; return old and new checked text."""
     src = run_dir(root, chapter) / "notebook.ipynb"
     if not src.is_file():
-        raise FileNotFoundError(f"{chapter.stem} has no quick run to take a reference from")
+        raise FileNotFoundError(
+            f"{chapter.stem} has no quick run to take a reference from"
+        )
     dst = reference_path(root, chapter)
     old = checked_outputs(json.loads(dst.read_text())) if dst.is_file() else []
     nb = strip_notebook(json.loads(src.read_text()))
@@ -73,8 +82,11 @@ def current_run(root: Path, chapter: Chapter) -> Path:
 
 
 def checked_cells(nb: dict) -> list[dict]:
-    return [c for c in nb.get("cells", [])
-            if "nbval-check-output" in c.get("metadata", {}).get("tags", [])]
+    return [
+        c
+        for c in nb.get("cells", [])
+        if "nbval-check-output" in c.get("metadata", {}).get("tags", [])
+    ]
 
 
 def _output_texts(cell: dict) -> list[str]:
@@ -92,11 +104,20 @@ def compare_cell(reference: dict, executed: dict) -> None:
     """Raise ReferenceMismatch unless the two cells have the same code and the same outputs (text,
     after load-dependent values are reduced to their mark; images are not compared)."""
     if "".join(reference.get("source", "")) != "".join(executed.get("source", "")):
-        raise ReferenceMismatch("the checked cell's code differs from the reference's; "
-                                "regenerate it: python -m repbook references NN")
+        raise ReferenceMismatch(
+            "the checked cell's code differs from the reference's; "
+            "regenerate it: python -m repbook references NN"
+        )
     want, got = _output_texts(reference), _output_texts(executed)
     if want != got:
-        diff = "\n".join(difflib.unified_diff("\n".join(want).splitlines(),
-                                              "\n".join(got).splitlines(), "reference",
-                                              "this run", lineterm="", n=1))
+        diff = "\n".join(
+            difflib.unified_diff(
+                "\n".join(want).splitlines(),
+                "\n".join(got).splitlines(),
+                "reference",
+                "this run",
+                lineterm="",
+                n=1,
+            )
+        )
         raise ReferenceMismatch(f"checked output differs from the reference:\n{diff}")

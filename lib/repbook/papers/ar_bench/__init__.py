@@ -4,7 +4,17 @@ Submodules: `loaders` (the benchmark's JSON schemas), `gn` (guessing-numbers jud
 `dc` (detective-case simulator), `sp` (situation-puzzle simulator), `metrics`, `llm` (an
 OpenAI-compatible chat client and an LLM agent). All pure: no printing, plotting or file writing.
 """
+
 from . import dc, gn, llm, loaders, metrics, sp
 from .loaders import ArBenchFormatError, load_arbench
 
-__all__ = ["dc", "gn", "llm", "loaders", "metrics", "sp", "ArBenchFormatError", "load_arbench"]
+__all__ = [
+    "dc",
+    "gn",
+    "llm",
+    "loaders",
+    "metrics",
+    "sp",
+    "ArBenchFormatError",
+    "load_arbench",
+]

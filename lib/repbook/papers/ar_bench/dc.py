@@ -13,6 +13,7 @@ It names the most probable suspect when it is certain, or when the budget runs o
 Both use the answers in the same exact way, so the comparison isolates *which* questions are asked.
 The process score is the share of the case's key questions (as (suspect, attribute) pairs) asked.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -29,14 +30,22 @@ STRATEGIES = ("random", "info_gain")
 @lru_cache(maxsize=8)
 def hypotheses(n_suspects: int) -> tuple[np.ndarray, np.ndarray]:
     """bits (H, 3n) bool — suspect i has attribute a at column 3i + a — and murderer (H,) int."""
-    if isinstance(n_suspects, bool) or not isinstance(n_suspects, int) or not 2 <= n_suspects <= 6:
+    if (
+        isinstance(n_suspects, bool)
+        or not isinstance(n_suspects, int)
+        or not 2 <= n_suspects <= 6
+    ):
         raise ValueError(f"n_suspects must be an int in [2, 6], got {n_suspects!r}")
-    partial = [p for p in itertools.product([True, False], repeat=3) if not all(p)]  # 7 patterns
+    partial = [
+        p for p in itertools.product([True, False], repeat=3) if not all(p)
+    ]  # 7 patterns
     rows, murderer = [], []
     for m in range(n_suspects):
         for combo in itertools.product(partial, repeat=n_suspects - 1):
             it = iter(combo)
-            facts = [(True, True, True) if i == m else next(it) for i in range(n_suspects)]
+            facts = [
+                (True, True, True) if i == m else next(it) for i in range(n_suspects)
+            ]
             rows.append(np.array(facts, dtype=bool).ravel())
             murderer.append(m)
     bits, mur = np.array(rows), np.array(murderer)
@@ -47,12 +56,12 @@ def hypotheses(n_suspects: int) -> tuple[np.ndarray, np.ndarray]:
 
 @dataclass(frozen=True)
 class DCGame:
-    questions: tuple[tuple[int, int], ...]   # (suspect, attribute) in the order asked
-    answer: int                               # the suspect named
+    questions: tuple[tuple[int, int], ...]  # (suspect, attribute) in the order asked
+    answer: int  # the suspect named
     correct: bool
-    turns: int                                # questions asked
-    process_score: float                      # share of key questions asked (nan if the case has none)
-    certain: bool                             # the agent was certain when it answered
+    turns: int  # questions asked
+    process_score: float  # share of key questions asked (nan if the case has none)
+    certain: bool  # the agent was certain when it answered
 
 
 def _entropy(counts: np.ndarray, axis=-1) -> np.ndarray:
@@ -62,7 +71,9 @@ def _entropy(counts: np.ndarray, axis=-1) -> np.ndarray:
         return -np.where(p > 0, p * np.log2(p), 0.0).sum(axis=axis)
 
 
-def play_case(case: Case, strategy: str, rng: np.random.Generator, *, max_turn: int = 25) -> DCGame:
+def play_case(
+    case: Case, strategy: str, rng: np.random.Generator, *, max_turn: int = 25
+) -> DCGame:
     """Question the suspects of `case` with `strategy` for at most `max_turn` questions."""
     if strategy not in STRATEGIES:
         raise ValueError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
@@ -85,8 +96,8 @@ def play_case(case: Case, strategy: str, rng: np.random.Generator, *, max_turn: 
         if strategy == "random":
             q = int(rng.choice(free))
         else:
-            onehot = np.eye(n, dtype=np.int64)[mur[alive]]           # (Ha, n)
-            yes = onehot.T @ bits[alive][:, free].astype(np.int64)   # (n, |free|)
+            onehot = np.eye(n, dtype=np.int64)[mur[alive]]  # (Ha, n)
+            yes = onehot.T @ bits[alive][:, free].astype(np.int64)  # (n, |free|)
             no = counts[:, None] - yes
             py = yes.sum(0) / counts.sum()
             after = py * _entropy(yes.T) + (1 - py) * _entropy(no.T)
@@ -94,21 +105,34 @@ def play_case(case: Case, strategy: str, rng: np.random.Generator, *, max_turn: 
             q = int(free[rng.choice(best)])
         asked.append(q)
         new = alive & (bits[:, q] == truth[q])
-        if not new.any():        # the case breaks the agent's rule: keep what it had and stop
+        if not new.any():  # the case breaks the agent's rule: keep what it had and stop
             break
         alive = new
     counts = np.bincount(mur[alive], minlength=n)
     top = np.flatnonzero(counts == counts.max())
     answer = int(rng.choice(top))
     pairs = tuple((q // 3, q % 3) for q in asked)
-    score = (len(set(pairs) & case.key_pairs) / case.n_key_questions if case.n_key_questions
-             else float("nan"))
-    return DCGame(pairs, answer, answer == case.label, len(asked), score,
-                  bool(np.count_nonzero(counts) == 1))
+    score = (
+        len(set(pairs) & case.key_pairs) / case.n_key_questions
+        if case.n_key_questions
+        else float("nan")
+    )
+    return DCGame(
+        pairs,
+        answer,
+        answer == case.label,
+        len(asked),
+        score,
+        bool(np.count_nonzero(counts) == 1),
+    )
 
 
 def passive_accuracy(case: Case) -> float:
     """Accuracy when every fact is given up front (passive reasoning): the agent's rule then names
     the suspect with all three attributes (1.0 if exactly one suspect has them, else 1/ties)."""
     full = [i for i, f in enumerate(case.facts) if all(f)]
-    return (1.0 / len(full) if case.label in full else 0.0) if full else 1.0 / len(case.names)
+    return (
+        (1.0 / len(full) if case.label in full else 0.0)
+        if full
+        else 1.0 / len(case.names)
+    )

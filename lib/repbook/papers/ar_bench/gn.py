@@ -16,6 +16,7 @@ Agents (all return the number of guesses used per game, 0 for a game not solved 
   simulated game by game with a numpy Generator.
 No printing, plotting or file I/O.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -42,7 +43,9 @@ def _as_digits(x, name: str) -> list[int]:
     try:
         out = [int(d) for d in x]
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a digit string or a sequence of ints, got {x!r}") from None
+        raise ValueError(
+            f"{name} must be a digit string or a sequence of ints, got {x!r}"
+        ) from None
     if any(not 0 <= d <= 9 for d in out):
         raise ValueError(f"{name} must hold digits 0-9, got {x!r}")
     return out
@@ -54,7 +57,9 @@ def compare_guess(secret, guess) -> tuple[int, int, int]:
     repeated digits in a guess are handled the same way as upstream."""
     s, g = _as_digits(secret, "secret"), _as_digits(guess, "guess")
     if len(s) != len(g):
-        raise ValueError(f"secret and guess must have the same length, got {len(s)} and {len(g)}")
+        raise ValueError(
+            f"secret and guess must have the same length, got {len(s)} and {len(g)}"
+        )
     bulls = sum(a == b for a, b in zip(s, g))
     shared = sum((Counter(s) & Counter(g)).values())
     return bulls, shared - bulls, 2 * bulls + (shared - bulls)
@@ -62,12 +67,19 @@ def compare_guess(secret, guess) -> tuple[int, int, int]:
 
 def feedback_text(bulls: int, cows: int) -> str:
     """The feedback sentence an agent receives (same two numbers, in our own wording)."""
-    return (f"{bulls} digits are present in the answer and in the correct positions, "
-            f"{cows} digits are present in the answer but in the different positions")
+    return (
+        f"{bulls} digits are present in the answer and in the correct positions, "
+        f"{cows} digits are present in the answer but in the different positions"
+    )
 
 
 def is_valid_secret(x) -> bool:
-    return isinstance(x, str) and len(x) == N_DIGITS and x.isdigit() and len(set(x)) == N_DIGITS
+    return (
+        isinstance(x, str)
+        and len(x) == N_DIGITS
+        and x.isdigit()
+        and len(set(x)) == N_DIGITS
+    )
 
 
 def encode(bulls: int, cows: int) -> int:
@@ -78,8 +90,17 @@ def decode(code: int) -> tuple[int, int]:
     return int(code) // 5, int(code) % 5
 
 
-VALID_CODES = np.array(sorted({encode(b, c) for b in range(5) for c in range(5 - b)
-                               if not (b == 3 and c == 1)}), dtype=np.uint8)
+VALID_CODES = np.array(
+    sorted(
+        {
+            encode(b, c)
+            for b in range(5)
+            for c in range(5 - b)
+            if not (b == 3 and c == 1)
+        }
+    ),
+    dtype=np.uint8,
+)
 """The 14 feedbacks that can occur with 4 distinct digits (3 bulls + 1 cow is impossible)."""
 
 
@@ -87,7 +108,9 @@ VALID_CODES = np.array(sorted({encode(b, c) for b in range(5) for c in range(5 -
 # the space and the feedback matrix
 @lru_cache(maxsize=1)
 def _secrets_cached() -> np.ndarray:
-    arr = np.array(list(itertools.permutations(range(N_SYMBOLS), N_DIGITS)), dtype=np.int8)
+    arr = np.array(
+        list(itertools.permutations(range(N_SYMBOLS), N_DIGITS)), dtype=np.int8
+    )
     arr.setflags(write=False)
     return arr
 
@@ -113,7 +136,9 @@ def index_of(secrets) -> np.ndarray:
     idx = _index()
     bad = [s for s in items if s not in idx]
     if bad:
-        raise ValueError(f"secrets must be strings of {N_DIGITS} distinct digits, got {bad[:3]!r}")
+        raise ValueError(
+            f"secrets must be strings of {N_DIGITS} distinct digits, got {bad[:3]!r}"
+        )
     out = np.array([idx[s] for s in items], dtype=np.int64)
     return out[0] if single else out
 
@@ -124,9 +149,11 @@ def _matrix_cached() -> np.ndarray:
     n = len(S)
     bulls = np.zeros((n, n), dtype=np.uint8)
     for p in range(N_DIGITS):
-        bulls += (S[:, None, p] == S[None, :, p])
-    masks = (1 << S).sum(1)                       # the set of digits as a 10-bit mask
-    popcount = np.array([bin(m).count("1") for m in range(1 << N_SYMBOLS)], dtype=np.uint8)
+        bulls += S[:, None, p] == S[None, :, p]
+    masks = (1 << S).sum(1)  # the set of digits as a 10-bit mask
+    popcount = np.array(
+        [bin(m).count("1") for m in range(1 << N_SYMBOLS)], dtype=np.uint8
+    )
     shared = popcount[masks[:, None] & masks[None, :]]
     F = (5 * bulls + (shared - bulls)).astype(np.uint8)
     F.setflags(write=False)
@@ -144,7 +171,9 @@ def _code_counts(F: np.ndarray, guesses: np.ndarray, cands: np.ndarray) -> np.nd
     """counts[i, c] = #candidates that give code c for guess guesses[i]."""
     sub = F[np.ix_(guesses, cands)].astype(np.int64)
     sub += (N_CODES * np.arange(len(guesses)))[:, None]
-    return np.bincount(sub.ravel(), minlength=N_CODES * len(guesses)).reshape(len(guesses), N_CODES)
+    return np.bincount(sub.ravel(), minlength=N_CODES * len(guesses)).reshape(
+        len(guesses), N_CODES
+    )
 
 
 def partition_entropy(F: np.ndarray, guesses, cands) -> np.ndarray:
@@ -157,7 +186,9 @@ def partition_entropy(F: np.ndarray, guesses, cands) -> np.ndarray:
     return np.log2(n) - plogp.sum(1) / n
 
 
-def _pick(scores: np.ndarray, guesses: np.ndarray, is_cand: np.ndarray, *, maximize: bool) -> int:
+def _pick(
+    scores: np.ndarray, guesses: np.ndarray, is_cand: np.ndarray, *, maximize: bool
+) -> int:
     """Best score; ties go to a guess that could win (a candidate), then to the lowest index."""
     s = np.round(scores, 9)
     best = s.max() if maximize else s.min()
@@ -210,8 +241,9 @@ def _choose(agent: str, F: np.ndarray, cands: np.ndarray, width: int) -> int:
     return _pick(scores, order, is_cand[order], maximize=True)
 
 
-def solve_tree(agent: str, *, first_guess: int = 0, max_turn: int = MAX_TURN,
-               width: int = 4) -> TreeResult:
+def solve_tree(
+    agent: str, *, first_guess: int = 0, max_turn: int = MAX_TURN, width: int = 4
+) -> TreeResult:
     """Play a deterministic agent against all 5,040 secrets at once.
 
     `agent`: "entropy" (maximise the feedback's entropy over the consistent set), "minimax" (minimise
@@ -228,7 +260,9 @@ def solve_tree(agent: str, *, first_guess: int = 0, max_turn: int = MAX_TURN,
     F = feedback_matrix()
     n = F.shape[0]
     if not 0 <= int(first_guess) < n:
-        raise ValueError(f"first_guess must be an index in [0, {n}), got {first_guess!r}")
+        raise ValueError(
+            f"first_guess must be an index in [0, {n}), got {first_guess!r}"
+        )
     turns = np.zeros(n, dtype=np.int64)
     sizes = np.ones((n, max_turn + 1), dtype=np.int64)
     sizes[:, 0] = n
@@ -270,20 +304,38 @@ class GameStats:
 
 def _check_common(secrets, max_turn, rng):
     secrets = np.asarray(secrets)
-    if secrets.ndim != 1 or secrets.size == 0 or not np.issubdtype(secrets.dtype, np.integer):
-        raise ValueError(f"secrets must be a non-empty 1-D array of secret indices, got {secrets!r}")
+    if (
+        secrets.ndim != 1
+        or secrets.size == 0
+        or not np.issubdtype(secrets.dtype, np.integer)
+    ):
+        raise ValueError(
+            f"secrets must be a non-empty 1-D array of secret indices, got {secrets!r}"
+        )
     if secrets.min() < 0 or secrets.max() >= 5040:
         raise ValueError("secrets must be indices in [0, 5040)")
-    if isinstance(max_turn, bool) or not isinstance(max_turn, (int, np.integer)) or not 1 <= max_turn <= 1000:
+    if (
+        isinstance(max_turn, bool)
+        or not isinstance(max_turn, (int, np.integer))
+        or not 1 <= max_turn <= 1000
+    ):
         raise ValueError(f"max_turn must be an int in [1, 1000], got {max_turn!r}")
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy Generator, got {type(rng).__name__}")
     return secrets.astype(np.int64)
 
 
-def play_random(secrets, rng: np.random.Generator, *, memory: int | None = None, p_misread: float = 0.0,
-                use_feedback: bool = True, max_turn: int = MAX_TURN, first_guess: int | None = None,
-                agent: str = "") -> GameStats:
+def play_random(
+    secrets,
+    rng: np.random.Generator,
+    *,
+    memory: int | None = None,
+    p_misread: float = 0.0,
+    use_feedback: bool = True,
+    max_turn: int = MAX_TURN,
+    first_guess: int | None = None,
+    agent: str = "",
+) -> GameStats:
     """Simulate a random-choice agent on each secret (indices into `all_secrets()`).
 
     Each turn the agent guesses uniformly among the secrets consistent with the feedback it holds:
@@ -296,10 +348,16 @@ def play_random(secrets, rng: np.random.Generator, *, memory: int | None = None,
     A winning guess is always recognised (the environment ends the game).
     """
     secrets = _check_common(secrets, max_turn, rng)
-    if memory is not None and (isinstance(memory, bool) or not isinstance(memory, (int, np.integer)) or memory < 0):
+    if memory is not None and (
+        isinstance(memory, bool)
+        or not isinstance(memory, (int, np.integer))
+        or memory < 0
+    ):
         raise ValueError(f"memory must be None or a non-negative int, got {memory!r}")
     if not (isinstance(p_misread, (int, float)) and 0.0 <= p_misread <= 1.0):
-        raise ValueError(f"p_misread must be a probability in [0, 1], got {p_misread!r}")
+        raise ValueError(
+            f"p_misread must be a probability in [0, 1], got {p_misread!r}"
+        )
     F = feedback_matrix()
     n = F.shape[0]
     nonwin = VALID_CODES[VALID_CODES != WIN]
@@ -307,9 +365,9 @@ def play_random(secrets, rng: np.random.Generator, *, memory: int | None = None,
     sizes = np.ones((len(secrets), max_turn + 1), dtype=np.int64)
     sizes[:, 0] = n
     for i, s in enumerate(secrets):
-        history: list[tuple[int, int]] = []          # (guess, perceived code)
-        truth = np.ones(n, dtype=bool)                # consistent with the true feedback
-        wrong = np.zeros(n, dtype=bool)               # guesses known to be wrong
+        history: list[tuple[int, int]] = []  # (guess, perceived code)
+        truth = np.ones(n, dtype=bool)  # consistent with the true feedback
+        wrong = np.zeros(n, dtype=bool)  # guesses known to be wrong
         for t in range(1, max_turn + 1):
             if t == 1 and first_guess is not None:
                 g = int(first_guess)
@@ -317,7 +375,13 @@ def play_random(secrets, rng: np.random.Generator, *, memory: int | None = None,
                 pool = np.flatnonzero(~wrong) if wrong.sum() < n else np.arange(n)
                 g = int(rng.choice(pool))
             else:
-                obs = history if memory is None else history[len(history) - memory:] if memory else []
+                obs = (
+                    history
+                    if memory is None
+                    else history[len(history) - memory :]
+                    if memory
+                    else []
+                )
                 mask = None
                 while True:
                     mask = np.ones(n, dtype=bool) if p_misread == 0 else ~wrong
@@ -325,10 +389,10 @@ def play_random(secrets, rng: np.random.Generator, *, memory: int | None = None,
                         mask &= F[gg] == code
                     if mask.any() or not obs:
                         break
-                    obs = obs[1:]                          # drop the oldest observation
+                    obs = obs[1:]  # drop the oldest observation
                     if p_misread > 0:
                         history = history[1:]
-                if not mask.any():                         # only with everything guessed: reset
+                if not mask.any():  # only with everything guessed: reset
                     mask = np.ones(n, dtype=bool)
                 g = int(rng.choice(np.flatnonzero(mask)))
             code = int(F[g, s])
@@ -346,9 +410,15 @@ def play_random(secrets, rng: np.random.Generator, *, memory: int | None = None,
             history.append((g, seen))
         else:
             sizes[i, max_turn:] = sizes[i, max_turn]
-    name = agent or ("ignores feedback" if not use_feedback else
-                     f"forgetful k={memory}" if memory is not None else
-                     f"noisy p={p_misread}" if p_misread else "consistent random")
+    name = agent or (
+        "ignores feedback"
+        if not use_feedback
+        else f"forgetful k={memory}"
+        if memory is not None
+        else f"noisy p={p_misread}"
+        if p_misread
+        else "consistent random"
+    )
     return GameStats(name, secrets, turns, sizes)
 
 
@@ -359,17 +429,23 @@ def consistent_random(secrets, rng, *, max_turn: int = MAX_TURN) -> GameStats:
 
 def ignore_feedback(secrets, rng, *, max_turn: int = MAX_TURN) -> GameStats:
     """Guess uniformly among the not-yet-tried secrets, ignoring what the feedback said."""
-    return play_random(secrets, rng, use_feedback=False, max_turn=max_turn, agent="ignores feedback")
+    return play_random(
+        secrets, rng, use_feedback=False, max_turn=max_turn, agent="ignores feedback"
+    )
 
 
 def forgetful(secrets, rng, *, k: int, max_turn: int = MAX_TURN) -> GameStats:
     """Consistent-random on the last `k` feedbacks only."""
-    return play_random(secrets, rng, memory=k, max_turn=max_turn, agent=f"forgetful k={k}")
+    return play_random(
+        secrets, rng, memory=k, max_turn=max_turn, agent=f"forgetful k={k}"
+    )
 
 
 def noisy_reader(secrets, rng, *, p: float, max_turn: int = MAX_TURN) -> GameStats:
     """Consistent-random on feedback misread with probability `p`."""
-    return play_random(secrets, rng, p_misread=p, max_turn=max_turn, agent=f"noisy p={p}")
+    return play_random(
+        secrets, rng, p_misread=p, max_turn=max_turn, agent=f"noisy p={p}"
+    )
 
 
 # ----------------------------------------------------------------------------------------------
@@ -378,7 +454,11 @@ def passive_sizes(secrets, n_clues: int, rng: np.random.Generator) -> np.ndarray
     """Non-adaptive play: for each secret draw `n_clues` distinct random guesses in advance and
     return sizes[i, k] = how many secrets are consistent with the first k clues (k = 0..n_clues)."""
     secrets = _check_common(secrets, 1, rng)
-    if isinstance(n_clues, bool) or not isinstance(n_clues, (int, np.integer)) or not 0 <= n_clues <= 5040:
+    if (
+        isinstance(n_clues, bool)
+        or not isinstance(n_clues, (int, np.integer))
+        or not 0 <= n_clues <= 5040
+    ):
         raise ValueError(f"n_clues must be an int in [0, 5040], got {n_clues!r}")
     F = feedback_matrix()
     n = F.shape[0]
@@ -396,8 +476,15 @@ def passive_determined(secrets, k_values, rng: np.random.Generator) -> np.ndarra
     """Whether k non-adaptive random clues leave exactly one consistent secret, for each k in
     `k_values` (the same clue sequence per secret for every k). Bool array (len(k_values), n)."""
     ks = np.asarray(k_values)
-    if ks.ndim != 1 or ks.size == 0 or not np.issubdtype(ks.dtype, np.integer) or ks.min() < 0:
-        raise ValueError(f"k_values must be a non-empty list of non-negative ints, got {k_values!r}")
+    if (
+        ks.ndim != 1
+        or ks.size == 0
+        or not np.issubdtype(ks.dtype, np.integer)
+        or ks.min() < 0
+    ):
+        raise ValueError(
+            f"k_values must be a non-empty list of non-negative ints, got {k_values!r}"
+        )
     sizes = passive_sizes(secrets, int(ks.max()), rng)
     return (sizes[:, ks] == 1).T
 

@@ -13,6 +13,7 @@ an error message or a log line. Every failure that remains after the retries (ti
 connection, HTTP 4xx/5xx, a reply that is not JSON or lacks the content) raises `LLMError` with a
 sentence saying what went wrong; the benchmark loop records it and moves on instead of crashing.
 """
+
 from __future__ import annotations
 
 import json
@@ -69,19 +70,27 @@ class ChatClient:
     max_wait: float = 30.0
 
     def __post_init__(self):
-        if not isinstance(self.base_url, str) or not re.match(r"^https?://[^\s/]+", self.base_url):
-            raise ValueError(f"base_url must be an http(s) URL such as http://127.0.0.1:8000/v1, "
-                             f"got {self.base_url!r}")
+        if not isinstance(self.base_url, str) or not re.match(
+            r"^https?://[^\s/]+", self.base_url
+        ):
+            raise ValueError(
+                f"base_url must be an http(s) URL such as http://127.0.0.1:8000/v1, "
+                f"got {self.base_url!r}"
+            )
         if not isinstance(self.model, str) or not self.model.strip():
             raise ValueError(f"model must be a non-empty string, got {self.model!r}")
         if not (isinstance(self.timeout, (int, float)) and self.timeout > 0):
-            raise ValueError(f"timeout must be a positive number of seconds, got {self.timeout!r}")
+            raise ValueError(
+                f"timeout must be a positive number of seconds, got {self.timeout!r}"
+            )
         if not (isinstance(self.retries, int) and self.retries >= 0):
             raise ValueError(f"retries must be an int ≥ 0, got {self.retries!r}")
         for name in ("backoff", "max_wait"):
             value = getattr(self, name)
             if not (isinstance(value, (int, float)) and value >= 0):
-                raise ValueError(f"{name} must be a number of seconds ≥ 0, got {value!r}")
+                raise ValueError(
+                    f"{name} must be a number of seconds ≥ 0, got {value!r}"
+                )
 
     @property
     def url(self) -> str:
@@ -92,20 +101,29 @@ class ChatClient:
         asked = getattr(exc, "retry_after", None)
         if asked is not None:
             return min(asked, self.max_wait)
-        expo = tenacity.wait_random_exponential(multiplier=self.backoff, max=self.max_wait)
+        expo = tenacity.wait_random_exponential(
+            multiplier=self.backoff, max=self.max_wait
+        )
         return expo(state)
 
     def complete(self, messages: list[dict], *, temperature: float = 0.0) -> str:
         """Send one chat request (retrying transient failures) and return the reply text."""
         if not isinstance(messages, list) or not all(
-                isinstance(m, dict) and {"role", "content"} <= set(m) for m in messages):
-            raise ValueError("messages must be a list of {'role': ..., 'content': ...} dicts")
-        body = json.dumps({"model": self.model, "messages": messages,
-                           "temperature": temperature}).encode()
+            isinstance(m, dict) and {"role", "content"} <= set(m) for m in messages
+        ):
+            raise ValueError(
+                "messages must be a list of {'role': ..., 'content': ...} dicts"
+            )
+        body = json.dumps(
+            {"model": self.model, "messages": messages, "temperature": temperature}
+        ).encode()
         attempts = self.retries + 1
-        retrying = tenacity.Retrying(stop=tenacity.stop_after_attempt(attempts), wait=self._wait,
-                                     retry=tenacity.retry_if_exception_type(_Transient),
-                                     reraise=True)
+        retrying = tenacity.Retrying(
+            stop=tenacity.stop_after_attempt(attempts),
+            wait=self._wait,
+            retry=tenacity.retry_if_exception_type(_Transient),
+            reraise=True,
+        )
         try:
             raw = retrying(self._post, body)
         except _Transient as exc:
@@ -117,15 +135,18 @@ class ChatClient:
         headers = {"Content-Type": "application/json"}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
-        req = urllib.request.Request(self.url, data=body, headers=headers, method="POST")
+        req = urllib.request.Request(
+            self.url, data=body, headers=headers, method="POST"
+        )
         timeout_msg = f"no reply from {self.url} within {self.timeout} s (timeout)"
         try:
             with urllib.request.urlopen(req, timeout=self.timeout) as resp:
                 return resp.read()
         except urllib.error.HTTPError as exc:
             detail = exc.read(300).decode("utf-8", "replace").strip()
-            msg = (f"the endpoint {self.url} answered HTTP {exc.code} {exc.reason}"
-                   + (f": {detail}" if detail else ""))
+            msg = f"the endpoint {self.url} answered HTTP {exc.code} {exc.reason}" + (
+                f": {detail}" if detail else ""
+            )
             if exc.code in RETRY_STATUS:
                 raise _Transient(msg, _retry_after(exc.headers)) from None
             raise LLMError(msg) from None
@@ -135,34 +156,47 @@ class ChatClient:
             if isinstance(exc.reason, (socket.timeout, TimeoutError)):
                 raise _Transient(timeout_msg) from None
             if isinstance(exc.reason, (ConnectionResetError, ConnectionAbortedError)):
-                raise _Transient(f"the connection to {self.url} dropped: {exc.reason}") from None
+                raise _Transient(
+                    f"the connection to {self.url} dropped: {exc.reason}"
+                ) from None
             # refused, unknown host, or the book's network guard: another attempt will not help
             raise LLMError(f"cannot reach {self.url}: {exc.reason}") from None
         except ConnectionRefusedError as exc:
             raise LLMError(f"cannot reach {self.url}: {exc}") from None
         except (ConnectionResetError, ConnectionAbortedError, BrokenPipeError) as exc:
             raise _Transient(f"the connection to {self.url} dropped: {exc}") from None
-        except ConnectionError as exc:   # includes the book's network guard
+        except ConnectionError as exc:  # includes the book's network guard
             raise LLMError(f"cannot reach {self.url}: {exc}") from None
 
     def _content(self, raw: bytes) -> str:
         try:
             reply = json.loads(raw)
         except (json.JSONDecodeError, UnicodeDecodeError):
-            raise LLMError(f"the endpoint {self.url} did not answer JSON: "
-                           f"{raw[:80].decode('utf-8', 'replace')!r}") from None
+            raise LLMError(
+                f"the endpoint {self.url} did not answer JSON: "
+                f"{raw[:80].decode('utf-8', 'replace')!r}"
+            ) from None
         try:
             content = reply["choices"][0]["message"]["content"]
         except (KeyError, IndexError, TypeError):
-            raise LLMError(f"the reply from {self.url} has no choices[0].message.content: "
-                           f"{json.dumps(reply)[:120]}") from None
+            raise LLMError(
+                f"the reply from {self.url} has no choices[0].message.content: "
+                f"{json.dumps(reply)[:120]}"
+            ) from None
         if not isinstance(content, str):
-            raise LLMError(f"choices[0].message.content from {self.url} is not text: {content!r}")
+            raise LLMError(
+                f"choices[0].message.content from {self.url} is not text: {content!r}"
+            )
         return content
 
 
-def client_from_settings(base_url: str = "", model: str = "", *, key_env: str = KEY_ENV,
-                         timeout: float = 60.0) -> ChatClient | None:
+def client_from_settings(
+    base_url: str = "",
+    model: str = "",
+    *,
+    key_env: str = KEY_ENV,
+    timeout: float = 60.0,
+) -> ChatClient | None:
     """A client from notebook parameters, falling back to $REPBOOK_LLM_BASE_URL / $REPBOOK_LLM_MODEL;
     None when no base URL is set (the LLM agent is off by default). The key is read from `key_env`."""
     base_url = base_url or os.environ.get(BASE_ENV, "")
@@ -170,15 +204,19 @@ def client_from_settings(base_url: str = "", model: str = "", *, key_env: str = 
     if not base_url:
         return None
     if not model:
-        raise ValueError(f"an LLM base URL is set ({base_url!r}) but no model: set llm_model or ${MODEL_ENV}")
+        raise ValueError(
+            f"an LLM base URL is set ({base_url!r}) but no model: set llm_model or ${MODEL_ENV}"
+        )
     return ChatClient(base_url, model, os.environ.get(key_env) or None, timeout)
 
 
 # ----------------------------------------------------------------------------------------------
-RULES = ("We play a number-guessing game. I hold a secret of 4 different digits (0-9; it may start "
-         "with 0). Each turn you guess 4 different digits and I say how many of your digits are in "
-         "the secret at the same position, and how many are in the secret at another position. You "
-         "have {turns} guesses. Reply with your reasoning if you like, but end with 'Guess: dddd'.")
+RULES = (
+    "We play a number-guessing game. I hold a secret of 4 different digits (0-9; it may start "
+    "with 0). Each turn you guess 4 different digits and I say how many of your digits are in "
+    "the secret at the same position, and how many are in the secret at another position. You "
+    "have {turns} guesses. Reply with your reasoning if you like, but end with 'Guess: dddd'."
+)
 
 
 def extract_guess(text: str) -> str | None:
@@ -194,14 +232,19 @@ def extract_guess(text: str) -> str | None:
 class LLMGame:
     secret: str
     guesses: tuple[str, ...]
-    turns: int           # guesses used (0 if not solved)
+    turns: int  # guesses used (0 if not solved)
     solved: bool
-    invalid: int         # replies without a usable guess
-    error: str = ""      # the LLMError that ended the game, if any
+    invalid: int  # replies without a usable guess
+    error: str = ""  # the LLMError that ended the game, if any
 
 
-def play_gn_llm(client: ChatClient, secret: str, *, max_turn: int = gn.MAX_TURN,
-                temperature: float = 0.0) -> LLMGame:
+def play_gn_llm(
+    client: ChatClient,
+    secret: str,
+    *,
+    max_turn: int = gn.MAX_TURN,
+    temperature: float = 0.0,
+) -> LLMGame:
     """One GN game against a chat endpoint; an endpoint failure ends the game with `error` set."""
     if not gn.is_valid_secret(secret):
         raise ValueError(f"secret must be 4 distinct digits, got {secret!r}")
@@ -218,32 +261,53 @@ def play_gn_llm(client: ChatClient, secret: str, *, max_turn: int = gn.MAX_TURN,
         if guess is None or not gn.is_valid_secret(guess):
             invalid += 1
             guesses.append(guess or "")
-            messages.append({"role": "user", "content": "That is not 4 different digits; the turn "
-                                                        "is lost. End your reply with 'Guess: dddd'."})
+            messages.append(
+                {
+                    "role": "user",
+                    "content": "That is not 4 different digits; the turn "
+                    "is lost. End your reply with 'Guess: dddd'.",
+                }
+            )
             continue
         guesses.append(guess)
         bulls, cows, _ = gn.compare_guess(secret, guess)
         if bulls == gn.N_DIGITS:
             return LLMGame(secret, tuple(guesses), t, True, invalid)
-        messages.append({"role": "user", "content": f"Feedback for {guess}: {gn.feedback_text(bulls, cows)}."})
+        messages.append(
+            {
+                "role": "user",
+                "content": f"Feedback for {guess}: {gn.feedback_text(bulls, cows)}.",
+            }
+        )
     return LLMGame(secret, tuple(guesses), 0, False, invalid)
 
 
-def evaluate_gn_llm(client: ChatClient, secrets, *, max_turn: int = gn.MAX_TURN,
-                    max_consecutive_errors: int = 3) -> list[LLMGame]:
+def evaluate_gn_llm(
+    client: ChatClient,
+    secrets,
+    *,
+    max_turn: int = gn.MAX_TURN,
+    max_consecutive_errors: int = 3,
+) -> list[LLMGame]:
     """Play every secret; after `max_consecutive_errors` games ended by endpoint errors in a row,
     the remaining games are recorded as not played (same error) instead of waiting on a dead server."""
-    return _evaluate(lambda s: play_gn_llm(client, s, max_turn=max_turn), secrets,
-                     max_consecutive_errors, lambda s, err: LLMGame(s, (), 0, False, 0, err))
+    return _evaluate(
+        lambda s: play_gn_llm(client, s, max_turn=max_turn),
+        secrets,
+        max_consecutive_errors,
+        lambda s, err: LLMGame(s, (), 0, False, 0, err),
+    )
 
 
 # ----------------------------------------------------------------------------------------------
 # detective cases through a menu of structured questions
-DC_RULES = ("You are a detective. {victim} was murdered. The suspects are: {choices}. Exactly one "
-            "of them is the murderer, and the murderer is the only suspect with a motive, the "
-            "opportunity and access to the weapon. Each turn, either question one suspect about one "
-            "of motive, opportunity or weapon, replying 'Ask: <letter> <motive|opportunity|weapon>', "
-            "or name the murderer, replying 'Accuse: <letter>'. You may ask {turns} questions.")
+DC_RULES = (
+    "You are a detective. {victim} was murdered. The suspects are: {choices}. Exactly one "
+    "of them is the murderer, and the murderer is the only suspect with a motive, the "
+    "opportunity and access to the weapon. Each turn, either question one suspect about one "
+    "of motive, opportunity or weapon, replying 'Ask: <letter> <motive|opportunity|weapon>', "
+    "or name the murderer, replying 'Accuse: <letter>'. You may ask {turns} questions."
+)
 _DC_ATTRS = ("motive", "opportunity", "weapon")
 _DC_PHRASE = ("a motive", "the opportunity", "access to the weapon")
 LETTERS = "ABCDEFGHIJ"
@@ -252,12 +316,21 @@ LETTERS = "ABCDEFGHIJ"
 def parse_dc_reply(text: str, n_suspects: int):
     """('accuse', i), ('ask', i, attribute) or None, from the last command in a reply."""
     found = []
-    for m in re.finditer(r"(accuse)\s*:\s*\(?([A-J])\b|(ask)\s*:\s*\(?([A-J])\)?[\s,]+(motive|opportunity|weapon)",
-                         text or "", flags=re.I):
+    for m in re.finditer(
+        r"(accuse)\s*:\s*\(?([A-J])\b|(ask)\s*:\s*\(?([A-J])\)?[\s,]+(motive|opportunity|weapon)",
+        text or "",
+        flags=re.I,
+    ):
         if m.group(1):
             found.append(("accuse", LETTERS.index(m.group(2).upper())))
         else:
-            found.append(("ask", LETTERS.index(m.group(4).upper()), _DC_ATTRS.index(m.group(5).lower())))
+            found.append(
+                (
+                    "ask",
+                    LETTERS.index(m.group(4).upper()),
+                    _DC_ATTRS.index(m.group(5).lower()),
+                )
+            )
     found = [f for f in found if f[1] < n_suspects]
     return found[-1] if found else None
 
@@ -274,26 +347,54 @@ class LLMCase:
     error: str = ""
 
 
-def play_dc_llm(client: ChatClient, case, *, max_turn: int = 25, victim: str = "The victim",
-                temperature: float = 0.0) -> LLMCase:
+def play_dc_llm(
+    client: ChatClient,
+    case,
+    *,
+    max_turn: int = 25,
+    victim: str = "The victim",
+    temperature: float = 0.0,
+) -> LLMCase:
     """One detective case: the model asks structured questions, answered from `case.facts`."""
     n = len(case.names)
     if n > len(LETTERS):
         raise ValueError(f"a case may have at most {len(LETTERS)} suspects, got {n}")
     choices = ", ".join(f"{LETTERS[i]}. {nm}" for i, nm in enumerate(case.names))
-    messages = [{"role": "system", "content": DC_RULES.format(victim=victim, choices=choices, turns=max_turn)}]
+    messages = [
+        {
+            "role": "system",
+            "content": DC_RULES.format(victim=victim, choices=choices, turns=max_turn),
+        }
+    ]
     asked, invalid, answer = [], 0, None
 
     def result(error=""):
-        score = (len(set(asked) & case.key_pairs) / case.n_key_questions if case.n_key_questions
-                 else float("nan"))
-        return LLMCase(case.index, tuple(asked), answer, answer == case.label, len(asked), invalid,
-                       score, error)
+        score = (
+            len(set(asked) & case.key_pairs) / case.n_key_questions
+            if case.n_key_questions
+            else float("nan")
+        )
+        return LLMCase(
+            case.index,
+            tuple(asked),
+            answer,
+            answer == case.label,
+            len(asked),
+            invalid,
+            score,
+            error,
+        )
 
     for t in range(1, max_turn + 2):
         final = t > max_turn
-        messages.append({"role": "user", "content": "No questions left: reply 'Accuse: <letter>'."
-                         if final else f"Question {t} of {max_turn}: ask or accuse."})
+        messages.append(
+            {
+                "role": "user",
+                "content": "No questions left: reply 'Accuse: <letter>'."
+                if final
+                else f"Question {t} of {max_turn}: ask or accuse.",
+            }
+        )
         try:
             reply = client.complete(messages, temperature=temperature)
         except LLMError as exc:
@@ -307,14 +408,24 @@ def play_dc_llm(client: ChatClient, case, *, max_turn: int = 25, victim: str = "
             invalid += 1
             if final:
                 return result()
-            messages.append({"role": "user", "content": "Reply with 'Ask: <letter> <motive|opportunity"
-                                                        "|weapon>' or 'Accuse: <letter>'."})
+            messages.append(
+                {
+                    "role": "user",
+                    "content": "Reply with 'Ask: <letter> <motive|opportunity"
+                    "|weapon>' or 'Accuse: <letter>'.",
+                }
+            )
             continue
         _, i, a = cmd
         asked.append((i, a))
         has = case.facts[i][a]
-        messages.append({"role": "user", "content": f"{case.names[i]} {'has' if has else 'does not have'} "
-                                                    f"{_DC_PHRASE[a]}, according to the case file."})
+        messages.append(
+            {
+                "role": "user",
+                "content": f"{case.names[i]} {'has' if has else 'does not have'} "
+                f"{_DC_PHRASE[a]}, according to the case file.",
+            }
+        )
     return result()
 
 
@@ -330,8 +441,13 @@ def _evaluate(play, items, max_consecutive_errors: int, not_played):
     return out
 
 
-def evaluate_dc_llm(client: ChatClient, cases, *, max_turn: int = 25,
-                    max_consecutive_errors: int = 3) -> list[LLMCase]:
+def evaluate_dc_llm(
+    client: ChatClient, cases, *, max_turn: int = 25, max_consecutive_errors: int = 3
+) -> list[LLMCase]:
     """Every case in turn; gives up on the rest after repeated endpoint errors (recorded per case)."""
-    return _evaluate(lambda c: play_dc_llm(client, c, max_turn=max_turn), cases, max_consecutive_errors,
-                     lambda c, err: LLMCase(c.index, (), None, False, 0, 0, float("nan"), err))
+    return _evaluate(
+        lambda c: play_dc_llm(client, c, max_turn=max_turn),
+        cases,
+        max_consecutive_errors,
+        lambda c, err: LLMCase(c.index, (), None, False, 0, 0, float("nan"), err),
+    )

@@ -13,6 +13,7 @@
 The upstream data has no licence, so the book ships only fixtures of its own in these schemas; point
 `load_arbench` at your own copy of the benchmark's files to use them. Parsing only; no network.
 """
+
 from __future__ import annotations
 
 import json
@@ -45,12 +46,16 @@ def _as_bool(value, where: str) -> bool | None:
         return value
     if isinstance(value, str) and value.strip().lower() in ("true", "false"):
         return value.strip().lower() == "true"
-    raise ArBenchFormatError(f"{where} must be a boolean or 'True'/'False', got {value!r}")
+    raise ArBenchFormatError(
+        f"{where} must be a boolean or 'True'/'False', got {value!r}"
+    )
 
 
 def _require(record: dict, key: str, where: str):
     if not isinstance(record, dict):
-        raise ArBenchFormatError(f"{where} must be a JSON object, got {type(record).__name__}")
+        raise ArBenchFormatError(
+            f"{where} must be a JSON object, got {type(record).__name__}"
+        )
     if key not in record:
         raise ArBenchFormatError(f"{where} lacks the required key {key!r}")
     return record[key]
@@ -60,11 +65,17 @@ def _require(record: dict, key: str, where: str):
 # GN
 def parse_gn(data) -> list[str]:
     if not isinstance(data, list) or not data:
-        raise ArBenchFormatError(f"a GN file must be a non-empty JSON list of secrets, got {type(data).__name__}")
+        raise ArBenchFormatError(
+            f"a GN file must be a non-empty JSON list of secrets, got {type(data).__name__}"
+        )
     out = []
     for i, s in enumerate(data):
-        if not (isinstance(s, str) and len(s) == 4 and s.isdigit() and len(set(s)) == 4):
-            raise ArBenchFormatError(f"GN record {i} must be a string of 4 distinct digits, got {s!r}")
+        if not (
+            isinstance(s, str) and len(s) == 4 and s.isdigit() and len(set(s)) == 4
+        ):
+            raise ArBenchFormatError(
+                f"GN record {i} must be a string of 4 distinct digits, got {s!r}"
+            )
         out.append(s)
     return out
 
@@ -105,11 +116,18 @@ def _parse_node(node, where: str, depth: int = 0) -> StoryNode:
     value = _require(node, "value", where)
     children = node.get("children", []) or []
     if not isinstance(children, list):
-        raise ArBenchFormatError(f"{where}.children must be a list, got {type(children).__name__}")
-    return StoryNode(str(value), str(node.get("key_question", "") or ""),
-                     str(node.get("based_question", "") or ""),
-                     tuple(_parse_node(c, f"{where}.children[{j}]", depth + 1)
-                           for j, c in enumerate(children)))
+        raise ArBenchFormatError(
+            f"{where}.children must be a list, got {type(children).__name__}"
+        )
+    return StoryNode(
+        str(value),
+        str(node.get("key_question", "") or ""),
+        str(node.get("based_question", "") or ""),
+        tuple(
+            _parse_node(c, f"{where}.children[{j}]", depth + 1)
+            for j, c in enumerate(children)
+        ),
+    )
 
 
 def parse_sp(data) -> list[Puzzle]:
@@ -122,14 +140,22 @@ def parse_sp(data) -> list[Puzzle]:
         bottom = _require(r, "bottom", where)
         tree = _parse_node(_require(r, "story_tree", where), f"{where}.story_tree")
         kq = r.get("key_question")
-        if kq is None:   # tolerate: take them from the tree
+        if kq is None:  # tolerate: take them from the tree
             kq = [n.key_question for n in tree.walk() if n.key_question]
         if not isinstance(kq, list) or not all(isinstance(q, str) for q in kq):
             raise ArBenchFormatError(f"{where}.key_question must be a list of strings")
-        out.append(Puzzle(str(surface), str(bottom), tree, tuple(kq),
-                          _as_bool(r.get("supernatural"), f"{where}.supernatural"),
-                          _as_bool(r.get("someone_dies"), f"{where}.someone_dies"),
-                          str(r.get("core_sentence", "") or ""), str(r.get("index", i))))
+        out.append(
+            Puzzle(
+                str(surface),
+                str(bottom),
+                tree,
+                tuple(kq),
+                _as_bool(r.get("supernatural"), f"{where}.supernatural"),
+                _as_bool(r.get("someone_dies"), f"{where}.someone_dies"),
+                str(r.get("core_sentence", "") or ""),
+                str(r.get("index", i)),
+            )
+        )
     return out
 
 
@@ -152,8 +178,11 @@ class Case:
     index: str = ""
 
 
-_KQ = re.compile(r"deduce that (?P<name>.+?) (?P<neg>did not have|had) the "
-                 r"(?P<attr>motive|opportunity|access to the murder weapon)", re.I)
+_KQ = re.compile(
+    r"deduce that (?P<name>.+?) (?P<neg>did not have|had) the "
+    r"(?P<attr>motive|opportunity|access to the murder weapon)",
+    re.I,
+)
 _ATTR_OF = {"motive": 0, "opportunity": 1, "access to the murder weapon": 2}
 
 
@@ -182,28 +211,52 @@ def parse_dc(data) -> list[Case]:
         info = _require(r, "initial_information", where)
         order = _require(info, "suspect", f"{where}.initial_information")
         if not isinstance(suspects, list) or not isinstance(order, list) or not order:
-            raise ArBenchFormatError(f"{where}: suspects and initial_information.suspect must be lists")
-        names = tuple(str(_require(s, "name", f"{where}.initial_information.suspect[{j}]"))
-                      for j, s in enumerate(order))
+            raise ArBenchFormatError(
+                f"{where}: suspects and initial_information.suspect must be lists"
+            )
+        names = tuple(
+            str(_require(s, "name", f"{where}.initial_information.suspect[{j}]"))
+            for j, s in enumerate(order)
+        )
         if len(set(names)) != len(names):
-            raise ArBenchFormatError(f"{where}: suspect names must be distinct, got {names}")
+            raise ArBenchFormatError(
+                f"{where}: suspect names must be distinct, got {names}"
+            )
         by_name = {}
         for j, s in enumerate(suspects):
             by_name[str(_require(s, "name", f"{where}.suspects[{j}]"))] = s
-        facts = tuple(tuple(_has(by_name.get(nm, {}).get(a)) for a in ATTRIBUTES) for nm in names)
+        facts = tuple(
+            tuple(_has(by_name.get(nm, {}).get(a)) for a in ATTRIBUTES) for nm in names
+        )
         label = _require(r, "label", where)
-        if isinstance(label, bool) or not isinstance(label, int) or not 0 <= label < len(names):
-            raise ArBenchFormatError(f"{where}.label must be an int in [0, {len(names)}), got {label!r}")
+        if (
+            isinstance(label, bool)
+            or not isinstance(label, int)
+            or not 0 <= label < len(names)
+        ):
+            raise ArBenchFormatError(
+                f"{where}.label must be an int in [0, {len(names)}), got {label!r}"
+            )
         murderer = r.get("murderer")
         if murderer is not None and murderer != names[label]:
-            raise ArBenchFormatError(f"{where}: murderer {murderer!r} is not choice {label} ({names[label]!r})")
-        flagged = [nm for nm, s in by_name.items() if _as_bool(s.get("is_murderer"), where) is True]
+            raise ArBenchFormatError(
+                f"{where}: murderer {murderer!r} is not choice {label} ({names[label]!r})"
+            )
+        flagged = [
+            nm
+            for nm, s in by_name.items()
+            if _as_bool(s.get("is_murderer"), where) is True
+        ]
         if flagged and flagged != [names[label]]:
-            raise ArBenchFormatError(f"{where}: is_murderer marks {flagged}, but label points to {names[label]!r}")
+            raise ArBenchFormatError(
+                f"{where}: is_murderer marks {flagged}, but label points to {names[label]!r}"
+            )
         kq = r.get("key_question", []) or []
         if not isinstance(kq, list):
             raise ArBenchFormatError(f"{where}.key_question must be a list of strings")
-        pairs = frozenset(p for p in (parse_key_question(q, names) for q in kq) if p is not None)
+        pairs = frozenset(
+            p for p in (parse_key_question(q, names) for q in kq) if p is not None
+        )
         out.append(Case(names, facts, label, pairs, len(kq), str(r.get("index", i))))
     return out
 
@@ -220,8 +273,10 @@ def detect_task(data) -> str:
         return "sp"
     if isinstance(first, dict) and "suspects" in first:
         return "dc"
-    raise ArBenchFormatError("cannot tell the task from the first record: expected a secret string "
-                             "(GN), a record with 'story_tree' (SP) or with 'suspects' (DC)")
+    raise ArBenchFormatError(
+        "cannot tell the task from the first record: expected a secret string "
+        "(GN), a record with 'story_tree' (SP) or with 'suspects' (DC)"
+    )
 
 
 def load_arbench(path, task: str | None = None):

@@ -1,5 +1,6 @@
 """The benchmark's metrics: accuracy, turns, key-question process score, and the token F1 that
 AR-Bench uses to compare an SP answer with the hidden story."""
+
 from __future__ import annotations
 
 from collections import Counter

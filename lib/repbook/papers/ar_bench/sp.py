@@ -14,6 +14,7 @@ construction); they differ in which of those they pick:
 In AR-Bench the yes/no answers and the key-question hits are judged by an LLM; here they are exact,
 so the simulator isolates the questioning strategy.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -27,17 +28,25 @@ STRATEGIES = ("random", "follow_up")
 
 @dataclass(frozen=True)
 class SPGame:
-    turns: int                  # questions asked
-    solved: bool                # every key fact uncovered within the budget
-    process_score: float        # share of key facts uncovered
-    hits_by_turn: np.ndarray    # key facts uncovered after each question
+    turns: int  # questions asked
+    solved: bool  # every key fact uncovered within the budget
+    process_score: float  # share of key facts uncovered
+    hits_by_turn: np.ndarray  # key facts uncovered after each question
 
 
-def question_bank(puzzle: Puzzle, n_distractors: int) -> tuple[np.ndarray, np.ndarray, int]:
+def question_bank(
+    puzzle: Puzzle, n_distractors: int
+) -> tuple[np.ndarray, np.ndarray, int]:
     """(parent, reveals) per question and the number of facts. reveals = node index for a key
     question, −1 for a distractor; node 0 (the surface) is known from the start."""
-    if isinstance(n_distractors, bool) or not isinstance(n_distractors, int) or n_distractors < 0:
-        raise ValueError(f"n_distractors must be a non-negative int, got {n_distractors!r}")
+    if (
+        isinstance(n_distractors, bool)
+        or not isinstance(n_distractors, int)
+        or n_distractors < 0
+    ):
+        raise ValueError(
+            f"n_distractors must be a non-negative int, got {n_distractors!r}"
+        )
     nodes, parent = [puzzle.story_tree], [-1]
     i = 0
     while i < len(nodes):
@@ -55,8 +64,14 @@ def question_bank(puzzle: Puzzle, n_distractors: int) -> tuple[np.ndarray, np.nd
     return np.array(par, dtype=np.int64), np.array(rev, dtype=np.int64), len(nodes)
 
 
-def play_puzzle(puzzle: Puzzle, strategy: str, rng: np.random.Generator, *, n_distractors: int = 2,
-                max_turn: int = 25) -> SPGame:
+def play_puzzle(
+    puzzle: Puzzle,
+    strategy: str,
+    rng: np.random.Generator,
+    *,
+    n_distractors: int = 2,
+    max_turn: int = 25,
+) -> SPGame:
     if strategy not in STRATEGIES:
         raise ValueError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
     if not isinstance(rng, np.random.Generator):
@@ -81,10 +96,14 @@ def play_puzzle(puzzle: Puzzle, strategy: str, rng: np.random.Generator, *, n_di
             pool = np.flatnonzero(ready & (known_at[par] == oldest))
         q = int(rng.choice(pool))
         turns += 1
-        resolved[q] = True                 # the premise is known: a real yes/no answer
+        resolved[q] = True  # the premise is known: a real yes/no answer
         if rev[q] >= 0:
             known_at[rev[q]] = turns
         hits.append(int((known_at[1:] >= 0).sum()))
     found = int((known_at[1:] >= 0).sum())
-    return SPGame(turns, found == n_keys, found / n_keys if n_keys else float("nan"),
-                  np.array(hits, dtype=np.int64))
+    return SPGame(
+        turns,
+        found == n_keys,
+        found / n_keys if n_keys else float("nan"),
+        np.array(hits, dtype=np.int64),
+    )

@@ -9,27 +9,79 @@ model and a sampler with or without the mask), `profiling` (timing the phases th
 the decoder's public methods), `peers` (llguidance and SynCode adapters, token-by-token
 mask comparison). Pure: no printing, plotting or file writing.
 """
-from .engine import (Decoder, State, Tables, TokenTrie, build_trie, oracle_mask,
-                     preprocess, preprocess_naive)
+
+from .engine import (
+    Decoder,
+    State,
+    Tables,
+    TokenTrie,
+    build_trie,
+    oracle_mask,
+    preprocess,
+    preprocess_naive,
+)
 from .lexer import LexerDFA, Terminal, build_dfa, utf8_sequences
 from .parser import Grammar, load_grammar
-from .peers import (LatencyTrace, Llguidance, PrefixComparison, compare_with_llguidance,
-                    ignorable_tokens, leading_ignored_tokens, single_byte_tokens,
-                    strip_leading_ignored, syncode_grammar, syncode_mask_store_seconds,
-                    trace_mask_latency)
+from .peers import (
+    LatencyTrace,
+    Llguidance,
+    PrefixComparison,
+    compare_with_llguidance,
+    ignorable_tokens,
+    leading_ignored_tokens,
+    single_byte_tokens,
+    strip_leading_ignored,
+    syncode_grammar,
+    syncode_mask_store_seconds,
+    trace_mask_latency,
+)
 from .profiling import PHASES, median_seconds, step_statistics, time_masks, time_phases
 from .samples import lark_parses, random_calc, random_json, random_prefixes
 from .sampling import ENDS, Sample, bigram_logprobs, draw_documents, sample
 from .vocab import Vocabulary, gpt2_tokenizer, train_bpe, vocabulary_from_tokenizer
 
 __all__ = [
-    "Decoder", "State", "Tables", "TokenTrie", "build_trie", "oracle_mask",
-    "preprocess", "preprocess_naive", "LexerDFA", "Terminal", "build_dfa",
-    "utf8_sequences", "Grammar", "load_grammar", "LatencyTrace", "Llguidance",
-    "PrefixComparison", "compare_with_llguidance", "ignorable_tokens",
-    "leading_ignored_tokens", "single_byte_tokens", "strip_leading_ignored",
-    "syncode_grammar", "syncode_mask_store_seconds", "trace_mask_latency", "PHASES",
-    "median_seconds", "step_statistics", "time_masks", "time_phases", "lark_parses",
-    "random_calc", "random_json", "random_prefixes", "ENDS", "Sample",
-    "bigram_logprobs", "draw_documents", "sample", "Vocabulary", "gpt2_tokenizer",
-    "train_bpe", "vocabulary_from_tokenizer"]
+    "Decoder",
+    "State",
+    "Tables",
+    "TokenTrie",
+    "build_trie",
+    "oracle_mask",
+    "preprocess",
+    "preprocess_naive",
+    "LexerDFA",
+    "Terminal",
+    "build_dfa",
+    "utf8_sequences",
+    "Grammar",
+    "load_grammar",
+    "LatencyTrace",
+    "Llguidance",
+    "PrefixComparison",
+    "compare_with_llguidance",
+    "ignorable_tokens",
+    "leading_ignored_tokens",
+    "single_byte_tokens",
+    "strip_leading_ignored",
+    "syncode_grammar",
+    "syncode_mask_store_seconds",
+    "trace_mask_latency",
+    "PHASES",
+    "median_seconds",
+    "step_statistics",
+    "time_masks",
+    "time_phases",
+    "lark_parses",
+    "random_calc",
+    "random_json",
+    "random_prefixes",
+    "ENDS",
+    "Sample",
+    "bigram_logprobs",
+    "draw_documents",
+    "sample",
+    "Vocabulary",
+    "gpt2_tokenizer",
+    "train_bpe",
+    "vocabulary_from_tokenizer",
+]

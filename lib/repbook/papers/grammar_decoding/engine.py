@@ -21,6 +21,7 @@ Baselines: `preprocess_naive` builds the same tables by simulating every (state,
 pair independently, as prior sound methods do; `oracle_mask` decides every token of one
 prefix by lexing and parsing it directly, with no tables and no caching.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -65,9 +66,12 @@ def build_trie(tokens, *, share: bool = True) -> TokenTrie:
     lens = np.fromiter((len(t) for t in tokens), dtype=np.int64, count=V)
     flat = np.frombuffer(b"".join(tokens), dtype=np.uint8)
     starts = np.concatenate([[0], np.cumsum(lens)[:-1]]).astype(np.int64)
-    cur = np.zeros(V, dtype=np.int64)          # node of each token's prefix of length d
-    parent, byte, depth = ([np.zeros(1, np.int64)], [np.zeros(1, np.int64)],
-                           [np.zeros(1, np.int64)])
+    cur = np.zeros(V, dtype=np.int64)  # node of each token's prefix of length d
+    parent, byte, depth = (
+        [np.zeros(1, np.int64)],
+        [np.zeros(1, np.int64)],
+        [np.zeros(1, np.int64)],
+    )
     n = 1
     for d in range(int(lens.max(initial=0))):
         idx = np.flatnonzero(lens > d)
@@ -232,9 +236,9 @@ def group_tokens(grammar: Grammar, vocab: Vocabulary, end, seq, seqs) -> Tables:
     special = np.array([len(t) == 0 for t in vocab.tokens])
     tables = Tables(end, seq, seqs)
     alive = (end != n) & ~special[None, :]
-    qs, toks = np.nonzero(alive)                       # sorted by q
+    qs, toks = np.nonzero(alive)  # sorted by q
     key = (qs * len(seqs) + seq[qs, toks]) * n_cls + cls[end[qs, toks]]
-    uniq, inv = np.unique(key, return_inverse=True)   # all states' groups, sorted by q
+    uniq, inv = np.unique(key, return_inverse=True)  # all states' groups, sorted by q
     inv = inv.ravel()
     g_q = uniq // (len(seqs) * n_cls)
     g_first = np.searchsorted(g_q, np.arange(n + 1))
@@ -252,8 +256,13 @@ def group_tokens(grammar: Grammar, vocab: Vocabulary, end, seq, seqs) -> Tables:
     return tables
 
 
-def preprocess(grammar: Grammar, vocab: Vocabulary, *, trie: TokenTrie | None = None,
-               share: bool = True) -> Tables:
+def preprocess(
+    grammar: Grammar,
+    vocab: Vocabulary,
+    *,
+    trie: TokenTrie | None = None,
+    share: bool = True,
+) -> Tables:
     """The paper's offline step: trie pass from every lexer state, then token
     grouping."""
     if trie is None:
@@ -305,7 +314,7 @@ class State:
 class Decoder:
     """The online mask computation over preprocessed `tables`."""
 
-    DENSE_WORDS = 16   # a group whose tokens touch more 64-bit words is a dense row
+    DENSE_WORDS = 16  # a group whose tokens touch more 64-bit words is a dense row
 
     def __init__(self, grammar: Grammar, vocab: Vocabulary, tables: Tables):
         self.grammar, self.vocab, self.tables = grammar, vocab, tables
@@ -313,10 +322,11 @@ class Decoder:
         self.nxt, self.emit = step_tables(grammar)
         self.cls, self.free, self.R = viability_classes(grammar)
         self.T = len(grammar.terminals)
-        self.live_terms = np.array([i for i in range(self.T)
-                                    if i not in grammar.ignored])
+        self.live_terms = np.array(
+            [i for i in range(self.T) if i not in grammar.ignored]
+        )
         self._ignored = grammar.ignored
-        self._narrow = self.T + 1 <= 64          # parser-step codes fit one uint64
+        self._narrow = self.T + 1 <= 64  # parser-step codes fit one uint64
         self._n_words64 = -(-len(vocab) // 64)
         self._n_words32 = -(-len(vocab) // 32)
         self._adv: dict = {}
@@ -416,13 +426,16 @@ class Decoder:
         if eos:
             e = self.vocab.eos
             out[e >> 6] |= np.uint64(1 << (e & 63))
-        return out.view(np.uint32)[:self._n_words32]
+        return out.view(np.uint32)[: self._n_words32]
 
     def mask(self, state: State) -> np.ndarray:
         """Boolean mask over the vocabulary: tokens that keep the output a viable
         prefix."""
-        return np.unpackbits(self.mask_bits(state).view(np.uint8),
-                             count=len(self.vocab), bitorder="little").view(bool)
+        return np.unpackbits(
+            self.mask_bits(state).view(np.uint8),
+            count=len(self.vocab),
+            bitorder="little",
+        ).view(bool)
 
     # -- the three phases of the online step -------------------------------------------
     def clear_memo(self) -> None:
@@ -467,8 +480,10 @@ class Decoder:
         info = self._qinfo(self._check_q(q))
         allowed = np.asarray(allowed, dtype=bool)
         if allowed.shape != (info["gs"].size,):
-            raise ValueError(f"allowed must hold one bool per group of lexer state {q} "
-                             f"({info['gs'].size}), got shape {allowed.shape}")
+            raise ValueError(
+                f"allowed must hold one bool per group of lexer state {q} "
+                f"({info['gs'].size}), got shape {allowed.shape}"
+            )
         return self._gather_bits(info, allowed)
 
     @property
@@ -521,13 +536,17 @@ class Decoder:
             codes.append(c)
         d, eos = self._part_lookup(part, (q, -1), stack)
         depth = max(depth, d)
-        code = (np.array(codes, dtype=np.uint64) if self._narrow
-                else np.array(codes, dtype=bool).reshape(len(codes), T + 1))
+        code = (
+            np.array(codes, dtype=np.uint64)
+            if self._narrow
+            else np.array(codes, dtype=bool).reshape(len(codes), T + 1)
+        )
         return depth, (code, eos)
 
     def _part_lookup(self, memo: dict, key: tuple, stack: tuple):
-        return self._lookup(memo, key, stack,
-                            lambda key, stack: self._simulate_part(*key, stack))
+        return self._lookup(
+            memo, key, stack, lambda key, stack: self._simulate_part(*key, stack)
+        )
 
     @staticmethod
     def _lookup(memo: dict, key, stack: tuple, compute):
@@ -549,7 +568,7 @@ class Decoder:
         if len(memo) > 500_000:
             memo.clear()
             depths = memo[key] = []
-        memo[key, stack[-out[0]:]] = out
+        memo[key, stack[-out[0] :]] = out
         if out[0] not in depths:
             depths.append(out[0])
             depths.sort()
@@ -583,7 +602,7 @@ class Decoder:
                 lhs, size = arg
                 if size:
                     if len(cur) >= size:
-                        del cur[len(cur) - size:]
+                        del cur[len(cur) - size :]
                     else:
                         p += size - len(cur)
                         cur = []
@@ -592,7 +611,7 @@ class Decoder:
                     return p, cur
 
         T = self.T
-        if k < 0:                                   # EOS, as in `_can_end_direct`
+        if k < 0:  # EOS, as in `_can_end_direct`
             label = int(g.dfa.label[q])
             conf, eos = (0, []), True
             if q != 0:
@@ -654,9 +673,16 @@ class Decoder:
             sp_grp, sp_idx = np.nonzero(bits[nnz <= self.DENSE_WORDS])
             sp_grp = np.flatnonzero(nnz <= self.DENSE_WORDS)[sp_grp]
             info = self._info[q] = dict(
-                seqs=[t.seqs[s] for s in t.seq_list[q].tolist()], wanted=wanted, gs=gs,
-                need=need, dense=dense, dense_rows=bits[dense], sp_grp=sp_grp,
-                sp_idx=sp_idx, sp_val=bits[sp_grp, sp_idx])
+                seqs=[t.seqs[s] for s in t.seq_list[q].tolist()],
+                wanted=wanted,
+                gs=gs,
+                need=need,
+                dense=dense,
+                dense_rows=bits[dense],
+                sp_grp=sp_grp,
+                sp_idx=sp_idx,
+                sp_val=bits[sp_grp, sp_idx],
+            )
         return info
 
     def _verdicts(self, info: dict, code) -> np.ndarray:

@@ -18,6 +18,7 @@ Supported regex syntax: literals, classes, `.`, `\\d \\w \\s` (ASCII meaning),
 alternation, groups, inline flags `i`/`s`, and all repeats. Anchors, look-arounds and
 back-references raise ValueError.
 """
+
 from __future__ import annotations
 
 import re
@@ -40,9 +41,11 @@ _ASCII_CATS = {
     _C.CATEGORY_WORD: [(0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A)],
     _C.CATEGORY_SPACE: [(0x09, 0x0D), (0x20, 0x20)],
 }
-_NOT_CATS = {_C.CATEGORY_NOT_DIGIT: _C.CATEGORY_DIGIT,
-             _C.CATEGORY_NOT_WORD: _C.CATEGORY_WORD,
-             _C.CATEGORY_NOT_SPACE: _C.CATEGORY_SPACE}
+_NOT_CATS = {
+    _C.CATEGORY_NOT_DIGIT: _C.CATEGORY_DIGIT,
+    _C.CATEGORY_NOT_WORD: _C.CATEGORY_WORD,
+    _C.CATEGORY_NOT_SPACE: _C.CATEGORY_SPACE,
+}
 
 
 # --------------------------------------------------------------------------------------
@@ -160,8 +163,9 @@ def _class_ranges(items, icase: bool) -> list[tuple[int, int]]:
             elif av in _NOT_CATS:
                 out += complement(_ASCII_CATS[_NOT_CATS[av]])
             else:
-                raise ValueError(f"unsupported character category {av} in a character "
-                                 "class")
+                raise ValueError(
+                    f"unsupported character category {av} in a character class"
+                )
         else:
             raise ValueError(f"unsupported item {op} in a character class")
     return complement(out) if negate else normalize(out)
@@ -189,8 +193,11 @@ def _build(nfa: ByteNFA, parsed, flags: int) -> tuple[int, int]:
         elif op is _C.SUBPATTERN:
             _, add, delete, sub = av
             s, e = _build(nfa, sub, (flags | add) & ~delete)
-        elif op in (_C.MAX_REPEAT, _C.MIN_REPEAT,
-                    getattr(_C, "POSSESSIVE_REPEAT", None)):
+        elif op in (
+            _C.MAX_REPEAT,
+            _C.MIN_REPEAT,
+            getattr(_C, "POSSESSIVE_REPEAT", None),
+        ):
             lo, hi, sub = av
             s = e = nfa.node()
             for _ in range(lo):
@@ -214,8 +221,10 @@ def _build(nfa: ByteNFA, parsed, flags: int) -> tuple[int, int]:
         elif op is getattr(_C, "ATOMIC_GROUP", None):
             s, e = _build(nfa, av, flags)
         else:
-            raise ValueError(f"unsupported regex construct {op} (anchors, look-arounds "
-                             "and back-references cannot be lexed by a DFA)")
+            raise ValueError(
+                f"unsupported regex construct {op} (anchors, look-arounds "
+                "and back-references cannot be lexed by a DFA)"
+            )
         nfa.eps[cur].append(s)
         cur = e
     return start, cur
@@ -229,8 +238,9 @@ def regex_fragment(nfa: ByteNFA, pattern: str) -> tuple[int, int]:
     try:
         parsed = _P.parse(pattern, 0)
     except re.error as exc:
-        raise ValueError(f"pattern {pattern!r} is not a valid regular expression: "
-                         f"{exc}") from exc
+        raise ValueError(
+            f"pattern {pattern!r} is not a valid regular expression: {exc}"
+        ) from exc
     return _build(nfa, parsed, parsed.state.flags)
 
 
@@ -286,8 +296,9 @@ class LexerDFA:
         data = text.encode() if isinstance(text, str) else text
         res = self.run(data)
         if res is None or (res[0] != 0 and self.label[res[0]] < 0):
-            raise ValueError(f"text {text!r} cannot be lexed into the grammar's "
-                             "terminals")
+            raise ValueError(
+                f"text {text!r} cannot be lexed into the grammar's terminals"
+            )
         state, out = res
         if state != 0:
             out.append(int(self.label[state]))
@@ -358,8 +369,9 @@ def build_dfa(terminals, max_states: int = 20_000) -> LexerDFA:
         labels.append(min(acc, key=order.__getitem__) if acc else -1)
     trans, label = np.stack(rows), np.array(labels, dtype=np.int32)
     if label[0] >= 0:
-        raise ValueError(f"terminal {terminals[label[0]].name} matches the empty "
-                         "string")
+        raise ValueError(
+            f"terminal {terminals[label[0]].name} matches the empty string"
+        )
     trans, label = _minimize(trans, label)
     dfa = LexerDFA(trans, label, terminals)
     dfa.reach = _reach(trans, label)
@@ -384,8 +396,9 @@ def _minimize(trans: np.ndarray, label: np.ndarray):
     _, part = np.unique(part, return_inverse=True)
     while True:
         nxt = np.where(trans == DEAD, -1, part[np.where(trans == DEAD, 0, trans)])
-        nxt = np.where(live[np.where(trans == DEAD, 0, trans)] | (trans == DEAD), nxt,
-                       -1)
+        nxt = np.where(
+            live[np.where(trans == DEAD, 0, trans)] | (trans == DEAD), nxt, -1
+        )
         nxt = np.where(trans == DEAD, -1, nxt)
         key = np.column_stack([part, nxt])
         _, new = np.unique(key, axis=0, return_inverse=True)

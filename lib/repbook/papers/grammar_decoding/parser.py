@@ -5,6 +5,7 @@ Only the *table* comes from lark (its LALR analyser); the parser that runs on it
 ours: a state stack that is a tuple, so configurations can be hashed and memoised by the
 online mask step.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -85,8 +86,13 @@ class Grammar:
         return self.parse_terminals(names)
 
 
-def load_grammar(text: str, *, start: str = "start", strip_priorities: bool = False,
-                 max_states: int = 20_000) -> Grammar:
+def load_grammar(
+    text: str,
+    *,
+    start: str = "start",
+    strip_priorities: bool = False,
+    max_states: int = 20_000,
+) -> Grammar:
     """Compile lark grammar `text`: terminals, %ignore, priorities and the LALR(1)
     table.
 
@@ -102,22 +108,31 @@ def load_grammar(text: str, *, start: str = "start", strip_priorities: bool = Fa
     if not isinstance(text, str) or not text.strip():
         raise ValueError(f"grammar text must be a non-empty str, got {text!r:.60}")
     if strip_priorities:
-        text = _re.sub(r"^(\??[a-z_][a-z_0-9]*)\.-?\d+(\s*:)", r"\1\2", text,
-                       flags=_re.M)
+        text = _re.sub(
+            r"^(\??[a-z_][a-z_0-9]*)\.-?\d+(\s*:)", r"\1\2", text, flags=_re.M
+        )
     try:
         lk = lark.Lark(text, parser="lalr", start=start, lexer="basic")
     except lark.exceptions.LarkError as exc:
-        raise ValueError(f"lark rejected the grammar: "
-                         f"{str(exc).splitlines()[0]}") from exc
+        raise ValueError(
+            f"lark rejected the grammar: {str(exc).splitlines()[0]}"
+        ) from exc
     ignore = set(lk.ignore_tokens)
     terms = []
     for td in lk.terminals:
         if td.pattern is None:
-            raise ValueError(f"terminal {td.name} has no pattern (%declare is not "
-                             "supported)")
-        terms.append(Terminal(td.name, td.pattern.to_regexp(), td.priority,
-                              type(td.pattern).__name__ == "PatternStr",
-                              td.name in ignore))
+            raise ValueError(
+                f"terminal {td.name} has no pattern (%declare is not supported)"
+            )
+        terms.append(
+            Terminal(
+                td.name,
+                td.pattern.to_regexp(),
+                td.priority,
+                type(td.pattern).__name__ == "PatternStr",
+                td.name in ignore,
+            )
+        )
     terms = tuple(terms)
     index = {t.name: i for i, t in enumerate(terms)}
     index[END] = len(terms)
@@ -130,10 +145,20 @@ def load_grammar(text: str, *, start: str = "start", strip_priorities: bool = Fa
         for sym, (act, arg) in row.items():
             if sym in index:
                 actions[st][index[sym]] = (
-                    (True, arg) if act is Shift
-                    else (False, (arg.origin.name, len(arg.expansion))))
+                    (True, arg)
+                    if act is Shift
+                    else (False, (arg.origin.name, len(arg.expansion)))
+                )
             else:
                 gotos[st][sym] = arg
-    g = Grammar(text, terms, dfa, actions, gotos, table.start_states[start],
-                table.end_states[start], index)
+    g = Grammar(
+        text,
+        terms,
+        dfa,
+        actions,
+        gotos,
+        table.start_states[start],
+        table.end_states[start],
+        index,
+    )
     return g

@@ -16,6 +16,7 @@ llguidance.
 
 llguidance and SynCode are imported only when used. Nothing here prints.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -51,8 +52,11 @@ def ignorable_tokens(grammar: Grammar, vocab: Vocabulary) -> np.ndarray:
 
 def _starts_ignored(grammar: Grammar, first_byte: int) -> bool:
     q = int(grammar.dfa.trans[0, first_byte])
-    return q != DEAD and grammar.dfa.label[q] >= 0 and \
-        grammar.terminals[grammar.dfa.label[q]].ignore
+    return (
+        q != DEAD
+        and grammar.dfa.label[q] >= 0
+        and grammar.terminals[grammar.dfa.label[q]].ignore
+    )
 
 
 def leading_ignored_tokens(grammar: Grammar, vocab: Vocabulary) -> np.ndarray:
@@ -75,7 +79,7 @@ def strip_leading_ignored(grammar: Grammar, text: str) -> str:
         if q == 0 or dfa.label[q] in ignored:
             k = j
         elif not dfa.reach[q] & ignored:
-            break                     # inside a lexeme that cannot be ignored text
+            break  # inside a lexeme that cannot be ignored text
     return data[k:].decode()
 
 
@@ -84,9 +88,11 @@ def single_byte_tokens(vocab: Vocabulary) -> np.ndarray:
     ids = {t: i for i, t in enumerate(vocab.tokens) if len(t) == 1}
     missing = [b for b in range(256) if bytes([b]) not in ids]
     if missing:
-        raise ValueError(f"vocabulary {vocab.name!r} lacks {len(missing)} single-byte "
-                         "tokens "
-                         f"(e.g. {bytes([missing[0]])!r}): not byte-level")
+        raise ValueError(
+            f"vocabulary {vocab.name!r} lacks {len(missing)} single-byte "
+            "tokens "
+            f"(e.g. {bytes([missing[0]])!r}): not byte-level"
+        )
     return np.array([ids[bytes([b])] for b in range(256)])
 
 
@@ -116,9 +122,10 @@ class Llguidance:
         ok = m.consume_tokens(self.tokenizer.tokenize_str(prefix)) if prefix else True
         if not ok or m.is_error():
             return None
-        bits = np.unpackbits(np.frombuffer(m.compute_bitmask(), dtype=np.uint8),
-                             bitorder="little")
-        return bits[:self.n_vocab].astype(bool)
+        bits = np.unpackbits(
+            np.frombuffer(m.compute_bitmask(), dtype=np.uint8), bitorder="little"
+        )
+        return bits[: self.n_vocab].astype(bool)
 
 
 @dataclass(frozen=True)
@@ -147,7 +154,7 @@ class PrefixComparison:
     """
 
     ours_size: int
-    peer_size: int          # llguidance's allowed tokens; -1: it rejects the prefix
+    peer_size: int  # llguidance's allowed tokens; -1: it rejects the prefix
     peer_rejects: bool
     stripped: bool
     rejected_unexplained: bool
@@ -159,9 +166,15 @@ class PrefixComparison:
     residue_peer: int
 
 
-def compare_with_llguidance(decoder: Decoder, peer: Llguidance, prefix: str, *,
-                            single_byte: np.ndarray, ignorable: np.ndarray,
-                            leading: np.ndarray) -> PrefixComparison:
+def compare_with_llguidance(
+    decoder: Decoder,
+    peer: Llguidance,
+    prefix: str,
+    *,
+    single_byte: np.ndarray,
+    ignorable: np.ndarray,
+    leading: np.ndarray,
+) -> PrefixComparison:
     """Compare our mask at `prefix` with llguidance's, token by token (see
     PrefixComparison).
 
@@ -170,12 +183,14 @@ def compare_with_llguidance(decoder: Decoder, peer: Llguidance, prefix: str, *,
     vocabulary."""
     g, vocab = decoder.grammar, decoder.vocab
     if len(vocab) != peer.n_vocab:
-        raise ValueError(f"our vocabulary has {len(vocab)} tokens, llguidance's "
-                         f"{peer.n_vocab}")
+        raise ValueError(
+            f"our vocabulary has {len(vocab)} tokens, llguidance's {peer.n_vocab}"
+        )
     state = decoder.feed_bytes(decoder.initial(), prefix.encode())
     if state is None:
-        raise ValueError(f"prefix {prefix[:40]!r} is not a viable prefix of the "
-                         "grammar")
+        raise ValueError(
+            f"prefix {prefix[:40]!r} is not a viable prefix of the grammar"
+        )
     ours = decoder.mask(state)
     theirs = peer.mask(prefix)
     rejects, stripped, seen = theirs is None, False, prefix
@@ -183,8 +198,9 @@ def compare_with_llguidance(decoder: Decoder, peer: Llguidance, prefix: str, *,
         seen = strip_leading_ignored(g, prefix)
         theirs = peer.mask(seen) if seen != prefix else None
         if theirs is None:
-            return PrefixComparison(int(ours.sum()), -1, True, False, True,
-                                    0, 0, 0, 0, 0, 0)
+            return PrefixComparison(
+                int(ours.sum()), -1, True, False, True, 0, 0, 0, 0, 0, 0
+            )
         stripped = True
     diff = ours != theirs
     only_ours = diff & ours
@@ -195,10 +211,19 @@ def compare_with_llguidance(decoder: Decoder, peer: Llguidance, prefix: str, *,
     other = diff & ~forced & ~trailing
     lead = other & only_ours & leading if seen == "" else none
     residue = other & ~lead
-    return PrefixComparison(int(ours.sum()), -1 if rejects else int(theirs.sum()),
-                            rejects, stripped, False, int(forced.sum()),
-                            int(trailing.sum()), int(other.sum()), int(lead.sum()),
-                            int((residue & ours).sum()), int((residue & theirs).sum()))
+    return PrefixComparison(
+        int(ours.sum()),
+        -1 if rejects else int(theirs.sum()),
+        rejects,
+        stripped,
+        False,
+        int(forced.sum()),
+        int(trailing.sum()),
+        int(other.sum()),
+        int(lead.sum()),
+        int((residue & ours).sum()),
+        int((residue & theirs).sum()),
+    )
 
 
 @dataclass(frozen=True)
@@ -214,8 +239,9 @@ class LatencyTrace:
     tokens: tuple[int, ...]
 
 
-def trace_mask_latency(decoder: Decoder, peer: Llguidance,
-                       documents: Sequence[Sequence[int]]) -> LatencyTrace:
+def trace_mask_latency(
+    decoder: Decoder, peer: Llguidance, documents: Sequence[Sequence[int]]
+) -> LatencyTrace:
     """Decode each token sequence (then EOS) with both tools, timing one mask per step.
 
     llguidance gets a fresh matcher per document; our decoder keeps its memos as they
@@ -238,19 +264,30 @@ def trace_mask_latency(decoder: Decoder, peer: Llguidance,
             t2 = time.perf_counter()
             ours_t.append(t1 - t0)
             peer_t.append(t2 - t1)
-            for who, words in (("our mask", ours),
-                               ("llguidance", np.frombuffer(theirs, dtype=np.uint32))):
+            for who, words in (
+                ("our mask", ours),
+                ("llguidance", np.frombuffer(theirs, dtype=np.uint32)),
+            ):
                 if not (int(words[tid >> 5]) >> (tid & 31)) & 1:
-                    raise ValueError(f"document {d}: token {tid} is not allowed by "
-                                     f"{who} at step {len(states) - 1}")
+                    raise ValueError(
+                        f"document {d}: token {tid} is not allowed by "
+                        f"{who} at step {len(states) - 1}"
+                    )
             if tid == eos:
                 break
             st = decoder.feed_token(st, tid)
             if not m.consume_token(tid) or m.is_error():
-                raise ValueError(f"document {d}: llguidance rejects token {tid} at "
-                                 f"step {len(states) - 1}")
-    return LatencyTrace(np.array(ours_t) * 1e6, np.array(peer_t) * 1e6, np.array(hits),
-                        tuple(states), tuple(tokens))
+                raise ValueError(
+                    f"document {d}: llguidance rejects token {tid} at "
+                    f"step {len(states) - 1}"
+                )
+    return LatencyTrace(
+        np.array(ours_t) * 1e6,
+        np.array(peer_t) * 1e6,
+        np.array(hits),
+        tuple(states),
+        tuple(tokens),
+    )
 
 
 # --------------------------------------------------------------------------------------
@@ -293,8 +330,14 @@ def syncode_mask_store_seconds(tokenizer, grammar: str = "json") -> float:
     sg = SynGrammar(grammar)
     base = create_base_parser(sg)
     t0 = time.perf_counter()
-    with contextlib.redirect_stderr(io.StringIO()):    # SynCode's progress bars
-        MaskStore(base.terminals, hf, simplifications=sg.simplifications(),
-                  mode="grammar_strict", ignore_terminals=base.ignore_tokens,
-                  parse_table=base.parser.parser._parse_table, indent=False)
+    with contextlib.redirect_stderr(io.StringIO()):  # SynCode's progress bars
+        MaskStore(
+            base.terminals,
+            hf,
+            simplifications=sg.simplifications(),
+            mode="grammar_strict",
+            ignore_terminals=base.ignore_tokens,
+            parse_table=base.parser.parser._parse_table,
+            indent=False,
+        )
     return time.perf_counter() - t0

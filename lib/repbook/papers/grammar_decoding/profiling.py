@@ -7,6 +7,7 @@ step, group verdicts, bitset union) plus the unpacking that `Decoder.mask` adds;
 `step_statistics` counts the work each phase sees. Times are wall-clock
 (`time.perf_counter`) and depend on the machine's load.
 """
+
 from __future__ import annotations
 
 import time
@@ -16,8 +17,12 @@ import numpy as np
 
 from .engine import Decoder, State
 
-PHASES = ("parser step (memo lookup)", "group verdicts", "bitset union",
-          "unpack to bool (mask only)")
+PHASES = (
+    "parser step (memo lookup)",
+    "group verdicts",
+    "bitset union",
+    "unpack to bool (mask only)",
+)
 """The phases `time_phases` reports, in the order `Decoder.mask` runs them."""
 
 
@@ -40,8 +45,13 @@ def _states(states: Sequence[State]) -> list[State]:
     return states
 
 
-def time_masks(decoder: Decoder, states: Sequence[State], *, cold: bool = False,
-               packed: bool = True) -> np.ndarray:
+def time_masks(
+    decoder: Decoder,
+    states: Sequence[State],
+    *,
+    cold: bool = False,
+    packed: bool = True,
+) -> np.ndarray:
     """Microseconds of one mask per state: `mask_bits` (packed) or `mask` (bool array).
 
     cold=True clears every parser memo before each call (outside the timed region), so
@@ -94,7 +104,10 @@ def step_statistics(decoder: Decoder, states: Sequence[State]) -> dict[str, np.n
     n_seq = np.array([t.seq_list[st.q].size for st in states])
     groups = t.n_groups
     n_groups = np.array([groups[st.q] for st in states])
-    n_allowed = np.array([
-        int(decoder.group_verdicts(st.q, decoder.parser_step(st)[0]).sum())
-        for st in states])
+    n_allowed = np.array(
+        [
+            int(decoder.group_verdicts(st.q, decoder.parser_step(st)[0]).sum())
+            for st in states
+        ]
+    )
     return {"sequences": n_seq, "groups": n_groups, "allowed groups": n_allowed}

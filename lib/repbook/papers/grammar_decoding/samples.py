@@ -6,12 +6,14 @@ SIGNED_NUMBER (optional sign, integer / decimal / exponent forms). `random_calc`
 SynCode's calc.lark: + − * / and parentheses over lark's common NUMBER. Whitespace is
 inserted where %ignore allows it.
 """
+
 from __future__ import annotations
 
 import numpy as np
 
-_CHARS = list("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-              "0123456789 _-.:,{}[]'\\/")
+_CHARS = list(
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 _-.:,{}[]'\\/"
+)
 _CHARS += ["é", "ü", "中", "€", "😀", "\n", "\t"]
 _WS = [" ", "  ", "\n", "\n  ", "\t"]
 
@@ -25,11 +27,15 @@ def _number(rng: np.random.Generator) -> str:
     digits = "".join(str(d) for d in rng.integers(0, 10, rng.integers(1, 5)))
     frac = "".join(str(d) for d in rng.integers(0, 10, rng.integers(1, 4)))
     form = rng.integers(5)
-    body = [digits, f"{digits}.{frac}", f"{digits}.", f".{frac}",
-            f"{digits}.{frac}"][form]
+    body = [digits, f"{digits}.{frac}", f"{digits}.", f".{frac}", f"{digits}.{frac}"][
+        form
+    ]
     if rng.random() < 0.25:
-        body += (["e", "E"][rng.integers(2)] + ["", "-", "+"][rng.integers(3)]
-                 + str(rng.integers(0, 40)))
+        body += (
+            ["e", "E"][rng.integers(2)]
+            + ["", "-", "+"][rng.integers(3)]
+            + str(rng.integers(0, 40))
+        )
     return sign + body
 
 
@@ -73,8 +79,11 @@ def _calc_number(rng: np.random.Generator) -> str:
 
 def _expr(rng: np.random.Generator, depth: int) -> str:
     if depth >= 4 or (depth > 0 and rng.random() < 0.35):
-        return _calc_number(rng) if depth >= 4 or rng.random() < 0.8 else \
-            "(" + _ws(rng) + _expr(rng, depth + 1) + _ws(rng) + ")"
+        return (
+            _calc_number(rng)
+            if depth >= 4 or rng.random() < 0.8
+            else "(" + _ws(rng) + _expr(rng, depth + 1) + _ws(rng) + ")"
+        )
     op = "+-*/"[rng.integers(4)]
     return _expr(rng, depth + 1) + _ws(rng) + op + _ws(rng) + _expr(rng, depth + 1)
 
@@ -100,12 +109,15 @@ def random_prefixes(grammar, generate, n: int, rng: np.random.Generator) -> list
         try:
             lk.parse(doc)
         except lark.exceptions.LarkError as exc:
-            raise ValueError(f"generated document {doc[:60]!r} does not parse with "
-                             f"lark: {str(exc).splitlines()[0]}") from exc
+            raise ValueError(
+                f"generated document {doc[:60]!r} does not parse with "
+                f"lark: {str(exc).splitlines()[0]}"
+            ) from exc
         if not grammar.accepts(doc):
-            raise ValueError(f"generated document {doc[:60]!r} is rejected by our "
-                             "parser")
-        out.append(doc[:int(rng.integers(0, len(doc) + 1))])
+            raise ValueError(
+                f"generated document {doc[:60]!r} is rejected by our parser"
+            )
+        out.append(doc[: int(rng.integers(0, len(doc) + 1))])
     return out
 
 

@@ -7,6 +7,7 @@ tokens, renormalises, and stops at EOS or, with `stop_when_complete`, as soon as
 grammar allows nothing more than ignored text (`Decoder.must_end`), the point where a
 grammar-aware sampler can only end the output.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
@@ -21,8 +22,13 @@ ENDS = ("eos", "complete", "budget")
 stopped); the token budget ran out."""
 
 
-def bigram_logprobs(sequences: Sequence[Sequence[int]], vocab_size: int, *,
-                    boundary: int, pseudo_count: float = 0.1) -> np.ndarray:
+def bigram_logprobs(
+    sequences: Sequence[Sequence[int]],
+    vocab_size: int,
+    *,
+    boundary: int,
+    pseudo_count: float = 0.1,
+) -> np.ndarray:
     """Log-probabilities of a token bigram model, rows indexed by the previous token.
 
     Every sequence is read as `boundary, x_1, ..., x_n, boundary` (EOS doubles as the
@@ -32,8 +38,9 @@ def bigram_logprobs(sequences: Sequence[Sequence[int]], vocab_size: int, *,
     if not (isinstance(vocab_size, (int, np.integer)) and vocab_size >= 2):
         raise ValueError(f"vocab_size must be an int ≥ 2, got {vocab_size!r}")
     if not 0 <= boundary < vocab_size:
-        raise ValueError(f"boundary must be a token id in [0, {vocab_size}), "
-                         f"got {boundary!r}")
+        raise ValueError(
+            f"boundary must be a token id in [0, {vocab_size}), got {boundary!r}"
+        )
     if not pseudo_count > 0:
         raise ValueError(f"pseudo_count must be > 0, got {pseudo_count!r}")
     counts = np.full((vocab_size, vocab_size), float(pseudo_count))
@@ -60,8 +67,15 @@ class Sample:
         return self.end != "budget"
 
 
-def sample(logp: np.ndarray, rng: np.random.Generator, *, eos: int, max_tokens: int,
-           decoder: Decoder | None = None, stop_when_complete: bool = True) -> Sample:
+def sample(
+    logp: np.ndarray,
+    rng: np.random.Generator,
+    *,
+    eos: int,
+    max_tokens: int,
+    decoder: Decoder | None = None,
+    stop_when_complete: bool = True,
+) -> Sample:
     """Draw one output from the bigram `logp` (start token: `eos`), at most `max_tokens`
     tokens.
 
@@ -77,8 +91,9 @@ def sample(logp: np.ndarray, rng: np.random.Generator, *, eos: int, max_tokens: 
     if not (isinstance(max_tokens, (int, np.integer)) and max_tokens >= 1):
         raise ValueError(f"max_tokens must be an int ≥ 1, got {max_tokens!r}")
     if decoder is not None and len(decoder.vocab) != V:
-        raise ValueError(f"the decoder's vocabulary has {len(decoder.vocab)} tokens, "
-                         f"the model {V}")
+        raise ValueError(
+            f"the decoder's vocabulary has {len(decoder.vocab)} tokens, the model {V}"
+        )
     prev, out = eos, []
     state = decoder.initial() if decoder is not None else None
     while True:
@@ -96,16 +111,21 @@ def sample(logp: np.ndarray, rng: np.random.Generator, *, eos: int, max_tokens: 
         out.append(tid)
         if decoder is not None:
             state = decoder.feed_token(state, tid)
-            if state is None:     # cannot happen with an exact mask
-                raise RuntimeError(f"token {tid} was allowed by the mask but rejected "
-                                   "by feed_token")
+            if state is None:  # cannot happen with an exact mask
+                raise RuntimeError(
+                    f"token {tid} was allowed by the mask but rejected by feed_token"
+                )
         prev = tid
 
 
-def draw_documents(generate: Callable[[np.random.Generator], str],
-                   encode: Callable[[str], Sequence[int]], n: int,
-                   rng: np.random.Generator, *,
-                   max_tokens: int | None = None) -> list[list[int]]:
+def draw_documents(
+    generate: Callable[[np.random.Generator], str],
+    encode: Callable[[str], Sequence[int]],
+    n: int,
+    rng: np.random.Generator,
+    *,
+    max_tokens: int | None = None,
+) -> list[list[int]]:
     """`n` generated documents as token ids; with `max_tokens`, a document longer than
     that is drawn again (so a sampler with that budget could write every one of
     them)."""
@@ -114,8 +134,10 @@ def draw_documents(generate: Callable[[np.random.Generator], str],
     out, draws = [], 0
     while len(out) < n:
         if draws == 100 * n:
-            raise ValueError(f"fewer than 1 in 100 generated documents fit max_tokens="
-                             f"{max_tokens}; raise it")
+            raise ValueError(
+                f"fewer than 1 in 100 generated documents fit max_tokens="
+                f"{max_tokens}; raise it"
+            )
         draws += 1
         ids = list(encode(generate(rng)))
         if max_tokens is None or len(ids) <= max_tokens:

@@ -6,6 +6,7 @@ e.g. a leading space is 'Ġ'); `token_bytes` inverts that table, so each token i
 exact byte string it adds to the output. Special tokens (EOS) have no bytes and are kept
 out of the token trie.
 """
+
 from __future__ import annotations
 
 import os
@@ -17,9 +18,11 @@ EOS_TEXT = "<|endoftext|>"
 
 def byte_to_unicode() -> dict[int, str]:
     """GPT-2's reversible map from the 256 bytes to printable characters."""
-    printable = (list(range(ord("!"), ord("~") + 1))
-                 + list(range(ord("¡"), ord("¬") + 1))
-                 + list(range(ord("®"), ord("ÿ") + 1)))
+    printable = (
+        list(range(ord("!"), ord("~") + 1))
+        + list(range(ord("¡"), ord("¬") + 1))
+        + list(range(ord("®"), ord("ÿ") + 1))
+    )
     out, extra = {}, 0
     for b in range(256):
         if b in printable:
@@ -46,8 +49,9 @@ class Vocabulary:
         if not self.tokens:
             raise ValueError("tokens is empty: a vocabulary needs at least one token")
         if not 0 <= self.eos < len(self.tokens):
-            raise ValueError(f"eos must be a token id in [0, {len(self.tokens)}), "
-                             f"got {self.eos}")
+            raise ValueError(
+                f"eos must be a token id in [0, {len(self.tokens)}), got {self.eos}"
+            )
         for i, t in enumerate(self.tokens):
             if not isinstance(t, bytes):
                 raise TypeError(f"token {i} must be bytes, got {type(t).__name__}")
@@ -65,8 +69,10 @@ def token_bytes(piece: str) -> bytes:
     try:
         return bytes(_U2B[c] for c in piece)
     except KeyError as exc:
-        raise ValueError(f"token {piece!r} is not a byte-level BPE token "
-                         f"(character {exc.args[0]!r} has no byte)") from exc
+        raise ValueError(
+            f"token {piece!r} is not a byte-level BPE token "
+            f"(character {exc.args[0]!r} has no byte)"
+        ) from exc
 
 
 def vocabulary_from_tokenizer(tok, *, name: str = "") -> Vocabulary:
@@ -114,8 +120,9 @@ def train_bpe(vocab_size: int, files, *, extra_text: list[str] = ()):
     every run.
     """
     if vocab_size < 257 + 1:
-        raise ValueError("vocab_size must be at least 258 (256 bytes + EOS + 1), "
-                         f"got {vocab_size}")
+        raise ValueError(
+            f"vocab_size must be at least 258 (256 bytes + EOS + 1), got {vocab_size}"
+        )
     os.environ["RAYON_NUM_THREADS"] = "1"
     os.environ["TOKENIZERS_PARALLELISM"] = "false"
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
@@ -123,9 +130,12 @@ def train_bpe(vocab_size: int, files, *, extra_text: list[str] = ()):
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=[EOS_TEXT],
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-                                  show_progress=False)
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        special_tokens=[EOS_TEXT],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
 
     def texts():
         for f in files:
