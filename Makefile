@@ -69,4 +69,4 @@ references: $(STAMP)
 	$(BIN)/python -m repbook references $(CH)
 
 clean:
-	rm -rf _build book/chapters book/scoreboard.md book/environment.md
+	rm -rf _build book/chapters book/generated book/scoreboard.md book/environment.md

@@ -127,3 +127,78 @@ def test_scoreboard_and_environment_pages():
     assert_local_targets_exist(HTML / "book" / "scoreboard.html", links)
     dom, links = rendered(HTML / "book" / "environment.html")
     assert "Key packages" in dom and "torch" in dom
+
+
+PROBE = """<script>
+window.addEventListener('load', () => {
+  const folds = [...document.querySelectorAll('details.hide')];
+  let opened = 0;
+  for (const d of folds) { d.querySelector('summary').click(); if (d.open) opened++; }
+  const pres = [...document.querySelectorAll('div.cell_input pre')];
+  const span = document.createElement('span');
+  span.textContent = 'x'.repeat(100);
+  pres[0].appendChild(span);
+  const charWidth = span.getBoundingClientRect().width / 100;
+  span.remove();
+  const cols = Math.floor(pres[0].clientWidth / charWidth);
+  const over = pres.filter(p => p.scrollWidth > p.clientWidth + 1).length;
+  document.body.setAttribute('data-repbook-probe',
+    JSON.stringify({cols, over, cells: pres.length, folds: folds.length, opened}));
+});
+</script>"""
+
+
+@pytest.mark.parametrize("chapter", discover(ROOT), ids=lambda c: c.stem)
+def test_code_cells_fit_at_1280_px_and_folds_open(chapter):
+    """At a 1280-px window every code cell fits its column without horizontal scrolling (the
+    column holds at least the 88 characters ruff allows), and folded cells open on a click."""
+    import html
+    import json
+
+    page = HTML / "book" / "chapters" / f"{chapter.stem}.html"
+    assert page.is_file(), f"{page} is missing: run `make book` first"
+    probe = page.with_name(f"_probe_{chapter.stem}.html")
+    probe.write_text(page.read_text().replace("</body>", PROBE + "</body>"))
+    try:
+        dom = chromium(
+            probe, "--window-size=1280,1000", "--virtual-time-budget=5000", "--dump-dom"
+        )
+    finally:
+        probe.unlink()
+    found = re.search(r'data-repbook-probe="([^"]*)"', dom)
+    assert found, "the probe script did not run"
+    got = json.loads(html.unescape(found.group(1)))
+    assert got["cols"] >= 88, (
+        f"a code cell shows only {got['cols']} characters at 1280 px"
+    )
+    assert got["over"] == 0, (
+        f"{got['over']} of {got['cells']} code cells scroll horizontally"
+    )
+    assert got["folds"] >= 1 and got["opened"] == got["folds"], got
+
+
+def test_scoreboard_has_the_figure_and_the_claims_as_data():
+    page = HTML / "book" / "scoreboard.html"
+    dom, links = rendered(page)
+    assert any(i.endswith("margins.png") for i in links.imgs), "no margin figure"
+    for name in ("claims.csv", "claims.json"):
+        hrefs = [h for h in links.hrefs if h.endswith(name)]
+        assert hrefs, f"the scoreboard does not link {name}"
+        assert (page.parent / hrefs[0]).resolve().stat().st_size > 100
+
+
+def test_the_published_claims_are_exactly_the_ledgers_claims():
+    import json
+
+    from repbook.runner.execute import load_ledger, run_dir
+
+    page = HTML / "book" / "scoreboard.html"
+    _, links = rendered(page)
+    href = next(h for h in links.hrefs if h.endswith("claims.json"))
+    rows = json.loads((page.parent / href).resolve().read_text())
+    expected = []
+    for ch in discover(ROOT):
+        led = load_ledger(run_dir(ROOT, ch))
+        assert led is not None, f"{ch.stem} has no quick run"
+        expected += [(ch.stem, c.id, c.verdict, c.margin) for c in led.claims]
+    assert [(r["chapter"], r["claim"], r["verdict"], r["margin"]) for r in rows] == expected

@@ -11,7 +11,7 @@ from repbook.runner.book import (
     stage_chapters,
 )
 from repbook.runner.chapters import resolve
-from repbook.runner.execute import RunRecord, execute, run_dir
+from repbook.runner.execute import RunRecord, execute, load_ledger, run_dir
 
 QUICK = {"scale": "quick", "seed": 0, "width": 3}
 
@@ -153,3 +153,23 @@ def test_a_stale_stability_record_is_flagged(ran):
     path.write_text(json.dumps(data))
     text = scoreboard_markdown(root, resolve(root, []))
     assert "stale record" in text and "✓ 1/1" not in text
+
+
+def test_the_claims_data_set_and_figure_hold_exactly_the_ledgers_claims(ran):
+    import csv
+
+    root, tiny = ran
+    text = scoreboard_markdown(root, resolve(root, []), assets=True)
+    out = root / "book" / "generated"
+    rows = json.loads((out / "claims.json").read_text())
+    ledger = load_ledger(run_dir(root, tiny))
+    assert [(r["chapter"], r["claim"], r["verdict"]) for r in rows] == [
+        ("01_tiny", c.id, c.verdict) for c in ledger.claims
+    ]
+    assert rows[0]["measured"] == {"width": 3} and rows[0]["evidence"] == "simulation"
+    with open(out / "claims.csv", newline="") as f:
+        csv_rows = list(csv.DictReader(f))
+    assert [r["claim"] for r in csv_rows] == [r["claim"] for r in rows]
+    assert json.loads(csv_rows[0]["measured"]) == {"width": 3}
+    assert (out / "margins.png").stat().st_size > 1000
+    assert "](generated/margins.png)" in text and "{download}`claims.csv <generated/claims.csv>`" in text

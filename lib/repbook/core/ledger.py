@@ -45,6 +45,9 @@ SOURCES = (
 """Where a claim's paper value comes from: the paper's text (theorems, tables, figures), only its
 abstract, the official code or repository, a secondary summary of the paper, other literature, or
 our own formulation of the claim (a derivation or a check we set)."""
+EVIDENCE = ("derivation", "simulation", "real data", "peer agreement")
+"""The kind of evidence a check gives: an exact derivation or identity checked numerically, a
+simulation of a model we control, an experiment on real data, or agreement with a peer package."""
 
 LOAD_MARK = "◷"
 """Marks what was timed on this machine: load-dependent, shown but never compared by the tests."""
@@ -227,6 +230,8 @@ class Claim:
     load_dependent: bool = False
     shown: list = field(default_factory=list)  # names the table shows (empty: all)
     measured_text: str = ""  # converted records only: the old free text
+    evidence: str = ""  # one of EVIDENCE ("" for quotes and older records)
+    regime: str = ""  # what was tested: data, model, scale
 
     @property
     def criterion_text(self) -> str:
@@ -299,15 +304,31 @@ class Ledger:
         seed: int | None = None,
         device: str | None = None,
         claims: Sequence[Claim] = (),
+        regime: str = "",
     ):
         self.chapter, self.scale, self.seed, self.device = chapter, scale, seed, device
         self.claims: list[Claim] = list(claims)
+        self.regime = regime
 
     @classmethod
-    def for_run(cls, run) -> "Ledger":
+    def for_run(cls, run, *, regime: str = "") -> "Ledger":
+        """The chapter's ledger. `regime` says what its checks run on (data, model, scale), for
+        the claims data set; a claim may say otherwise."""
         return cls(
-            run.chapter, run.scale, seed=run.seed, device=run.device_name or run.device
+            run.chapter,
+            run.scale,
+            seed=run.seed,
+            device=run.device_name or run.device,
+            regime=regime,
         )
+
+    def _evidence(self, claim_id: str, evidence: str) -> str:
+        if evidence not in EVIDENCE:
+            raise ValueError(
+                f"claim {claim_id!r}: evidence must be one of {', '.join(EVIDENCE)}; "
+                f"got {evidence!r}"
+            )
+        return evidence
 
     # -- recording ------------------------------------------------------------------------------
     def _common(self, claim_id, statement, paper, source, note) -> str:
@@ -346,6 +367,8 @@ class Ledger:
         note: str = "",
         load_dependent: bool = False,
         show: Sequence[str] = (),
+        evidence: str = "simulation",
+        regime: str = "",
     ) -> Outcome:
         """Record a checked claim: `criterion` (fixed before the run) decides from `measured`.
 
@@ -360,6 +383,7 @@ class Ledger:
                 f"claim {claim_id!r}: criterion must be a typed criterion "
                 f"(repbook.core.criteria), got {type(criterion).__name__}"
             )
+        evidence = self._evidence(claim_id, evidence)
         values = plain_values(measured)
         hidden = [n for n in show if n not in values]
         if hidden:
@@ -383,6 +407,8 @@ class Ledger:
             note=note,
             load_dependent=bool(load_dependent),
             shown=list(show),
+            evidence=evidence,
+            regime=regime or self.regime,
         )
         self.claims.append(claim)
         self._print(claim)
@@ -398,6 +424,8 @@ class Ledger:
         criterion: Criterion,
         note: str,
         measured: Mapping[str, Any] | None = None,
+        evidence: str = "simulation",
+        regime: str = "",
     ) -> None:
         """A claim this scale cannot test; `note` says what would test it. `measured` may hold
         what a stand-in of ours gave (shown and stored as numbers; it decides no verdict)."""
@@ -406,6 +434,7 @@ class Ledger:
             raise TypeError(f"claim {claim_id!r}: criterion must be a typed criterion")
         if not note.strip():
             raise ValueError(f"claim {claim_id!r}: say what would check it (note=...)")
+        evidence = self._evidence(claim_id, evidence)
         values = plain_values(measured) if measured is not None else {}
         claim = Claim(
             self.chapter,
@@ -418,6 +447,8 @@ class Ledger:
             measured=values,
             criterion=criterion.to_dict(),
             note=note,
+            evidence=evidence,
+            regime=regime or self.regime,
         )
         self.claims.append(claim)
         self._print(claim)
@@ -959,11 +990,29 @@ SCOREBOARD_INTRO = (
 )
 
 
-def scoreboard_markdown(entries: Sequence[BookEntry]) -> str:
-    """The scoreboard: one row per chapter, the totals, then every chapter's claims."""
-    lines = [
-        "# Scoreboard\n",
-        SCOREBOARD_INTRO,
+def scoreboard_markdown(
+    entries: Sequence[BookEntry], *, figure: str = "", data: tuple[str, str] | None = None
+) -> str:
+    """The scoreboard: the book-wide margin figure, one row per chapter, the totals, then every
+    chapter's claims. `figure` and `data` are paths (relative to the page) of the margin figure
+    and of claims.csv / claims.json."""
+    lines = ["# Scoreboard\n", SCOREBOARD_INTRO]
+    if figure:
+        lines += [
+            f"![Every checked claim as a dot at its normalised margin, by chapter]({figure})\n",
+            "Each dot is one checked claim at its margin divided by the criterion's scale (the "
+            "size of its bound, or half the width of its interval): right of the dashed line it "
+            "holds, left of it it fails, and the nearer the line the closer the call. The axis is "
+            "linear near 0 and logarithmic beyond.\n",
+        ]
+    if data:
+        lines.append(
+            f"The claims as data: {{download}}`claims.csv <{data[0]}>` and "
+            f"{{download}}`claims.json <{data[1]}>`, one record per claim of every chapter "
+            "(statement, paper value and source, measured values, criterion, margin, verdict, "
+            "kind of evidence, regime, seeds, scale, date, commit).\n"
+        )
+    lines += [
         "| chapter | quick: reproduced / checked | not checked at this scale | quoted | "
         "closest margin | seeds | quick run time | status | full: reproduced / checked |",
         "|---|---|---|---|---|---|---|---|---|",
@@ -993,3 +1042,89 @@ def scoreboard_markdown(entries: Sequence[BookEntry]) -> str:
                 details.append("\n" + unstable)
     lines.append(f"\n**{totals_text(ledgers, len(entries))}**\n")
     return "\n".join(lines + details) + "\n"
+
+
+# ---------------------------------------------------------------------------------------------
+# The claims as a data set (claims.csv, claims.json) and the book-wide margin figure
+CLAIM_FIELDS = (
+    "chapter",
+    "claim",
+    "statement",
+    "paper",
+    "source",
+    "ours",
+    "measured",
+    "criterion",
+    "margin",
+    "normalized_margin",
+    "verdict",
+    "note",
+    "evidence",
+    "regime",
+    "seeds",
+    "scale",
+    "seed",
+    "date",
+    "commit",
+)
+
+
+def claims_dataset(entries: Sequence[BookEntry], *, date: str, commit: str) -> list[dict]:
+    """Every claim of every chapter's quick run, one record each (the ledgers' own values)."""
+    rows = []
+    for e in entries:
+        if e.quick is None:
+            continue
+        seeds = stability_cells(e.quick, e.stability)
+        for c in e.quick.claims:
+            rows.append(
+                {
+                    "chapter": e.stem,
+                    "claim": c.id,
+                    "statement": c.statement,
+                    "paper": c.paper,
+                    "source": c.source,
+                    "ours": c.ours(),
+                    "measured": c.measured,
+                    "criterion": c.criterion_text,
+                    "margin": c.margin,
+                    "normalized_margin": c.normalized_margin,
+                    "verdict": c.verdict,
+                    "note": c.note,
+                    "evidence": c.evidence or ("quoted" if c.verdict == "quoted" else ""),
+                    "regime": c.regime,
+                    "seeds": seeds[c.id],
+                    "scale": c.scale,
+                    "seed": e.quick.seed,
+                    "date": date,
+                    "commit": commit,
+                }
+            )
+    return rows
+
+
+def write_claims_dataset(rows: Sequence[Mapping], folder: str | os.PathLike) -> tuple[Path, Path]:
+    """claims.json (values as JSON) and claims.csv (the measured values as a JSON string)."""
+    import csv
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    as_json = folder / "claims.json"
+    as_json.write_text(json.dumps(list(rows), indent=1, ensure_ascii=False, allow_nan=False) + "\n")
+    as_csv = folder / "claims.csv"
+    with open(as_csv, "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=CLAIM_FIELDS)
+        w.writeheader()
+        for r in rows:
+            w.writerow({**r, "measured": json.dumps(r["measured"], ensure_ascii=False)})
+    return as_csv, as_json
+
+
+def margin_points(entries: Sequence[BookEntry]) -> list[dict]:
+    """(chapter, claim, normalised margin, verdict) of every checked claim that has a margin."""
+    return [
+        {"chapter": e.stem, "claim": c.id, "normalized": c.normalized_margin,
+         "verdict": c.verdict, "load_dependent": c.load_dependent}
+        for e in entries if e.quick is not None
+        for c in e.quick.claims if c.checked and c.normalized_margin is not None
+    ]

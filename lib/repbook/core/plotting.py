@@ -98,3 +98,43 @@ def reference_line(ax, y: float, label: str, *, horizontal: bool = True) -> None
         label=label,
         zorder=1,
     )
+
+
+def margin_dot_plot(points, path, *, title: str = "Every checked claim, by its margin"):
+    """The book at a glance: one dot per checked claim at its normalised margin (symmetric log
+    axis), grouped by chapter, coloured by verdict; the boundary at 0. Saves a PNG to `path`."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+
+    use_style()
+    chapters = sorted({p["chapter"] for p in points})
+    row = {c: i for i, c in enumerate(chapters)}
+    fig, ax = plt.subplots(figsize=(9, 0.42 * max(len(chapters), 3) + 1.4))
+    nth: dict[str, int] = {}
+    offset = []  # spread a chapter's dots a little vertically, in a fixed order
+    for p in points:
+        k = nth.get(p["chapter"], 0)
+        nth[p["chapter"]] = k + 1
+        offset.append(0.09 * ((k % 5) - 2))
+    for verdict, role, label in [("reproduced", "ok", "reproduced"),
+                                 ("not reproduced", "bad", "not reproduced")]:
+        idx = [i for i, p in enumerate(points) if p["verdict"] == verdict]
+        pts = [points[i] for i in idx]
+        ys = [row[points[i]["chapter"]] + offset[i] for i in idx]
+        colour = "#009E73" if role == "ok" else "#D55E00"
+        ax.scatter([p["normalized"] for p in pts], ys, s=26, color=colour, label=label,
+                   edgecolor="white", linewidth=0.5, zorder=3)
+    ax.axvline(0, color="#000000", lw=1.0, ls="--", label="criterion's boundary")
+    ax.set_xscale("symlog", linthresh=0.05)
+    reach = max([abs(p["normalized"]) for p in points] + [1.0]) * 2
+    ax.set_xlim(-reach, reach)
+    ax.set_yticks(range(len(chapters)), chapters)
+    ax.set_ylim(len(chapters) - 0.5, -0.5)   # first chapter on top
+    ax.set_xlabel("normalised margin (margin / the criterion's scale; < 0: fails)")
+    ax.set_title(title)
+    ax.legend(loc="lower right", fontsize=8)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path

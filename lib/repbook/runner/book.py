@@ -186,9 +186,9 @@ def stage_chapters(root: Path, chapters: list[Chapter]) -> None:
             _write_if_changed(dst, json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
 
 
-def scoreboard_markdown(root: Path, chapters: list[Chapter]) -> str:
+def book_entries(root: Path, chapters: list[Chapter]) -> list:
+    """What the scoreboard shows of each chapter: its ledgers and records, how its run went."""
     from ..core.ledger import BookEntry
-    from ..core.ledger import scoreboard_markdown as render_scoreboard
 
     entries = []
     for ch in chapters:
@@ -212,7 +212,42 @@ def scoreboard_markdown(root: Path, chapters: list[Chapter]) -> str:
             if rec.seconds > QUICK_BUDGET_S:
                 entry.status += f", ⚠ over the {QUICK_BUDGET_S} s quick budget"
         entries.append(entry)
-    return GENERATED_NOTE + render_scoreboard(entries)
+    return entries
+
+
+GENERATED = Path("book") / "generated"
+"""Files the runner writes for the book pages (git-ignored): the claims data set, the figure."""
+
+
+def scoreboard_markdown(root: Path, chapters: list[Chapter], *, assets: bool = False) -> str:
+    """The scoreboard page. With `assets`, also write the claims data set and the margin figure
+    under book/generated/ and link them from the page."""
+    from ..core.ledger import claims_dataset, margin_points, write_claims_dataset
+    from ..core.ledger import scoreboard_markdown as render_scoreboard
+
+    entries = book_entries(root, chapters)
+    if not assets:
+        return GENERATED_NOTE + render_scoreboard(entries)
+    from datetime import datetime, timezone
+
+    from ..core.plotting import margin_dot_plot
+
+    out = root / GENERATED
+    out.mkdir(parents=True, exist_ok=True)
+    rows = claims_dataset(
+        entries,
+        date=datetime.now(timezone.utc).date().isoformat(),
+        commit=provenance_of(root)["commit"],
+    )
+    write_claims_dataset(rows, out)
+    points = margin_points(entries)
+    figure = ""
+    if points:
+        margin_dot_plot(points, out / "margins.png")
+        figure = "generated/margins.png"
+    return GENERATED_NOTE + render_scoreboard(
+        entries, figure=figure, data=("generated/claims.csv", "generated/claims.json")
+    )
 
 
 def _memory_gib() -> str:
@@ -302,7 +337,8 @@ def environment_markdown(
 
 def write_pages(root: Path, chapters: list[Chapter], executed_now: set[str]) -> None:
     _write_if_changed(
-        root / "book" / "scoreboard.md", scoreboard_markdown(root, chapters)
+        root / "book" / "scoreboard.md",
+        scoreboard_markdown(root, chapters, assets=True),
     )
     _write_if_changed(
         root / "book" / "environment.md",
