@@ -102,7 +102,13 @@ SIZES = {
     ),
 }
 run = setup(scale=scale, seed=seed, sizes=SIZES)
-ledger = Ledger.for_run(run)
+ledger = Ledger.for_run(
+    run,
+    regime=(
+        "all 5,040 bulls-and-cows secrets and our own DC/SP fixtures; algorithmic "
+        "agents, no LLM; CPU"
+    ),
+)
 use_style()
 register_colors(
     {

@@ -100,7 +100,13 @@ SIZES = {
     ),
 }
 run = setup(scale=scale, seed=seed, sizes=SIZES)
-ledger = Ledger.for_run(run)
+ledger = Ledger.for_run(
+    run,
+    regime=(
+        "JSON and calc grammars; GPT-2 and BPE vocabularies of 1k-16k; a bigram "
+        "model; CPU"
+    ),
+)
 use_style()
 register_colors(
     {
@@ -380,6 +386,7 @@ ledger.check(
     "masks are exact (sound and complete)",
     paper="masks the tokens that provably lead outside the grammar (soundness)",
     source="abstract",
+    evidence="peer agreement",
     measured=measured1,
     criterion=all_of(
         at_most("oracle differences", 0),

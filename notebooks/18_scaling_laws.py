@@ -103,7 +103,12 @@ run = setup(scale=scale, seed=seed, sizes=SIZES)
 JOBS = (
     2 if scale == "quick" else (os.cpu_count() or 1)
 )  # processes for independent fits
-ledger = Ledger.for_run(run)
+ledger = Ledger.for_run(
+    run,
+    regime=(
+        "teacher-student linear regression families trained by SGD (N up to 512); CPU"
+    ),
+)
 use_style()
 register_colors(
     {
