@@ -182,10 +182,7 @@ hist = [np.array([0, 1, 0])] * m_demo  # nodes: agent x, old node a, new node b
 for extra in range(by_hand_stale + 1):
     hbar = S.weighted_average(hist, gamma_demo)
     if extra in (0, by_hand_stale - 1, by_hand_stale):
-        print(
-            f"after {extra} rounds of b: h̄(a) = {hbar[1]:.4f}, "
-            f"h̄(b) = {hbar[2]:.4f}"
-        )
+        print(f"after {extra} rounds of b: h̄(a) = {hbar[1]:.4f}, h̄(b) = {hbar[2]:.4f}")
     hist = hist + [np.array([0, 0, 1])]
 print(
     f"stale rounds: by hand {by_hand_stale}, library "
