@@ -14,6 +14,9 @@ CH ?=
 $(STAMP): requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q -r requirements.txt 2>&1 | { grep -v "is ignored" || true; }
+	# Chapter 06's peer: torchattacks' metadata pins an old requests and asks for torchvision,
+	# neither of which it needs to run; installed alone so that nothing else changes.
+	$(BIN)/pip install -q --no-deps 'torchattacks>=3.5' 2>&1 | { grep -v "is ignored" || true; }
 	touch $(STAMP)
 
 env: $(STAMP)

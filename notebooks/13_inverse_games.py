@@ -110,7 +110,10 @@ SIZES = {
     ),
 }
 run = setup(scale=scale, seed=seed, sizes=SIZES)
-ledger = Ledger.for_run(run)
+ledger = Ledger.for_run(
+    run,
+    regime="random zero-sum matrix and Markov games of our own, N up to 1e5 plays; CPU",
+)
 use_style()
 register_colors(
     {
@@ -428,6 +431,7 @@ ledger.check(
     paper="identifiability via QRE under linear rewards; a rank condition on a "
     "matrix of the policies",
     source="secondary summary",
+    evidence="derivation",
     measured={
         "rank A (d = 6)": ranks,
         "max error from exact policies": max(exact_err),
