@@ -201,4 +201,6 @@ def test_the_published_claims_are_exactly_the_ledgers_claims():
         led = load_ledger(run_dir(ROOT, ch))
         assert led is not None, f"{ch.stem} has no quick run"
         expected += [(ch.stem, c.id, c.verdict, c.margin) for c in led.claims]
-    assert [(r["chapter"], r["claim"], r["verdict"], r["margin"]) for r in rows] == expected
+    assert [
+        (r["chapter"], r["claim"], r["verdict"], r["margin"]) for r in rows
+    ] == expected

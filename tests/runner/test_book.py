@@ -172,4 +172,7 @@ def test_the_claims_data_set_and_figure_hold_exactly_the_ledgers_claims(ran):
     assert [r["claim"] for r in csv_rows] == [r["claim"] for r in rows]
     assert json.loads(csv_rows[0]["measured"]) == {"width": 3}
     assert (out / "margins.png").stat().st_size > 1000
-    assert "](generated/margins.png)" in text and "{download}`claims.csv <generated/claims.csv>`" in text
+    assert (
+        "](generated/margins.png)" in text
+        and "{download}`claims.csv <generated/claims.csv>`" in text
+    )

@@ -991,7 +991,10 @@ SCOREBOARD_INTRO = (
 
 
 def scoreboard_markdown(
-    entries: Sequence[BookEntry], *, figure: str = "", data: tuple[str, str] | None = None
+    entries: Sequence[BookEntry],
+    *,
+    figure: str = "",
+    data: tuple[str, str] | None = None,
 ) -> str:
     """The scoreboard: the book-wide margin figure, one row per chapter, the totals, then every
     chapter's claims. `figure` and `data` are paths (relative to the page) of the margin figure
@@ -1069,7 +1072,9 @@ CLAIM_FIELDS = (
 )
 
 
-def claims_dataset(entries: Sequence[BookEntry], *, date: str, commit: str) -> list[dict]:
+def claims_dataset(
+    entries: Sequence[BookEntry], *, date: str, commit: str
+) -> list[dict]:
     """Every claim of every chapter's quick run, one record each (the ledgers' own values)."""
     rows = []
     for e in entries:
@@ -1091,7 +1096,8 @@ def claims_dataset(entries: Sequence[BookEntry], *, date: str, commit: str) -> l
                     "normalized_margin": c.normalized_margin,
                     "verdict": c.verdict,
                     "note": c.note,
-                    "evidence": c.evidence or ("quoted" if c.verdict == "quoted" else ""),
+                    "evidence": c.evidence
+                    or ("quoted" if c.verdict == "quoted" else ""),
                     "regime": c.regime,
                     "seeds": seeds[c.id],
                     "scale": c.scale,
@@ -1103,14 +1109,18 @@ def claims_dataset(entries: Sequence[BookEntry], *, date: str, commit: str) -> l
     return rows
 
 
-def write_claims_dataset(rows: Sequence[Mapping], folder: str | os.PathLike) -> tuple[Path, Path]:
+def write_claims_dataset(
+    rows: Sequence[Mapping], folder: str | os.PathLike
+) -> tuple[Path, Path]:
     """claims.json (values as JSON) and claims.csv (the measured values as a JSON string)."""
     import csv
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     as_json = folder / "claims.json"
-    as_json.write_text(json.dumps(list(rows), indent=1, ensure_ascii=False, allow_nan=False) + "\n")
+    as_json.write_text(
+        json.dumps(list(rows), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+    )
     as_csv = folder / "claims.csv"
     with open(as_csv, "w", newline="", encoding="utf-8") as f:
         w = csv.DictWriter(f, fieldnames=CLAIM_FIELDS)
@@ -1123,8 +1133,15 @@ def write_claims_dataset(rows: Sequence[Mapping], folder: str | os.PathLike) -> 
 def margin_points(entries: Sequence[BookEntry]) -> list[dict]:
     """(chapter, claim, normalised margin, verdict) of every checked claim that has a margin."""
     return [
-        {"chapter": e.stem, "claim": c.id, "normalized": c.normalized_margin,
-         "verdict": c.verdict, "load_dependent": c.load_dependent}
-        for e in entries if e.quick is not None
-        for c in e.quick.claims if c.checked and c.normalized_margin is not None
+        {
+            "chapter": e.stem,
+            "claim": c.id,
+            "normalized": c.normalized_margin,
+            "verdict": c.verdict,
+            "load_dependent": c.load_dependent,
+        }
+        for e in entries
+        if e.quick is not None
+        for c in e.quick.claims
+        if c.checked and c.normalized_margin is not None
     ]

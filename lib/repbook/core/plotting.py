@@ -118,20 +118,30 @@ def margin_dot_plot(points, path, *, title: str = "Every checked claim, by its m
         k = nth.get(p["chapter"], 0)
         nth[p["chapter"]] = k + 1
         offset.append(0.09 * ((k % 5) - 2))
-    for verdict, role, label in [("reproduced", "ok", "reproduced"),
-                                 ("not reproduced", "bad", "not reproduced")]:
+    for verdict, role, label in [
+        ("reproduced", "ok", "reproduced"),
+        ("not reproduced", "bad", "not reproduced"),
+    ]:
         idx = [i for i, p in enumerate(points) if p["verdict"] == verdict]
         pts = [points[i] for i in idx]
         ys = [row[points[i]["chapter"]] + offset[i] for i in idx]
         colour = "#009E73" if role == "ok" else "#D55E00"
-        ax.scatter([p["normalized"] for p in pts], ys, s=26, color=colour, label=label,
-                   edgecolor="white", linewidth=0.5, zorder=3)
+        ax.scatter(
+            [p["normalized"] for p in pts],
+            ys,
+            s=26,
+            color=colour,
+            label=label,
+            edgecolor="white",
+            linewidth=0.5,
+            zorder=3,
+        )
     ax.axvline(0, color="#000000", lw=1.0, ls="--", label="criterion's boundary")
     ax.set_xscale("symlog", linthresh=0.05)
     reach = max([abs(p["normalized"]) for p in points] + [1.0]) * 2
     ax.set_xlim(-reach, reach)
     ax.set_yticks(range(len(chapters)), chapters)
-    ax.set_ylim(len(chapters) - 0.5, -0.5)   # first chapter on top
+    ax.set_ylim(len(chapters) - 0.5, -0.5)  # first chapter on top
     ax.set_xlabel("normalised margin (margin / the criterion's scale; < 0: fails)")
     ax.set_title(title)
     ax.legend(loc="lower right", fontsize=8)

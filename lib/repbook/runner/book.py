@@ -219,7 +219,9 @@ GENERATED = Path("book") / "generated"
 """Files the runner writes for the book pages (git-ignored): the claims data set, the figure."""
 
 
-def scoreboard_markdown(root: Path, chapters: list[Chapter], *, assets: bool = False) -> str:
+def scoreboard_markdown(
+    root: Path, chapters: list[Chapter], *, assets: bool = False
+) -> str:
     """The scoreboard page. With `assets`, also write the claims data set and the margin figure
     under book/generated/ and link them from the page."""
     from ..core.ledger import claims_dataset, margin_points, write_claims_dataset
