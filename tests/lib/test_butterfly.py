@@ -28,7 +28,9 @@ def toy():
 def test_mlp_forward_and_features():
     m = B.MLP([6, 5, 4, 3])
     p = B.init_params(m, generator=gen())
-    out, feats = functional_call(m, p, (torch.randn(7, 2, 3),), {"return_features": True})
+    out, feats = functional_call(
+        m, p, (torch.randn(7, 2, 3),), {"return_features": True}
+    )
     assert out.shape == (7, 3) and [f.shape for f in feats] == [(7, 5), (7, 4)]
     assert all((f >= 0).all() for f in feats)
 
@@ -36,7 +38,9 @@ def test_mlp_forward_and_features():
 def test_resnet_shapes_and_depth_check():
     r = B.ResNetLN(depth=8, width=4, in_channels=1, n_classes=10)
     p = B.init_params(r, generator=gen())
-    out, feats = functional_call(r, p, (torch.randn(2, 1, 28, 28),), {"return_features": True})
+    out, feats = functional_call(
+        r, p, (torch.randn(2, 1, 28, 28),), {"return_features": True}
+    )
     assert out.shape == (2, 10) and len(feats) == 3
     assert feats[-1].shape == (2, 16, 7, 7)
     assert sum(b.has_shortcut for b in r.blocks) == 2
@@ -53,7 +57,9 @@ def test_init_stds_and_params():
     p = B.init_params(m, generator=gen(3))
     q = B.init_params(m, generator=gen(3))
     assert all(torch.equal(p[k], q[k]) for k in p)
-    assert float(p["layers.0.weight"].std()) == pytest.approx(math.sqrt(2 / 100), rel=0.05)
+    assert float(p["layers.0.weight"].std()) == pytest.approx(
+        math.sqrt(2 / 100), rel=0.05
+    )
     assert torch.count_nonzero(p["layers.0.bias"]) == 0
     assert B.perturbable(m) == ["layers.0.weight", "layers.1.weight"]
     r = B.ResNetLN(depth=8, width=4, in_channels=1)
@@ -72,14 +78,21 @@ def test_batch_order():
     order = B.batch_order(10, batch_size=3, epochs=4, generator=gen())
     assert order.shape == (12, 3)
     for e in range(4):
-        ep = order[3 * e:3 * e + 3].flatten()
+        ep = order[3 * e : 3 * e + 3].flatten()
         assert len(set(ep.tolist())) == 9 and ep.max() < 10
-    assert torch.equal(order, B.batch_order(10, batch_size=3, epochs=4, generator=gen()))
+    assert torch.equal(
+        order, B.batch_order(10, batch_size=3, epochs=4, generator=gen())
+    )
 
 
-@pytest.mark.parametrize("kw, msg", [(dict(n=5, batch_size=6, epochs=1), "batch_size must be at most"),
-                                     (dict(n=5, batch_size=0, epochs=1), "batch_size must be a positive"),
-                                     (dict(n=5, batch_size=2, epochs=1.5), "epochs must be a positive")])
+@pytest.mark.parametrize(
+    "kw, msg",
+    [
+        (dict(n=5, batch_size=6, epochs=1), "batch_size must be at most"),
+        (dict(n=5, batch_size=0, epochs=1), "batch_size must be a positive"),
+        (dict(n=5, batch_size=2, epochs=1.5), "epochs must be a positive"),
+    ],
+)
 def test_batch_order_bad(kw, msg):
     n = kw.pop("n")
     with pytest.raises(ValueError, match=msg):
@@ -126,7 +139,9 @@ def test_train_is_deterministic_and_resumable(toy):
     p = B.init_params(model, generator=gen())
     order = B.batch_order(len(y), batch_size=16, epochs=3, generator=gen(2))
     lrs = B.triangle_schedule(len(order), peak_lr=0.2, warmup_frac=0.1)
-    full = B.train(model, B.TrainState.start(p), X, y, order, lrs, save_at=[0, 7, len(order)])
+    full = B.train(
+        model, B.TrainState.start(p), X, y, order, lrs, save_at=[0, 7, len(order)]
+    )
     again = B.train(model, B.TrainState.start(p), X, y, order, lrs)
     resumed = B.train(model, full.saved[7], X, y, order, lrs)
     for k in p:
@@ -135,7 +150,9 @@ def test_train_is_deterministic_and_resumable(toy):
         assert torch.equal(full.saved[len(order)].params[k], full.final.params[k])
     assert resumed.final.step == len(order) and full.saved[7].step == 7
     ref = {s: st.params for s, st in full.saved.items()}
-    dist = B.train(model, B.TrainState.start(p), X, y, order, lrs, distance_to=ref).distances
+    dist = B.train(
+        model, B.TrainState.start(p), X, y, order, lrs, distance_to=ref
+    ).distances
     assert dist == {0: 0.0, 7: 0.0, len(order): 0.0}
 
 
@@ -146,7 +163,9 @@ def test_train_does_not_modify_inputs(toy):
     state = B.TrainState.start(p)
     order = B.batch_order(len(y), batch_size=16, epochs=1, generator=gen(2))
     B.train(model, state, X, y, order, np.full(len(order), 0.1))
-    assert all(torch.equal(p[k], copy[k]) and torch.equal(state.params[k], copy[k]) for k in p)
+    assert all(
+        torch.equal(p[k], copy[k]) and torch.equal(state.params[k], copy[k]) for k in p
+    )
     assert all(torch.count_nonzero(state.momentum[k]) == 0 for k in p)
 
 
@@ -172,13 +191,23 @@ def test_gaussian_perturbation_scale_and_mask():
     p = B.init_params(m, generator=gen())
     stds = B.init_stds(m)
     eps = B.gaussian_perturbation(p, stds, sigma=0.01, generator=gen(5))
-    expected = 0.01 * math.sqrt(sum(stds[k] ** 2 * p[k].numel() for k in B.perturbable(m)))
-    assert B.l2_distance(eps, {k: torch.zeros_like(v) for k, v in p.items()}) == pytest.approx(expected, rel=1e-6)
+    expected = 0.01 * math.sqrt(
+        sum(stds[k] ** 2 * p[k].numel() for k in B.perturbable(m))
+    )
+    assert B.l2_distance(
+        eps, {k: torch.zeros_like(v) for k, v in p.items()}
+    ) == pytest.approx(expected, rel=1e-6)
     assert all(torch.count_nonzero(eps[k]) == 0 for k in p if k.endswith("bias"))
     one = B.gaussian_perturbation(p, stds, sigma=0.5, generator=gen(5), n_weights=1)
-    nz = [(k, int(torch.count_nonzero(v))) for k, v in one.items() if torch.count_nonzero(v)]
+    nz = [
+        (k, int(torch.count_nonzero(v)))
+        for k, v in one.items()
+        if torch.count_nonzero(v)
+    ]
     assert len(nz) == 1 and nz[0][1] == 1
-    assert float(one[nz[0][0]].abs().sum()) == pytest.approx(0.5 * stds[nz[0][0]], rel=1e-6)
+    assert float(one[nz[0][0]].abs().sum()) == pytest.approx(
+        0.5 * stds[nz[0][0]], rel=1e-6
+    )
     zero = B.gaussian_perturbation(p, stds, sigma=0.0, generator=gen(5))
     assert all(torch.count_nonzero(v) == 0 for v in zero.values())
     again = B.gaussian_perturbation(p, stds, sigma=0.01, generator=gen(5))
@@ -187,10 +216,15 @@ def test_gaussian_perturbation_scale_and_mask():
     assert B.l2_distance(moved, p) == pytest.approx(expected, rel=1e-4)
 
 
-@pytest.mark.parametrize("kw, msg", [(dict(sigma=-1.0), "sigma must be"),
-                                     (dict(sigma=float("nan")), "sigma must be"),
-                                     (dict(sigma=0.1, n_weights=10**9), "n_weights must be at most"),
-                                     (dict(sigma=0.1, names=["layers.0.bias"]), "positive init std")])
+@pytest.mark.parametrize(
+    "kw, msg",
+    [
+        (dict(sigma=-1.0), "sigma must be"),
+        (dict(sigma=float("nan")), "sigma must be"),
+        (dict(sigma=0.1, n_weights=10**9), "n_weights must be at most"),
+        (dict(sigma=0.1, names=["layers.0.bias"]), "positive init std"),
+    ],
+)
 def test_gaussian_perturbation_bad(kw, msg):
     m = B.MLP([4, 3, 2])
     p = B.init_params(m, generator=gen())
@@ -203,12 +237,19 @@ def test_one_ulp_changes_exactly_one_entry_by_one_ulp():
     p = B.init_params(m, generator=gen())
     q = B.nudge_one_ulp(p, name="layers.1.weight", index=4)
     diff = {k: int((p[k] != q[k]).sum()) for k in p}
-    assert diff == {"layers.0.weight": 0, "layers.0.bias": 0, "layers.1.weight": 1, "layers.1.bias": 0}
+    assert diff == {
+        "layers.0.weight": 0,
+        "layers.0.bias": 0,
+        "layers.1.weight": 1,
+        "layers.1.bias": 0,
+    }
     old = p["layers.1.weight"].view(-1)[4].numpy()
     new = q["layers.1.weight"].view(-1)[4].numpy()
     assert new == np.nextafter(old, np.float32(np.inf)) and new != old
     down = B.nudge_one_ulp(p, name="layers.1.weight", index=4, direction=-1)
-    assert down["layers.1.weight"].view(-1)[4].numpy() == np.nextafter(old, np.float32(-np.inf))
+    assert down["layers.1.weight"].view(-1)[4].numpy() == np.nextafter(
+        old, np.float32(-np.inf)
+    )
     with pytest.raises(ValueError, match="index must be an int in"):
         B.nudge_one_ulp(p, name="layers.1.weight", index=6)
     with pytest.raises(ValueError, match="name must be one of"):
@@ -247,7 +288,9 @@ def test_interpolate_endpoints_exact():
     assert torch.equal(B.interpolate(a, b, 1.0)["w"], b["w"])
     for al in np.linspace(0, 1, 11):
         assert torch.equal(B.interpolate(a, a, float(al))["w"], a["w"])
-    torch.testing.assert_close(B.interpolate(a, b, 0.25)["w"], 0.75 * a["w"] + 0.25 * b["w"])
+    torch.testing.assert_close(
+        B.interpolate(a, b, 0.25)["w"], 0.75 * a["w"] + 0.25 * b["w"]
+    )
     with pytest.raises(ValueError, match="alpha must lie"):
         B.interpolate(a, b, 1.5)
 
@@ -268,7 +311,11 @@ def test_barrier_matches_brute_force(toy):
     losses = []
     for al in [0, 0.25, 0.5, 0.75, 1.0]:
         mix = {k: (1 - al) * a[k] + al * b[k] for k in a}
-        losses.append(float(torch.nn.functional.cross_entropy(functional_call(model, mix, (X,)), y)))
+        losses.append(
+            float(
+                torch.nn.functional.cross_entropy(functional_call(model, mix, (X,)), y)
+            )
+        )
     losses = np.array(losses)
     chord = (1 - bar.alphas) * losses[0] + bar.alphas * losses[-1]
     np.testing.assert_allclose(bar.loss, losses, rtol=1e-5)
@@ -314,14 +361,24 @@ def test_cka_invariances():
     Y = X @ rng.normal(size=(8, 6)) + 0.5 * rng.normal(size=(50, 6))
     base = B.linear_cka(X, Y)
     Q, _ = np.linalg.qr(rng.normal(size=(6, 6)))
-    assert B.linear_cka(X, Y @ Q) == pytest.approx(base, rel=1e-10)            # rotation
-    assert B.linear_cka(X, Y[:, rng.permutation(6)]) == pytest.approx(base, rel=1e-10)  # unit order
-    assert B.linear_cka(X, 7.5 * Y + 3.0) == pytest.approx(base, rel=1e-10)   # scale and shift
-    assert B.linear_cka(X, Y) == pytest.approx(B.linear_cka(Y, X), rel=1e-12)   # symmetry
+    assert B.linear_cka(X, Y @ Q) == pytest.approx(base, rel=1e-10)  # rotation
+    assert B.linear_cka(X, Y[:, rng.permutation(6)]) == pytest.approx(
+        base, rel=1e-10
+    )  # unit order
+    assert B.linear_cka(X, 7.5 * Y + 3.0) == pytest.approx(
+        base, rel=1e-10
+    )  # scale and shift
+    assert B.linear_cka(X, Y) == pytest.approx(
+        B.linear_cka(Y, X), rel=1e-12
+    )  # symmetry
     assert B.linear_cka(X, X) == pytest.approx(1.0, abs=1e-12)
     assert B.angular_cka(X, X) == pytest.approx(0.0, abs=1e-6)
-    assert B.linear_cka(X, Y * rng.uniform(1, 3, size=6)) != pytest.approx(base, rel=1e-6)  # not per-unit scale
-    wide = np.hstack([Y, rng.normal(size=(50, 80))])          # more features than inputs: Gram form
+    assert B.linear_cka(X, Y * rng.uniform(1, 3, size=6)) != pytest.approx(
+        base, rel=1e-6
+    )  # not per-unit scale
+    wide = np.hstack(
+        [Y, rng.normal(size=(50, 80))]
+    )  # more features than inputs: Gram form
     assert B.linear_cka(X, wide) == pytest.approx(cka_brute(X, wide), rel=1e-9)
     assert B.linear_cka(torch.tensor(X), torch.tensor(Y)) == pytest.approx(base)
 
@@ -353,16 +410,23 @@ def test_weight_matching_recovers_a_known_permutation_exactly(kind):
         x = torch.randn(2, 1, 12, 12, generator=gen(9))
     a = B.init_params(model, generator=gen(0))
     g = gen(4)
-    a = {k: v + 0.3 * torch.randn(v.shape, generator=g) if v.dim() == 1 else v for k, v in a.items()}
+    a = {
+        k: v + 0.3 * torch.randn(v.shape, generator=g) if v.dim() == 1 else v
+        for k, v in a.items()
+    }
     sizes = B._check_spec(a, spec)
     pi = random_perms(sizes, 11)
     b = B.permute(a, spec, pi)
     assert B.l2_distance(a, b) > 1.0
-    torch.testing.assert_close(functional_call(model, a, (x,)), functional_call(model, b, (x,)),
-                               rtol=1e-4, atol=1e-5)                  # same function
+    torch.testing.assert_close(
+        functional_call(model, a, (x,)),
+        functional_call(model, b, (x,)),
+        rtol=1e-4,
+        atol=1e-5,
+    )  # same function
     perms = B.weight_matching(a, b, spec, generator=gen(0))
     assert B.l2_distance(a, B.permute(b, spec, perms)) == 0.0
-    for k in sizes:                                                    # the inverse permutation
+    for k in sizes:  # the inverse permutation
         assert torch.equal(pi[k][perms[k]], torch.arange(sizes[k]))
 
 
@@ -384,7 +448,12 @@ def test_weight_matching_bad_spec():
     a = B.init_params(model, generator=gen())
     spec = dict(B.mlp_perm_spec(model))
     with pytest.raises(ValueError, match="spec must name exactly"):
-        B.weight_matching(a, a, {k: v for k, v in spec.items() if k != "layers.0.bias"}, generator=gen())
+        B.weight_matching(
+            a,
+            a,
+            {k: v for k, v in spec.items() if k != "layers.0.bias"},
+            generator=gen(),
+        )
     spec["layers.0.bias"] = ("P0", None)
     with pytest.raises(ValueError, match="axes"):
         B.weight_matching(a, a, spec, generator=gen())
@@ -405,6 +474,140 @@ def test_spawn_and_perturb_control_and_divergence(toy):
     control = B.train(model, spawn.with_params(spawn.params), X, y, order, lrs).final
     assert B.l2_distance(control.params, base.final.params) == 0.0
     name, idx = B.pick_weight(spawn.params, B.perturbable(model), generator=gen(3))
-    nudged = B.train(model, spawn.with_params(B.nudge_one_ulp(spawn.params, name=name, index=idx)),
-                     X, y, order, lrs).final
+    nudged = B.train(
+        model,
+        spawn.with_params(B.nudge_one_ulp(spawn.params, name=name, index=idx)),
+        X,
+        y,
+        order,
+        lrs,
+    ).final
     assert B.l2_distance(nudged.params, base.final.params) > 0.0
+
+
+# --- comparing two networks, peers ----------------------------------------------------------------
+def test_fresh_module_copies_params_and_leaves_model_alone():
+    model = B.MLP([5, 4, 3])
+    before = {k: v.detach().clone() for k, v in model.named_parameters()}
+    p = B.init_params(model, generator=gen(2))
+    net = B.fresh_module(model, p)
+    assert net is not model
+    assert all(torch.equal(v.detach(), p[k]) for k, v in net.named_parameters())
+    assert all(torch.equal(v.detach(), before[k]) for k, v in model.named_parameters())
+    p["layers.0.weight"].add_(1.0)  # a copy, not a view of p
+    assert not torch.equal(net.layers[0].weight.detach(), p["layers.0.weight"])
+    with pytest.raises(ValueError, match="same names"):
+        B.fresh_module(model, {"layers.0.weight": p["layers.0.weight"]})
+
+
+def test_weight_activity_known_answer():
+    model = B.MLP([3, 2, 2])
+    p = {
+        "layers.0.weight": torch.tensor([[1.0, 0.0, 0.0], [-1.0, -1.0, -1.0]]),
+        "layers.0.bias": torch.zeros(2),
+        "layers.1.weight": torch.ones(2, 2),
+        "layers.1.bias": torch.zeros(2),
+    }
+    X = torch.tensor(
+        [[1.0, 0.0, 2.0], [0.0, 0.0, 3.0], [2.0, 1.0, 0.0], [-1.0, 0.0, 0.0]]
+    )
+    # hidden unit 0 = relu(x0) is active on rows 0 and 2; hidden unit 1 = relu(−Σx) on row 3
+    # only; input 2 is non-zero on rows 0 and 1
+    assert B.weight_activity(
+        model, p, X, name="layers.0.weight", index=2
+    ) == pytest.approx((0.5, 0.5, 0.25))  # reads input 2, feeds unit 0
+    assert B.weight_activity(
+        model, p, X, name="layers.1.weight", index=1
+    ) == pytest.approx((0.25, 1.0, 0.25))  # reads unit 1, feeds an output
+    assert B.weight_activity(
+        model, p, X, name="layers.1.weight", index=0
+    ) == pytest.approx((0.5, 1.0, 0.5))
+    with pytest.raises(ValueError, match="layers.<i>.weight"):
+        B.weight_activity(model, p, X, name="layers.0.bias", index=0)
+    with pytest.raises(ValueError, match=r"index must be an int in \[0, 6\)"):
+        B.weight_activity(model, p, X, name="layers.0.weight", index=6)
+    with pytest.raises(TypeError, match="butterfly.MLP"):
+        B.weight_activity(
+            B.ResNetLN(depth=8, width=2, in_channels=1),
+            p,
+            X,
+            name="layers.0.weight",
+            index=0,
+        )
+
+
+def test_compare_pair_self_and_permuted():
+    model = B.MLP([8, 6, 5, 3])
+    spec = B.mlp_perm_spec(model)
+    a = B.init_params(model, generator=gen(0))
+    a = {
+        k: v + 0.1 * torch.randn(v.shape, generator=gen(1)) if v.dim() == 1 else v
+        for k, v in a.items()
+    }
+    X = torch.randn(40, 8, generator=gen(3))
+    same = B.compare_pair(model, a, a, spec, X, generator=gen(0))
+    assert same.l2 == 0.0 and same.l2_aligned == 0.0 and same.identity
+    assert same.cka == pytest.approx((1.0, 1.0)) and max(same.angular) < 1e-6
+    b = B.permute(a, spec, random_perms(B._check_spec(a, spec), 5))
+    cmp = B.compare_pair(
+        model,
+        a,
+        b,
+        spec,
+        X,
+        generator=gen(0),
+        features_a=B.hidden_features(model, a, X),
+    )
+    assert cmp.l2 > 0.5 and cmp.l2_aligned == 0.0 and not cmp.identity
+    assert cmp.cka == pytest.approx((1.0, 1.0), abs=1e-9)  # CKA ignores unit order
+    assert all(torch.equal(cmp.aligned[k], a[k]) for k in a)
+    other = B.init_params(model, generator=gen(9))
+    far = B.compare_pair(model, a, other, spec, X, generator=gen(0))
+    assert far.l2_aligned <= far.l2 and all(0 < c < 1 for c in far.cka)
+    assert far.angular == pytest.approx(tuple(math.acos(c) for c in far.cka))
+
+
+def test_rebasin_peer_recovers_a_permutation_and_keeps_global_rng():
+    pytest.importorskip("rebasin")
+    model = B.MLP([10, 12, 9, 4])
+    spec = B.mlp_perm_spec(model)
+    a = B.init_params(model, generator=gen(0))
+    a = {
+        k: v + 0.3 * torch.randn(v.shape, generator=gen(4)) if v.dim() == 1 else v
+        for k, v in a.items()
+    }
+    b = B.permute(a, spec, random_perms(B._check_spec(a, spec), 11))
+    state = torch.random.get_rng_state()
+    theirs = B.rebasin_align(model, a, b, torch.randn(2, 10, generator=gen(9)), seed=3)
+    assert torch.equal(
+        torch.random.get_rng_state(), state
+    )  # global generator untouched
+    assert B.l2_distance(a, theirs) == pytest.approx(0.0, abs=1e-6)
+    with pytest.raises(TypeError, match="seed must be an int"):
+        B.rebasin_align(model, a, b, torch.zeros(2, 10), seed=1.5)
+
+
+def test_repsim_peer_agrees_with_linear_cka():
+    pytest.importorskip("repsim")
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(60, 7))
+    Y = X @ rng.normal(size=(7, 5)) + rng.normal(size=(60, 5))
+    assert B.repsim_linear_cka(X, Y) == pytest.approx(B.linear_cka(X, Y), abs=1e-9)
+    assert B.repsim_linear_cka(torch.tensor(X), torch.tensor(X)) == pytest.approx(1.0)
+
+
+def test_typical_draws():
+    assert B.typical_draws([1.86, 0.92, 1.9e-9], 1) == [1]  # the median draw
+    assert B.typical_draws([1.86, 0.92, 1.9e-9], 3) == [1, 0, 2]  # then outwards
+    assert B.typical_draws([5.0, 1.0, 3.0, 4.0], 2) == [
+        2,
+        3,
+    ]  # even count: both middles
+    assert B.typical_draws([2.0, 2.0, 2.0], 1) == [1]  # ties keep their order
+    assert B.typical_draws([7.0], 1) == [0]
+    with pytest.raises(ValueError, match="n must be at most"):
+        B.typical_draws([1.0, 2.0], 3)
+    with pytest.raises(ValueError, match="finite"):
+        B.typical_draws([1.0, float("nan")], 1)
+    with pytest.raises(ValueError, match="n must be a positive int"):
+        B.typical_draws([1.0], 0)

@@ -27,8 +27,10 @@ stateless architectures evaluated with ``torch.func.functional_call``. No functi
 plots, writes files or draws from a global random state: randomness comes in as a
 ``torch.Generator``.
 """
+
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -54,28 +56,38 @@ def _check_positive_int(name: str, value) -> int:
 
 def _check_generator(generator) -> torch.Generator:
     if not isinstance(generator, torch.Generator):
-        raise TypeError(f"generator must be a torch.Generator, got {type(generator).__name__}")
+        raise TypeError(
+            f"generator must be a torch.Generator, got {type(generator).__name__}"
+        )
     return generator
 
 
 def _check_same_keys(a: Mapping, b: Mapping, what: str = "parameters") -> None:
     if list(a) != list(b):
         missing, extra = sorted(set(a) - set(b)), sorted(set(b) - set(a))
-        raise ValueError(f"the two sets of {what} must have the same names in the same order; "
-                         f"only in the first: {missing}, only in the second: {extra}")
+        raise ValueError(
+            f"the two sets of {what} must have the same names in the same order; "
+            f"only in the first: {missing}, only in the second: {extra}"
+        )
     for k in a:
         if a[k].shape != b[k].shape:
-            raise ValueError(f"{what} {k!r} has shape {tuple(a[k].shape)} in the first set and "
-                             f"{tuple(b[k].shape)} in the second")
+            raise ValueError(
+                f"{what} {k!r} has shape {tuple(a[k].shape)} in the first set and "
+                f"{tuple(b[k].shape)} in the second"
+            )
 
 
 def _check_data(X: torch.Tensor, y: torch.Tensor) -> None:
     if not isinstance(X, torch.Tensor) or not isinstance(y, torch.Tensor):
-        raise TypeError(f"X and y must be torch tensors, got {type(X).__name__} and "
-                        f"{type(y).__name__}")
+        raise TypeError(
+            f"X and y must be torch tensors, got {type(X).__name__} and "
+            f"{type(y).__name__}"
+        )
     if X.shape[0] != y.shape[0] or X.shape[0] == 0:
-        raise ValueError(f"X and y must have the same, non-zero number of rows, got {X.shape[0]} "
-                         f"and {y.shape[0]}")
+        raise ValueError(
+            f"X and y must have the same, non-zero number of rows, got {X.shape[0]} "
+            f"and {y.shape[0]}"
+        )
 
 
 # ----------------------------------------------------------------------------------------------
@@ -91,9 +103,13 @@ class MLP(nn.Module):
         super().__init__()
         sizes = [_check_positive_int("sizes[i]", s) for s in sizes]
         if len(sizes) < 2:
-            raise ValueError(f"sizes must name at least inputs and outputs, got {sizes!r}")
+            raise ValueError(
+                f"sizes must name at least inputs and outputs, got {sizes!r}"
+            )
         self.sizes = tuple(sizes)
-        self.layers = nn.ModuleList(nn.Linear(a, b) for a, b in zip(sizes[:-1], sizes[1:]))
+        self.layers = nn.ModuleList(
+            nn.Linear(a, b) for a, b in zip(sizes[:-1], sizes[1:])
+        )
 
     def forward(self, x, return_features: bool = False):
         h = x.flatten(1)
@@ -151,18 +167,35 @@ class ResNetLN(nn.Module):
     also returns every block's output.
     """
 
-    def __init__(self, depth: int = 20, width: int = 32, in_channels: int = 3,
-                 n_classes: int = 10):
+    def __init__(
+        self,
+        depth: int = 20,
+        width: int = 32,
+        in_channels: int = 3,
+        n_classes: int = 10,
+    ):
         super().__init__()
-        if isinstance(depth, bool) or not isinstance(depth, int) or depth < 8 or (depth - 2) % 6:
-            raise ValueError(f"depth must be 6n + 2 with n ≥ 1 (8, 14, 20, ...), got {depth!r}")
+        if (
+            isinstance(depth, bool)
+            or not isinstance(depth, int)
+            or depth < 8
+            or (depth - 2) % 6
+        ):
+            raise ValueError(
+                f"depth must be 6n + 2 with n ≥ 1 (8, 14, 20, ...), got {depth!r}"
+            )
         width = _check_positive_int("width", width)
-        self.stem_conv = nn.Conv2d(_check_positive_int("in_channels", in_channels), width, 3,
-                                   padding=1, bias=False)
+        self.stem_conv = nn.Conv2d(
+            _check_positive_int("in_channels", in_channels),
+            width,
+            3,
+            padding=1,
+            bias=False,
+        )
         self.stem_norm = LayerNorm2d(width)
         blocks, f_in = [], width
         for stage in range(3):
-            f_out = width * 2 ** stage
+            f_out = width * 2**stage
             for i in range((depth - 2) // 6):
                 blocks.append(_Block(f_in, f_out, 2 if stage > 0 and i == 0 else 1))
                 f_in = f_out
@@ -195,7 +228,9 @@ def init_params(model: nn.Module, *, generator: torch.Generator) -> Params:
     params = {}
     for name, p in model.named_parameters():
         if p.dim() > 1:
-            params[name] = torch.randn(p.shape, generator=generator, dtype=p.dtype) * stds[name]
+            params[name] = (
+                torch.randn(p.shape, generator=generator, dtype=p.dtype) * stds[name]
+            )
         elif name.endswith("weight"):
             params[name] = torch.ones_like(p)
         else:
@@ -205,14 +240,19 @@ def init_params(model: nn.Module, *, generator: torch.Generator) -> Params:
 
 def perturbable(model_or_params) -> list[str]:
     """Names of the tensors a perturbation may touch: weights with ≥ 2 axes (no biases, no norms)."""
-    items = (model_or_params.named_parameters() if isinstance(model_or_params, nn.Module)
-             else model_or_params.items())
+    items = (
+        model_or_params.named_parameters()
+        if isinstance(model_or_params, nn.Module)
+        else model_or_params.items()
+    )
     return [name for name, p in items if p.dim() > 1]
 
 
 # ----------------------------------------------------------------------------------------------
 # deterministic training
-def batch_order(n: int, *, batch_size: int, epochs: int, generator: torch.Generator) -> torch.Tensor:
+def batch_order(
+    n: int, *, batch_size: int, epochs: int, generator: torch.Generator
+) -> torch.Tensor:
     """The fixed sequence of minibatches: one random permutation of range(n) per epoch, cut into
     ``n // batch_size`` full batches (the remainder is dropped). Shape (steps, batch_size)."""
     n = _check_positive_int("n", n)
@@ -222,16 +262,24 @@ def batch_order(n: int, *, batch_size: int, epochs: int, generator: torch.Genera
     if batch_size > n:
         raise ValueError(f"batch_size must be at most n = {n}, got {batch_size}")
     per_epoch = n // batch_size
-    rows = [torch.randperm(n, generator=generator)[:per_epoch * batch_size].view(per_epoch, batch_size)
-            for _ in range(epochs)]
+    rows = [
+        torch.randperm(n, generator=generator)[: per_epoch * batch_size].view(
+            per_epoch, batch_size
+        )
+        for _ in range(epochs)
+    ]
     return torch.cat(rows)
 
 
-def triangle_schedule(total_steps: int, *, peak_lr: float, warmup_frac: float) -> np.ndarray:
+def triangle_schedule(
+    total_steps: int, *, peak_lr: float, warmup_frac: float
+) -> np.ndarray:
     """Learning rate of steps 0..T−1: linear warm-up to ``peak_lr`` over the first
     ``warmup_frac`` of training, then linear decay to 0 at step T (the paper's "triangle")."""
     total_steps = _check_positive_int("total_steps", total_steps)
-    if not (isinstance(peak_lr, (int, float)) and peak_lr > 0 and math.isfinite(peak_lr)):
+    if not (
+        isinstance(peak_lr, (int, float)) and peak_lr > 0 and math.isfinite(peak_lr)
+    ):
         raise ValueError(f"peak_lr must be a positive finite number, got {peak_lr!r}")
     if not 0.0 <= warmup_frac < 1.0:
         raise ValueError(f"warmup_frac must lie in [0, 1), got {warmup_frac!r}")
@@ -253,13 +301,18 @@ class TrainState:
     @staticmethod
     def start(params: Params) -> "TrainState":
         """Step 0: the given parameters and zero momentum (torch's SGD starts the same way)."""
-        return TrainState({k: v.clone() for k, v in params.items()},
-                          {k: torch.zeros_like(v) for k, v in params.items()}, 0)
+        return TrainState(
+            {k: v.clone() for k, v in params.items()},
+            {k: torch.zeros_like(v) for k, v in params.items()},
+            0,
+        )
 
     def with_params(self, params: Params) -> "TrainState":
         """The same optimiser state and step with other parameters (a perturbed copy)."""
         _check_same_keys(self.params, params)
-        return TrainState(params, {k: v.clone() for k, v in self.momentum.items()}, self.step)
+        return TrainState(
+            params, {k: v.clone() for k, v in self.momentum.items()}, self.step
+        )
 
 
 @dataclass(frozen=True)
@@ -272,10 +325,19 @@ class TrainResult:
     distances: dict[int, float]
 
 
-def train(model: nn.Module, state: TrainState, X: torch.Tensor, y: torch.Tensor,
-          order: torch.Tensor, lrs, *, momentum: float = 0.9, stop: int | None = None,
-          save_at: Sequence[int] = (), distance_to: Mapping[int, Params] | None = None
-          ) -> TrainResult:
+def train(
+    model: nn.Module,
+    state: TrainState,
+    X: torch.Tensor,
+    y: torch.Tensor,
+    order: torch.Tensor,
+    lrs,
+    *,
+    momentum: float = 0.9,
+    stop: int | None = None,
+    save_at: Sequence[int] = (),
+    distance_to: Mapping[int, Params] | None = None,
+) -> TrainResult:
     """SGD with (heavy-ball) momentum on the cross-entropy, from ``state.step`` to ``stop``.
 
     Step s uses the minibatch ``order[s]`` and learning rate ``lrs[s]``: two calls from equal
@@ -288,8 +350,10 @@ def train(model: nn.Module, state: TrainState, X: torch.Tensor, y: torch.Tensor,
     _check_data(X, y)
     stop = len(order) if stop is None else stop
     if not 0 <= state.step <= stop <= len(order):
-        raise ValueError(f"need 0 ≤ state.step ≤ stop ≤ len(order) = {len(order)}, got "
-                         f"state.step = {state.step}, stop = {stop}")
+        raise ValueError(
+            f"need 0 ≤ state.step ≤ stop ≤ len(order) = {len(order)}, got "
+            f"state.step = {state.step}, stop = {stop}"
+        )
     if len(lrs) < stop:
         raise ValueError(f"lrs has {len(lrs)} entries, fewer than stop = {stop} steps")
     if not 0.0 <= momentum < 1.0:
@@ -297,8 +361,10 @@ def train(model: nn.Module, state: TrainState, X: torch.Tensor, y: torch.Tensor,
     distance_to = {} if distance_to is None else distance_to
     bad = [s for s in list(save_at) + list(distance_to) if not state.step <= s <= stop]
     if bad:
-        raise ValueError(f"save_at and distance_to steps must lie in [{state.step}, {stop}], "
-                         f"got {bad}")
+        raise ValueError(
+            f"save_at and distance_to steps must lie in [{state.step}, {stop}], "
+            f"got {bad}"
+        )
     names = list(state.params)
     params = {k: v.detach().clone() for k, v in state.params.items()}
     bufs = {k: v.detach().clone() for k, v in state.momentum.items()}
@@ -308,8 +374,11 @@ def train(model: nn.Module, state: TrainState, X: torch.Tensor, y: torch.Tensor,
 
     def keep(s):
         if s in wanted:
-            saved[s] = TrainState({k: v.clone() for k, v in params.items()},
-                                  {k: v.clone() for k, v in bufs.items()}, s)
+            saved[s] = TrainState(
+                {k: v.clone() for k, v in params.items()},
+                {k: v.clone() for k, v in bufs.items()},
+                s,
+            )
         if s in distance_to:
             distances[s] = l2_distance(params, distance_to[s])
 
@@ -317,7 +386,9 @@ def train(model: nn.Module, state: TrainState, X: torch.Tensor, y: torch.Tensor,
         keep(s)
         idx = order[s]
         leaves = {k: params[k].requires_grad_(True) for k in names}
-        loss = nn.functional.cross_entropy(functional_call(model, leaves, (X[idx],)), y[idx])
+        loss = nn.functional.cross_entropy(
+            functional_call(model, leaves, (X[idx],)), y[idx]
+        )
         grads = torch.autograd.grad(loss, [leaves[k] for k in names])
         lr = float(lrs[s])
         with torch.no_grad():
@@ -330,9 +401,15 @@ def train(model: nn.Module, state: TrainState, X: torch.Tensor, y: torch.Tensor,
 
 # ----------------------------------------------------------------------------------------------
 # perturbations
-def gaussian_perturbation(params: Params, stds: Mapping[str, float], *, sigma: float,
-                          generator: torch.Generator, n_weights: int | None = None,
-                          names: Sequence[str] | None = None) -> Params:
+def gaussian_perturbation(
+    params: Params,
+    stds: Mapping[str, float],
+    *,
+    sigma: float,
+    generator: torch.Generator,
+    n_weights: int | None = None,
+    names: Sequence[str] | None = None,
+) -> Params:
     """A Gaussian perturbation ε of relative size σ (σ = 1: as large as the initialisation).
 
     ε̂_i ~ N(0, s_i²) for every weight i in the tensors ``names`` (default: all tensors with a
@@ -343,17 +420,29 @@ def gaussian_perturbation(params: Params, stds: Mapping[str, float], *, sigma: f
     _check_generator(generator)
     if not (isinstance(sigma, (int, float)) and sigma >= 0 and math.isfinite(sigma)):
         raise ValueError(f"sigma must be a finite number ≥ 0, got {sigma!r}")
-    names = [k for k in params if stds.get(k, 0.0) > 0] if names is None else list(names)
+    names = (
+        [k for k in params if stds.get(k, 0.0) > 0] if names is None else list(names)
+    )
     unknown = [k for k in names if k not in params or stds.get(k, 0.0) <= 0]
     if unknown or not names:
-        raise ValueError(f"names must be parameters with a positive init std, got {unknown or names}")
+        raise ValueError(
+            f"names must be parameters with a positive init std, got {unknown or names}"
+        )
     sizes = [params[k].numel() for k in names]
     total = sum(sizes)
-    n_weights = total if n_weights is None else _check_positive_int("n_weights", n_weights)
+    n_weights = (
+        total if n_weights is None else _check_positive_int("n_weights", n_weights)
+    )
     if n_weights > total:
-        raise ValueError(f"n_weights must be at most the {total} maskable weights, got {n_weights}")
-    flat_std = torch.cat([torch.full((n,), float(stds[k]), dtype=torch.float64)
-                          for k, n in zip(names, sizes)])
+        raise ValueError(
+            f"n_weights must be at most the {total} maskable weights, got {n_weights}"
+        )
+    flat_std = torch.cat(
+        [
+            torch.full((n,), float(stds[k]), dtype=torch.float64)
+            for k, n in zip(names, sizes)
+        ]
+    )
     draw = torch.randn(total, generator=generator, dtype=torch.float64) * flat_std
     mask = torch.zeros(total, dtype=torch.bool)
     mask[torch.randperm(total, generator=generator)[:n_weights]] = True
@@ -373,16 +462,26 @@ def add(params: Params, noise: Params) -> Params:
     return {k: params[k] + noise[k] for k in params}
 
 
-def nudge_one_ulp(params: Params, *, name: str, index: int, direction: int = 1) -> Params:
+def nudge_one_ulp(
+    params: Params, *, name: str, index: int, direction: int = 1
+) -> Params:
     """A copy of ``params`` with one entry moved to the next representable float (one ulp).
 
     ``index`` is the entry's position in the flattened tensor ``name``; ``direction`` +1 or −1.
     """
     if name not in params:
-        raise ValueError(f"name must be one of the parameters {list(params)}, got {name!r}")
+        raise ValueError(
+            f"name must be one of the parameters {list(params)}, got {name!r}"
+        )
     numel = params[name].numel()
-    if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or not 0 <= index < numel:
-        raise ValueError(f"index must be an int in [0, {numel}) for {name!r}, got {index!r}")
+    if (
+        isinstance(index, bool)
+        or not isinstance(index, (int, np.integer))
+        or not 0 <= index < numel
+    ):
+        raise ValueError(
+            f"index must be an int in [0, {numel}) for {name!r}, got {index!r}"
+        )
     if direction not in (1, -1):
         raise ValueError(f"direction must be +1 or −1, got {direction!r}")
     out = {k: v.clone() for k, v in params.items()}
@@ -392,16 +491,40 @@ def nudge_one_ulp(params: Params, *, name: str, index: int, direction: int = 1) 
     return out
 
 
-def pick_weight(params: Params, names: Sequence[str], *, generator: torch.Generator) -> tuple[str, int]:
+def pick_weight(
+    params: Params, names: Sequence[str], *, generator: torch.Generator
+) -> tuple[str, int]:
     """One weight drawn uniformly from the tensors ``names``: (tensor name, flat index)."""
     _check_generator(generator)
     missing = [k for k in names if k not in params]
     if missing or not names:
-        raise ValueError(f"names must be a non-empty list of parameters, got {list(names)}")
+        raise ValueError(
+            f"names must be a non-empty list of parameters, got {list(names)}"
+        )
     sizes = np.array([params[k].numel() for k in names])
     i = int(torch.randint(int(sizes.sum()), (1,), generator=generator))
     which = int(np.searchsorted(np.cumsum(sizes), i, side="right"))
     return names[which], i - int(np.r_[0, np.cumsum(sizes)][which])
+
+
+def typical_draws(values: Sequence[float], n: int) -> list[int]:
+    """The indices of the ``n`` draws whose ``values`` rank closest to the median (the median
+    draw first; ties in rank distance go to the lower index).
+
+    Spawn-and-perturb repeats a few of its perturbations at later steps; with this rule the
+    repeated draws are the typical ones, not whichever came first, which matters when single
+    draws differ a lot (a one-ulp nudge of an inactive unit's weight never grows)."""
+    vals = np.asarray(values, dtype=float)
+    if vals.ndim != 1 or len(vals) == 0 or not np.all(np.isfinite(vals)):
+        raise ValueError(
+            f"values must be a non-empty 1-D sequence of finite numbers, got {values!r}"
+        )
+    n = _check_positive_int("n", n)
+    if n > len(vals):
+        raise ValueError(f"n must be at most the {len(vals)} draws, got {n}")
+    ranks = np.argsort(np.argsort(vals, kind="stable"), kind="stable")
+    mid = (len(vals) - 1) / 2
+    return sorted(range(len(vals)), key=lambda r: (abs(ranks[r] - mid), r))[:n]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -409,7 +532,9 @@ def pick_weight(params: Params, names: Sequence[str], *, generator: torch.Genera
 def l2_distance(a: Params, b: Params) -> float:
     """‖θ_a − θ_b‖₂ over all parameters (accumulated in float64)."""
     _check_same_keys(a, b)
-    return math.sqrt(sum(float(((a[k].double() - b[k].double()) ** 2).sum()) for k in a))
+    return math.sqrt(
+        sum(float(((a[k].double() - b[k].double()) ** 2).sum()) for k in a)
+    )
 
 
 def interpolate(a: Params, b: Params, alpha: float) -> Params:
@@ -424,16 +549,24 @@ def interpolate(a: Params, b: Params, alpha: float) -> Params:
 
 
 @torch.no_grad()
-def evaluate(model: nn.Module, params: Params, X: torch.Tensor, y: torch.Tensor, *,
-             batch_size: int = 1000) -> tuple[float, float]:
+def evaluate(
+    model: nn.Module,
+    params: Params,
+    X: torch.Tensor,
+    y: torch.Tensor,
+    *,
+    batch_size: int = 1000,
+) -> tuple[float, float]:
     """Mean cross-entropy and error rate of ``params`` on (X, y), in fixed-size chunks."""
     _check_data(X, y)
     batch_size = _check_positive_int("batch_size", batch_size)
     loss, wrong = 0.0, 0
     for i in range(0, len(y), batch_size):
-        out = functional_call(model, params, (X[i:i + batch_size],))
-        loss += float(nn.functional.cross_entropy(out, y[i:i + batch_size], reduction="sum"))
-        wrong += int((out.argmax(1) != y[i:i + batch_size]).sum())
+        out = functional_call(model, params, (X[i : i + batch_size],))
+        loss += float(
+            nn.functional.cross_entropy(out, y[i : i + batch_size], reduction="sum")
+        )
+        wrong += int((out.argmax(1) != y[i : i + batch_size]).sum())
     return loss / len(y), wrong / len(y)
 
 
@@ -453,28 +586,52 @@ def _chord_excess(values: np.ndarray, alphas: np.ndarray) -> float:
     return float(np.max(values - chord))
 
 
-def loss_barrier(model: nn.Module, a: Params, b: Params, X: torch.Tensor, y: torch.Tensor, *,
-                 n_alpha: int = 11, batch_size: int = 1000) -> Barrier:
+def loss_barrier(
+    model: nn.Module,
+    a: Params,
+    b: Params,
+    X: torch.Tensor,
+    y: torch.Tensor,
+    *,
+    n_alpha: int = 11,
+    batch_size: int = 1000,
+) -> Barrier:
     """max_α ℓ(θ_α) − [(1−α)ℓ(θ_a) + αℓ(θ_b)] over ``n_alpha`` equally spaced α ∈ [0, 1], for the
     cross-entropy and for the error rate. Both are ≥ 0 (the end points count) and exactly 0 when
     θ_a = θ_b."""
     _check_same_keys(a, b)
     n_alpha = _check_positive_int("n_alpha", n_alpha)
     if n_alpha < 3:
-        raise ValueError(f"n_alpha must be at least 3 (both ends and one interior point), got {n_alpha}")
+        raise ValueError(
+            f"n_alpha must be at least 3 (both ends and one interior point), got {n_alpha}"
+        )
     alphas = np.linspace(0.0, 1.0, n_alpha)
-    res = np.array([evaluate(model, interpolate(a, b, float(al)), X, y, batch_size=batch_size)
-                    for al in alphas])
-    return Barrier(alphas, res[:, 0], res[:, 1], _chord_excess(res[:, 0], alphas),
-                   _chord_excess(res[:, 1], alphas))
+    res = np.array(
+        [
+            evaluate(model, interpolate(a, b, float(al)), X, y, batch_size=batch_size)
+            for al in alphas
+        ]
+    )
+    return Barrier(
+        alphas,
+        res[:, 0],
+        res[:, 1],
+        _chord_excess(res[:, 0], alphas),
+        _chord_excess(res[:, 1], alphas),
+    )
 
 
 @torch.no_grad()
-def hidden_features(model: nn.Module, params: Params, X: torch.Tensor, *,
-                    batch_size: int = 1000) -> list[torch.Tensor]:
+def hidden_features(
+    model: nn.Module, params: Params, X: torch.Tensor, *, batch_size: int = 1000
+) -> list[torch.Tensor]:
     """The activations of every hidden layer (MLP) or block (ResNet), flattened to (n, features)."""
-    chunks = [functional_call(model, params, (X[i:i + batch_size],), {"return_features": True})[1]
-              for i in range(0, len(X), batch_size)]
+    chunks = [
+        functional_call(
+            model, params, (X[i : i + batch_size],), {"return_features": True}
+        )[1]
+        for i in range(0, len(X), batch_size)
+    ]
     return [torch.cat([c[j] for c in chunks]).flatten(1) for j in range(len(chunks[0]))]
 
 
@@ -485,11 +642,17 @@ def linear_cka(X, Y) -> float:
     as the cosine between the centred Gram matrices, which is used when p or q exceeds n.
     Invariant to orthogonal transforms (so to permutations of units) and isotropic scaling.
     """
-    X = np.asarray(X.detach().cpu() if isinstance(X, torch.Tensor) else X, dtype=np.float64)
-    Y = np.asarray(Y.detach().cpu() if isinstance(Y, torch.Tensor) else Y, dtype=np.float64)
+    X = np.asarray(
+        X.detach().cpu() if isinstance(X, torch.Tensor) else X, dtype=np.float64
+    )
+    Y = np.asarray(
+        Y.detach().cpu() if isinstance(Y, torch.Tensor) else Y, dtype=np.float64
+    )
     if X.ndim != 2 or Y.ndim != 2 or X.shape[0] != Y.shape[0] or X.shape[0] < 2:
-        raise ValueError(f"X and Y must be 2-D with the same number (≥ 2) of rows, got shapes "
-                         f"{X.shape} and {Y.shape}")
+        raise ValueError(
+            f"X and Y must be 2-D with the same number (≥ 2) of rows, got shapes "
+            f"{X.shape} and {Y.shape}"
+        )
     if not (np.all(np.isfinite(X)) and np.all(np.isfinite(Y))):
         raise ValueError("X and Y must be finite")
     X = X - X.mean(0)
@@ -501,7 +664,9 @@ def linear_cka(X, Y) -> float:
         num = float(np.linalg.norm(Y.T @ X) ** 2)
         den = float(np.linalg.norm(X.T @ X) * np.linalg.norm(Y.T @ Y))
     if den == 0.0:
-        raise ValueError("a representation is constant over the inputs: CKA is undefined")
+        raise ValueError(
+            "a representation is constant over the inputs: CKA is undefined"
+        )
     return num / den
 
 
@@ -526,8 +691,11 @@ def mlp_perm_spec(model: MLP) -> dict[str, tuple[str | None, ...]]:
 def resnet_perm_spec(model: ResNetLN) -> dict[str, tuple[str | None, ...]]:
     """Channel groups of ``ResNetLN``: one per block interior, one per stage's residual stream
     (blocks joined by identity shortcuts share their stream's group)."""
-    spec = {"stem_conv.weight": ("R0", None, None, None),
-            "stem_norm.weight": ("R0",), "stem_norm.bias": ("R0",)}
+    spec = {
+        "stem_conv.weight": ("R0", None, None, None),
+        "stem_norm.weight": ("R0",),
+        "stem_norm.bias": ("R0",),
+    }
     res, n_res = "R0", 0
     for i, block in enumerate(model.blocks):
         inner, p = f"B{i}", f"blocks.{i}."
@@ -552,25 +720,36 @@ def resnet_perm_spec(model: ResNetLN) -> dict[str, tuple[str | None, ...]]:
 
 def _check_spec(params: Params, spec: PermSpec) -> dict[str, int]:
     if set(spec) != set(params):
-        raise ValueError(f"spec must name exactly the parameters; missing {sorted(set(params) - set(spec))}, "
-                         f"unknown {sorted(set(spec) - set(params))}")
+        raise ValueError(
+            f"spec must name exactly the parameters; missing {sorted(set(params) - set(spec))}, "
+            f"unknown {sorted(set(spec) - set(params))}"
+        )
     sizes: dict[str, int] = {}
     for name, axes in spec.items():
         if len(axes) != params[name].dim():
-            raise ValueError(f"spec[{name!r}] has {len(axes)} axes, the parameter has "
-                             f"{params[name].dim()}")
+            raise ValueError(
+                f"spec[{name!r}] has {len(axes)} axes, the parameter has "
+                f"{params[name].dim()}"
+            )
         for ax, group in enumerate(axes):
             if group is None:
                 continue
             n = params[name].shape[ax]
             if sizes.setdefault(group, n) != n:
-                raise ValueError(f"group {group!r} has size {sizes[group]} elsewhere but {n} on "
-                                 f"axis {ax} of {name!r}")
+                raise ValueError(
+                    f"group {group!r} has size {sizes[group]} elsewhere but {n} on "
+                    f"axis {ax} of {name!r}"
+                )
     return sizes
 
 
-def permute(params: Params, spec: PermSpec, perms: Mapping[str, torch.Tensor],
-            *, skip: tuple[str, int] | None = None) -> Params:
+def permute(
+    params: Params,
+    spec: PermSpec,
+    perms: Mapping[str, torch.Tensor],
+    *,
+    skip: tuple[str, int] | None = None,
+) -> Params:
     """Apply the unit permutations: along an axis of group g, new unit i is old unit perms[g][i].
     A network permuted consistently (every group on all its axes) computes the same function."""
     out = {}
@@ -582,8 +761,14 @@ def permute(params: Params, spec: PermSpec, perms: Mapping[str, torch.Tensor],
     return out
 
 
-def weight_matching(a: Params, b: Params, spec: PermSpec, *, generator: torch.Generator,
-                    max_sweeps: int = 100) -> dict[str, torch.Tensor]:
+def weight_matching(
+    a: Params,
+    b: Params,
+    spec: PermSpec,
+    *,
+    generator: torch.Generator,
+    max_sweeps: int = 100,
+) -> dict[str, torch.Tensor]:
     """Weight matching (Ainsworth, Hayase & Srinivasa, 2023): the permutations of θ_b's hidden
     units that maximise Σ ⟨θ_a, π(θ_b)⟩, i.e. minimise ‖θ_a − π(θ_b)‖₂.
 
@@ -596,8 +781,12 @@ def weight_matching(a: Params, b: Params, spec: PermSpec, *, generator: torch.Ge
     sizes = _check_spec(a, spec)
     max_sweeps = _check_positive_int("max_sweeps", max_sweeps)
     perms = {g: torch.arange(n) for g, n in sizes.items()}
-    where = {g: [(k, ax) for k, axes in spec.items() for ax, gg in enumerate(axes) if gg == g]
-             for g in sizes}
+    where = {
+        g: [
+            (k, ax) for k, axes in spec.items() for ax, gg in enumerate(axes) if gg == g
+        ]
+        for g in sizes
+    }
     groups = list(sizes)
     a64 = {k: v.detach().cpu().double() for k, v in a.items()}
     b64 = {k: v.detach().cpu().double() for k, v in b.items()}
@@ -608,8 +797,13 @@ def weight_matching(a: Params, b: Params, spec: PermSpec, *, generator: torch.Ge
             n = sizes[g]
             cost = torch.zeros(n, n, dtype=torch.float64)
             for name, ax in where[g]:
-                wb = permute({name: b64[name]}, {name: spec[name]}, perms, skip=(name, ax))[name]
-                cost += a64[name].moveaxis(ax, 0).reshape(n, -1) @ wb.moveaxis(ax, 0).reshape(n, -1).T
+                wb = permute(
+                    {name: b64[name]}, {name: spec[name]}, perms, skip=(name, ax)
+                )[name]
+                cost += (
+                    a64[name].moveaxis(ax, 0).reshape(n, -1)
+                    @ wb.moveaxis(ax, 0).reshape(n, -1).T
+                )
             _, cols = linear_sum_assignment(cost.numpy(), maximize=True)
             new = torch.as_tensor(cols, dtype=torch.long)
             old_score = float(cost[torch.arange(n), perms[g]].sum())
@@ -620,3 +814,141 @@ def weight_matching(a: Params, b: Params, spec: PermSpec, *, generator: torch.Ge
         if not changed:
             break
     return perms
+
+
+# ----------------------------------------------------------------------------------------------
+# two trained networks side by side
+def fresh_module(model: nn.Module, params: Params) -> nn.Module:
+    """A new module with ``model``'s architecture holding a copy of ``params`` (``model`` itself
+    is untouched). For code that needs an ``nn.Module`` with weights: torch's optimisers, peers."""
+    net = copy.deepcopy(model)
+    _check_same_keys(dict(net.named_parameters()), params)
+    net.load_state_dict({k: v.detach().clone() for k, v in params.items()})
+    return net
+
+
+@torch.no_grad()
+def weight_activity(
+    model: MLP, params: Params, X: torch.Tensor, *, name: str, index: int
+) -> tuple[float, float, float]:
+    """Whether one weight of a ReLU MLP can pass a signal on the inputs ``X``.
+
+    The weight ``name``[``index``] (flat index into ``layers.ℓ.weight``) reads from unit j of
+    the layer below (a hidden unit, or input j for ℓ = 0) and feeds unit i of layer ℓ (a hidden
+    unit, or an output, which always passes). Returns the fractions of inputs on which the unit
+    read from is non-zero, on which the unit fed is active, and on which both hold. A weight with
+    0 in the last place never changes a forward pass, and its gradient is 0.
+    """
+    if not isinstance(model, MLP):
+        raise TypeError(f"model must be a butterfly.MLP, got {type(model).__name__}")
+    parts = name.split(".")
+    n_layers = len(model.layers)
+    if (
+        len(parts) != 3
+        or parts[0] != "layers"
+        or parts[2] != "weight"
+        or not parts[1].isdigit()
+        or int(parts[1]) >= n_layers
+    ):
+        raise ValueError(
+            f"name must be 'layers.<i>.weight' with i < {n_layers}, got {name!r}"
+        )
+    layer = int(parts[1])
+    n_out, n_in = params[name].shape
+    if (
+        isinstance(index, bool)
+        or not isinstance(index, (int, np.integer))
+        or not 0 <= index < n_out * n_in
+    ):
+        raise ValueError(
+            f"index must be an int in [0, {n_out * n_in}) for {name!r}, got {index!r}"
+        )
+    unit_out, unit_in = divmod(int(index), n_in)
+    feats = hidden_features(model, params, X)
+    below = X.flatten(1) if layer == 0 else feats[layer - 1]
+    active_in = below[:, unit_in] != 0
+    active_out = (
+        feats[layer][:, unit_out] > 0
+        if layer < n_layers - 1
+        else torch.ones_like(active_in)
+    )
+    return (
+        float(active_in.float().mean()),
+        float(active_out.float().mean()),
+        float((active_in & active_out).float().mean()),
+    )
+
+
+@dataclass(frozen=True)
+class PairComparison:
+    """θ_a and θ_b compared: L² before and after weight matching (θ_b aligned to θ_a), whether
+    the matching was the identity, the aligned θ_b, and linear and angular CKA per hidden layer
+    (MLP) or block (ResNet) on the inputs given."""
+
+    l2: float
+    l2_aligned: float
+    identity: bool
+    aligned: Params
+    cka: tuple[float, ...]
+    angular: tuple[float, ...]
+
+
+def compare_pair(
+    model: nn.Module,
+    a: Params,
+    b: Params,
+    spec: PermSpec,
+    X: torch.Tensor,
+    *,
+    generator: torch.Generator,
+    features_a: Sequence[torch.Tensor] | None = None,
+) -> PairComparison:
+    """Weight matching of θ_b to θ_a, the L² distances before and after, and CKA per layer on
+    ``X`` (``features_a``: θ_a's hidden features on ``X``, when already computed)."""
+    _check_same_keys(a, b)
+    perms = weight_matching(a, b, spec, generator=generator)
+    identity = all(torch.equal(v, torch.arange(len(v))) for v in perms.values())
+    aligned = b if identity else permute(b, spec, perms)
+    fa = hidden_features(model, a, X) if features_a is None else list(features_a)
+    fb = hidden_features(model, b, X)
+    if len(fa) != len(fb):
+        raise ValueError(f"features_a has {len(fa)} layers, the model gives {len(fb)}")
+    cka = tuple(linear_cka(x, y) for x, y in zip(fa, fb))
+    angular = tuple(float(np.arccos(np.clip(c, -1.0, 1.0))) for c in cka)
+    return PairComparison(
+        l2_distance(a, b), l2_distance(a, aligned), identity, aligned, cka, angular
+    )
+
+
+# ----------------------------------------------------------------------------------------------
+# peers: the same measures from other packages
+def rebasin_align(
+    model: nn.Module, a: Params, b: Params, X: torch.Tensor, *, seed: int
+) -> Params:
+    """θ_b aligned to θ_a by the ``rebasin`` package's weight matching (its
+    ``PermutationCoordinateDescent``, which finds the permutation structure by tracing the model
+    on ``X``). Its coordinate descent visits the groups in an order drawn from torch's global
+    generator, so it runs inside ``torch.random.fork_rng`` seeded with ``seed``: the same seed
+    gives the same result, and the caller's global random state is left as it was."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"seed must be an int, got {seed!r}")
+    from rebasin import PermutationCoordinateDescent
+
+    net_a, net_b = fresh_module(model, a), fresh_module(model, b)
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(int(seed))
+        PermutationCoordinateDescent(net_a, net_b, X).rebasin()
+    return {k: v.detach().clone() for k, v in net_b.named_parameters()}
+
+
+def repsim_linear_cka(X, Y) -> float:
+    """Linear CKA computed by the ``repsim`` package (linear kernel, the biased "Gretton" HSIC
+    estimator): the same quantity as ``linear_cka``."""
+    import repsim
+
+    def arr(Z):
+        Z = Z.detach().cpu() if isinstance(Z, torch.Tensor) else Z
+        return np.asarray(Z, dtype=np.float64)
+
+    out = repsim.cka([arr(X), arr(Y)], kernel_type="linear", estimator="gretton")
+    return float(out[0, 1])
