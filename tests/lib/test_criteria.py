@@ -287,3 +287,8 @@ def test_same_order_within_groups_compares_only_pairs_of_a_group():
 def test_non_strict_monotone_reads_never_decreasing():
     assert monotone("norm", strict=False).text() == "norm never decreasing"
     assert monotone("loss", "decreasing", strict=False).text() == "loss never increasing"
+
+
+def test_an_outcome_displays_nothing_in_a_notebook(capsys):
+    out = at_least("x", 0).evaluate({"x": 1.0})
+    assert out._ipython_display_() is None and capsys.readouterr().out == ""

@@ -45,6 +45,9 @@ class Outcome:
     normalized: float  # margin / the criterion's scale (dimensionless)
     binding: str  # the value (and element) that decided the margin
 
+    def _ipython_display_(self) -> None:
+        """Shows nothing when a cell ends with `ledger.check(...)`: the ledger prints the claim."""
+
 
 def number_text(x: float) -> str:
     """A bound as the criterion text shows it: up to 6 significant figures, no trailing zeros."""
