@@ -1,0 +1,1074 @@
+"""Crop-tied positional encodings and position masking for self-supervised ViTs, in miniature.
+
+After Liu, Suganuma and Okatani, *Self-Supervised Learning of Intertwined Content and Positional
+Features for Object Detection* (ICML 2025). No official code exists; the method follows the
+paper's abstract and secondary summaries, and every detail beyond them is our choice.
+
+Pieces:
+
+- `make_scenes`: synthetic multi-object images (coloured squares, disks, triangles, crosses on a
+  textured background) with instance and class masks and boxes.
+- Views: a view is a box ``(top, left, height, width, flip)`` in image fractions. `crop_resize`
+  samples any map (an image, or the positional field) at the centres of an output grid laid over
+  that box, by separable bilinear interpolation (a matrix product, so its gradient is
+  deterministic on every device).
+- `TinyViT`: a small ViT whose positional encoding is a learnable *field* ``P`` of shape
+  ``(dim, h_p, w_p)``. ``pe="crop-relative"`` samples ``P`` over the view itself (the usual
+  encoding: every crop gets the same vectors); ``pe="crop-tied"`` samples ``P`` over the view's
+  box in the original image, after a random scale ``a = 1 - s`` (``s ~ Beta(2, 5)``) and
+  translation of the image inside the field.
+- Position masking: the encodings of a cross-shaped set of patches are replaced by a learnable
+  vector; the student then predicts the (unmasked) teacher's tokens there.
+- `pretrain`: an EMA teacher, a cosine loss on the CLS token across two views (BYOL style), and a
+  cosine regression of masked student patch tokens onto the teacher's.
+- Frozen-feature probes: `ridge_probe` (position, image-level content), `detection_lite`
+  (per-patch class and centre heads, box offsets, mIoU on the patch grid, AP at IoU 0.5).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+SHAPES = ("square", "disk", "triangle", "cross")
+"""Shape classes; class k + 1 in the masks and labels (0 is background)."""
+
+VARIANTS = ("B", "B+PE", "B+PE+PM")
+"""B: crop-relative encoding; +PE: crop-tied field; +PM: position masking as well."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Synthetic scenes
+# ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Scenes:
+    """A batch of synthetic images and their ground truth.
+
+    images: (n, 3, H, W) float32 in [0, 1]; instances: (n, H, W) int8, 0 background and k for the
+    k-th object; classes: (n, H, W) int8, 0 background and 1..4 for `SHAPES`; boxes: (n, m, 4)
+    float32 pixel edges (x0, y0, x1, y1), NaN where an image has fewer than m objects; labels:
+    (n, m) int8 class per box (0 = no object); counts: (n,) objects per image.
+    """
+
+    images: np.ndarray
+    instances: np.ndarray
+    classes: np.ndarray
+    boxes: np.ndarray
+    labels: np.ndarray
+    counts: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.images)
+
+
+def _shape_mask(kind: int, xx: np.ndarray, yy: np.ndarray, r: float) -> np.ndarray:
+    ax, ay = np.abs(xx), np.abs(yy)
+    if kind == 0:  # square
+        return (ax <= r) & (ay <= r)
+    if kind == 1:  # disk
+        return xx**2 + yy**2 <= r**2
+    if kind == 2:  # upright triangle: apex at the top, base at the bottom
+        return (ay <= r) & (ax <= (yy + r) / 2)
+    arm = r / 3  # cross
+    return ((ax <= r) & (ay <= arm)) | ((ay <= r) & (ax <= arm))
+
+
+def _background(size: int, rng: np.random.Generator, noise: float) -> np.ndarray:
+    yy, xx = np.mgrid[0:size, 0:size] / size
+    base = rng.uniform(0.25, 0.55, size=3)
+    img = np.repeat(base[:, None, None], size, 1).repeat(size, 2)
+    for _ in range(3):  # a few smooth random waves make a texture
+        fx, fy = rng.uniform(-6, 6, size=2)
+        phase = rng.uniform(0, 2 * np.pi)
+        amp = rng.uniform(0.03, 0.08, size=3)
+        img = img + amp[:, None, None] * np.sin(2 * np.pi * (fx * xx + fy * yy) + phase)
+    return img + noise * rng.standard_normal((3, size, size))
+
+
+def make_scenes(
+    n: int,
+    rng: np.random.Generator,
+    *,
+    size: int = 48,
+    max_objects: int = 3,
+    side: tuple[float, float] = (0.2, 0.45),
+    noise: float = 0.04,
+) -> Scenes:
+    """`n` images of `size`×`size` pixels with 1..`max_objects` non-overlapping shapes.
+
+    Each shape has a random class, a bright random colour and a side drawn uniformly from `side`
+    (fractions of the image side); shapes keep a one-pixel gap, so every instance is whole and
+    its box is the box of its pixels. The background is a smooth random texture plus pixel noise.
+    """
+    if not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n must be a positive integer, got {n!r}")
+    if not isinstance(size, (int, np.integer)) or size < 8:
+        raise ValueError(f"size must be an integer >= 8, got {size!r}")
+    if not isinstance(max_objects, (int, np.integer)) or max_objects < 1:
+        raise ValueError(f"max_objects must be a positive integer, got {max_objects!r}")
+    lo, hi = side
+    if not 0 < lo <= hi < 1:
+        raise ValueError(f"side must satisfy 0 < lo <= hi < 1, got {side!r}")
+    images = np.empty((n, 3, size, size), np.float32)
+    instances = np.zeros((n, size, size), np.int8)
+    classes = np.zeros((n, size, size), np.int8)
+    boxes = np.full((n, max_objects, 4), np.nan, np.float32)
+    labels = np.zeros((n, max_objects), np.int8)
+    counts = np.zeros(n, np.int64)
+    centres = np.arange(size) + 0.5
+    for i in range(n):
+        img = _background(size, rng, noise)
+        want = int(rng.integers(1, max_objects + 1))
+        placed: list[tuple[float, float, float, float]] = []
+        for _ in range(60):  # rejection sampling of non-overlapping boxes
+            if len(placed) == want:
+                break
+            kind = int(rng.integers(len(SHAPES)))
+            r = rng.uniform(lo, hi) * size / 2
+            cx, cy = rng.uniform(r + 1, size - r - 1, size=2)
+            x0, y0, x1, y1 = cx - r, cy - r, cx + r, cy + r
+            if any(
+                x0 < b[2] + 1 and b[0] < x1 + 1 and y0 < b[3] + 1 and b[1] < y1 + 1
+                for b in placed
+            ):
+                continue
+            m = _shape_mask(kind, centres[None, :] - cx, centres[:, None] - cy, r)
+            rows, cols = np.nonzero(m)
+            k = len(placed)
+            placed.append((x0, y0, x1, y1))
+            hue = rng.uniform(0, 1)
+            colour = 0.5 + 0.45 * np.cos(2 * np.pi * (hue + np.array([0, 1, 2]) / 3))
+            img[:, m] = colour[:, None] + noise * rng.standard_normal((3, m.sum()))
+            instances[i][m] = k + 1
+            classes[i][m] = kind + 1
+            boxes[i, k] = (cols.min(), rows.min(), cols.max() + 1, rows.max() + 1)
+            labels[i, k] = kind + 1
+        counts[i] = len(placed)
+        images[i] = np.clip(img, 0, 1)
+    return Scenes(images, instances, classes, boxes, labels, counts)
+
+
+# ---------------------------------------------------------------------------------------------
+# Views, the positional field and crops
+# ---------------------------------------------------------------------------------------------
+def check_boxes(boxes) -> np.ndarray:
+    """Validate view boxes: an (n, 5) array of (top, left, height, width, flip) in image
+    fractions, each box inside the unit square and flip 0 or 1."""
+    b = np.asarray(boxes, dtype=np.float64)
+    if b.ndim != 2 or b.shape[1] != 5:
+        raise ValueError(
+            f"boxes must have shape (n, 5) = (top, left, height, width, flip), got {b.shape}"
+        )
+    top, left, h, w, flip = b.T
+    tol = 1e-9
+    bad = (
+        (h <= 0)
+        | (w <= 0)
+        | (top < -tol)
+        | (left < -tol)
+        | (top + h > 1 + tol)
+        | (left + w > 1 + tol)
+        | ~np.isin(flip, (0.0, 1.0))
+    )
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise ValueError(
+            f"boxes[{i}] = {tuple(b[i])} is not a view inside the image: expected "
+            "0 <= top, 0 <= left, height > 0, width > 0, top + height <= 1, "
+            "left + width <= 1 and flip in {0, 1}"
+        )
+    return b
+
+
+def identity_boxes(n: int) -> np.ndarray:
+    """The whole image, unflipped, `n` times."""
+    return np.tile(np.array([0.0, 0.0, 1.0, 1.0, 0.0]), (n, 1))
+
+
+def sample_view_boxes(
+    n: int,
+    rng: np.random.Generator,
+    *,
+    scale: tuple[float, float] = (0.32, 1.0),
+    ratio: tuple[float, float] = (3 / 4, 4 / 3),
+    flip_p: float = 0.5,
+) -> np.ndarray:
+    """Random-resized-crop boxes: area fraction ~ U(scale), log aspect ratio ~ U(log ratio),
+    uniform position inside the image, horizontal flip with probability `flip_p`."""
+    if not 0 < scale[0] <= scale[1] <= 1:
+        raise ValueError(f"scale must satisfy 0 < lo <= hi <= 1, got {scale!r}")
+    if not 0 < ratio[0] <= ratio[1]:
+        raise ValueError(f"ratio must satisfy 0 < lo <= hi, got {ratio!r}")
+    if not 0 <= flip_p <= 1:
+        raise ValueError(f"flip_p must lie in [0, 1], got {flip_p!r}")
+    area = rng.uniform(*scale, size=n)
+    aspect = np.exp(rng.uniform(np.log(ratio[0]), np.log(ratio[1]), size=n))
+    w = np.minimum(np.sqrt(area * aspect), 1.0)
+    h = np.minimum(np.sqrt(area / aspect), 1.0)
+    top = rng.uniform(0, 1, size=n) * (1 - h)
+    left = rng.uniform(0, 1, size=n) * (1 - w)
+    flip = (rng.uniform(size=n) < flip_p).astype(float)
+    return np.stack([top, left, h, w, flip], axis=1)
+
+
+FIELD_SCALES = ("beta", "uniform", "constant", "none")
+"""Laws of the field scale s: Beta(2, 5) (the paper's, per the summaries); U(0, 4/7) and the
+constant 2/7 have the same mean (our stand-ins for the paper's uniform and constant ablations);
+"none" is the identity placement."""
+
+
+def sample_field_jitter(
+    n: int, rng: np.random.Generator, *, law: str = "beta"
+) -> np.ndarray:
+    """Per-image placement of the image inside the positional field: rows (a, tx, ty) map image
+    coordinates u to field coordinates t + a·u, with a = 1 - s, s drawn by `law` (see
+    `FIELD_SCALES`) and t ~ U(0, s)², so the image covers a random window of the field."""
+    if law not in FIELD_SCALES:
+        raise ValueError(f"law must be one of {FIELD_SCALES}, got {law!r}")
+    if law == "none":
+        return np.tile(np.array([1.0, 0.0, 0.0]), (n, 1))
+    if law == "beta":
+        s = rng.beta(2.0, 5.0, size=n)
+    elif law == "uniform":
+        s = rng.uniform(0, 4 / 7, size=n)
+    else:
+        s = np.full(n, 2 / 7)
+    t = rng.uniform(0, 1, size=(n, 2)) * s[:, None]
+    return np.column_stack([1 - s, t])
+
+
+def grid_coords(boxes, grid: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """Original-image coordinates, in [0, 1], of the cell centres of a `grid` = (rows, cols)
+    laid over each view: returns x (n, cols) and y (n, rows). A flipped view reads its
+    columns right to left."""
+    b = check_boxes(boxes)
+    gh, gw = _grid(grid)
+    top, left, h, w, flip = b.T
+    u = (np.arange(gw) + 0.5) / gw
+    v = (np.arange(gh) + 0.5) / gh
+    u = np.where(flip[:, None] > 0, 1 - u[None, :], u[None, :])
+    x = left[:, None] + u * w[:, None]
+    y = top[:, None] + v[None, :] * h[:, None]
+    return x, y
+
+
+def _grid(grid) -> tuple[int, int]:
+    if isinstance(grid, (int, np.integer)):
+        grid = (grid, grid)
+    gh, gw = (int(g) for g in grid)
+    if gh < 1 or gw < 1:
+        raise ValueError(f"grid must be positive, got {grid!r}")
+    return gh, gw
+
+
+def interp_weights(pos: torch.Tensor, size: int) -> torch.Tensor:
+    """Bilinear weights (…, k, size) for sampling a length-`size` axis at positions `pos` (…, k)
+    in [0, 1] (pixel i covers [i/size, (i+1)/size], its centre at (i + 0.5)/size; positions
+    beyond the outer centres take the border value)."""
+    p = (pos * size - 0.5).clamp(0, size - 1)
+    i0 = p.floor().clamp(max=size - 2) if size > 1 else torch.zeros_like(p)
+    frac = p - i0
+    idx = torch.arange(size, dtype=pos.dtype)
+    w0 = (idx == i0[..., None]).to(pos.dtype) * (1 - frac)[..., None]
+    w1 = (idx == (i0 + 1)[..., None]).to(pos.dtype) * frac[..., None]
+    return w0 + w1
+
+
+def crop_resize(
+    maps: torch.Tensor,
+    boxes,
+    out_hw,
+    *,
+    jitter=None,
+) -> torch.Tensor:
+    """Sample `maps` over each view box at the cell centres of an `out_hw` grid.
+
+    `maps` is (n, c, H, W) (one map per view) or (c, H, W) (one map shared by all views, such as
+    the positional field). With `jitter` rows (a, tx, ty), box coordinates u are first mapped to
+    t + a·u. Returns (n, c, out_h, out_w). The same call crops an image and its field, so image
+    and encoding move together (flip included).
+    """
+    x, y = grid_coords(boxes, out_hw)
+    n = len(x)
+    if jitter is not None:
+        j = np.asarray(jitter, dtype=np.float64)
+        if j.shape != (n, 3):
+            raise ValueError(
+                f"jitter must have shape ({n}, 3) = (a, tx, ty), got {j.shape}"
+            )
+        if (
+            (j[:, 0] <= 0).any()
+            or (j[:, 1:] < 0).any()
+            or (j[:, 0] + j[:, 1:].T > 1 + 1e-9).any()
+        ):
+            raise ValueError(
+                "jitter rows (a, tx, ty) must satisfy a > 0, t >= 0, t + a <= 1"
+            )
+        x = j[:, 1:2] + j[:, 0:1] * x
+        y = j[:, 2:3] + j[:, 0:1] * y
+    if maps.dim() == 3:
+        shared = True
+    elif maps.dim() == 4:
+        shared = False
+        if maps.shape[0] != n:
+            raise ValueError(
+                f"maps has {maps.shape[0]} images but boxes has {n} views: give one map per "
+                "view (n, c, H, W) or one shared map (c, H, W)"
+            )
+    else:
+        raise ValueError(
+            f"maps must be (c, H, W) or (n, c, H, W), got shape {tuple(maps.shape)}"
+        )
+    H, W = maps.shape[-2:]
+    dt = maps.dtype if maps.is_floating_point() else torch.float32
+    wy = interp_weights(
+        torch.as_tensor(y, dtype=dt, device=maps.device), H
+    )  # (n, gh, H)
+    wx = interp_weights(
+        torch.as_tensor(x, dtype=dt, device=maps.device), W
+    )  # (n, gw, W)
+    if shared:
+        return torch.einsum("nah,chw,nbw->ncab", wy, maps, wx)
+    return torch.einsum("nah,nchw,nbw->ncab", wy, maps, wx)
+
+
+# ---------------------------------------------------------------------------------------------
+# Masks
+# ---------------------------------------------------------------------------------------------
+def _check_ratio(ratio: float) -> None:
+    if not (isinstance(ratio, (int, float, np.floating)) and 0 <= ratio < 1):
+        raise ValueError(f"mask_ratio must lie in [0, 1), got {ratio!r}")
+
+
+def random_mask(grid: int, mask_ratio: float, rng: np.random.Generator) -> np.ndarray:
+    """A (grid, grid) boolean mask with round(mask_ratio · grid²) patches drawn at random."""
+    _check_ratio(mask_ratio)
+    gh, gw = _grid(grid)
+    k = int(round(mask_ratio * gh * gw))
+    m = np.zeros(gh * gw, bool)
+    m[rng.choice(gh * gw, size=k, replace=False)] = True
+    return m.reshape(gh, gw)
+
+
+def cross_mask(
+    grid: int,
+    mask_ratio: float,
+    rng: np.random.Generator,
+    *,
+    thickness: int | None = None,
+) -> np.ndarray:
+    """A (grid, grid) boolean mask shaped like a cross: a horizontal and a vertical bar of
+    `thickness` patches (default grid // 4, at least 1) that intersect, with arm lengths drawn
+    so that the cross covers as close to mask_ratio · grid² patches as the shape allows."""
+    _check_ratio(mask_ratio)
+    g, gw = _grid(grid)
+    if g != gw:
+        raise ValueError(f"cross_mask needs a square grid, got {grid!r}")
+    t = max(1, g // 4) if thickness is None else int(thickness)
+    if not 1 <= t <= g:
+        raise ValueError(f"thickness must lie in [1, {g}], got {thickness!r}")
+    m = np.zeros((g, g), bool)
+    k = mask_ratio * g * g
+    if k < 0.5:
+        return m
+    # a horizontal bar t × a and a vertical bar b × t sharing a t × t square: t(a + b) - t² cells
+    total = int(np.clip(round(k / t + t), 2 * t, 2 * g))  # a + b
+    a = int(rng.integers(max(t, total - g), min(g, total - t) + 1))
+    b = total - a
+    r = int(rng.integers(0, g - t + 1))  # rows of the horizontal bar
+    c = int(rng.integers(0, g - t + 1))  # columns of the vertical bar
+    c0 = int(rng.integers(max(0, c + t - a), min(c, g - a) + 1))
+    r0 = int(rng.integers(max(0, r + t - b), min(r, g - b) + 1))
+    m[r : r + t, c0 : c0 + a] = True
+    m[r0 : r0 + b, c : c + t] = True
+    return m
+
+
+def box_mask(grid: int, mask_ratio: float, rng: np.random.Generator) -> np.ndarray:
+    """A (grid, grid) boolean mask shaped like one rectangle (log aspect ratio uniform in
+    [log 1/2, log 2]) covering about mask_ratio · grid² patches, at a random place."""
+    _check_ratio(mask_ratio)
+    g, gw = _grid(grid)
+    m = np.zeros((g, gw), bool)
+    k = mask_ratio * g * gw
+    if k < 0.5:
+        return m
+    aspect = math.exp(rng.uniform(math.log(0.5), math.log(2.0)))
+    h = int(np.clip(round(math.sqrt(k / aspect)), 1, g))
+    w = int(np.clip(round(k / h), 1, gw))
+    r, c = int(rng.integers(0, g - h + 1)), int(rng.integers(0, gw - w + 1))
+    m[r : r + h, c : c + w] = True
+    return m
+
+
+# ---------------------------------------------------------------------------------------------
+# The model
+# ---------------------------------------------------------------------------------------------
+def attention(q, k, v, *, fused: bool = True) -> torch.Tensor:
+    """Softmax attention. `fused=False` spells it out, for CUDA, where the backward passes of
+    the fused kernels are not deterministic."""
+    if fused:
+        return F.scaled_dot_product_attention(q, k, v)
+    w = (q @ k.transpose(-2, -1)) * (q.shape[-1] ** -0.5)
+    return w.softmax(-1) @ v
+
+
+class _Block(nn.Module):
+    def __init__(self, dim: int, heads: int, mlp_ratio: float):
+        super().__init__()
+        self.heads = heads
+        self.norm1 = nn.LayerNorm(dim)
+        self.qkv = nn.Linear(dim, 3 * dim)
+        self.proj = nn.Linear(dim, dim)
+        self.norm2 = nn.LayerNorm(dim)
+        hidden = int(dim * mlp_ratio)
+        self.mlp = nn.Sequential(
+            nn.Linear(dim, hidden), nn.GELU(), nn.Linear(hidden, dim)
+        )
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        n, t, d = x.shape
+        q, k, v = (
+            self.qkv(self.norm1(x))
+            .reshape(n, t, 3, self.heads, d // self.heads)
+            .permute(2, 0, 3, 1, 4)
+        )
+        a = attention(q, k, v, fused=not x.is_cuda)
+        x = x + self.proj(a.transpose(1, 2).reshape(n, t, d))
+        return x + self.mlp(self.norm2(x))
+
+
+class TinyViT(nn.Module):
+    """A small ViT with a CLS token and a positional *field*.
+
+    ``pe="crop-relative"``: the field is sampled over the view itself, so every crop of every
+    image gets the same encodings (standard ViT practice). ``pe="crop-tied"``: the field is
+    sampled over the view's box in the original image (after the image's placement `jitter`), so
+    a patch's encoding says where it lies in the original image. `content_mask` replaces the patch
+    embeddings of masked patches by a learnable vector (iBOT-style masking); `pos_mask` replaces
+    their positional encodings by another learnable vector (position masking).
+    """
+
+    def __init__(
+        self,
+        *,
+        image_size: int = 48,
+        patch: int = 6,
+        dim: int = 96,
+        depth: int = 4,
+        heads: int = 3,
+        mlp_ratio: float = 2.0,
+        field_size: int = 16,
+        pe: str = "crop-tied",
+    ):
+        super().__init__()
+        if image_size % patch:
+            raise ValueError(
+                f"patch size {patch} must divide image_size {image_size} "
+                f"({image_size} % {patch} = {image_size % patch})"
+            )
+        if dim % heads:
+            raise ValueError(f"heads ({heads}) must divide dim ({dim})")
+        if pe not in ("crop-tied", "crop-relative"):
+            raise ValueError(f"pe must be 'crop-tied' or 'crop-relative', got {pe!r}")
+        if field_size < 2:
+            raise ValueError(f"field_size must be at least 2, got {field_size!r}")
+        self.image_size, self.patch, self.dim, self.pe = image_size, patch, dim, pe
+        self.grid = image_size // patch
+        self.patch_embed = nn.Linear(3 * patch * patch, dim)
+        self.cls = nn.Parameter(torch.zeros(1, 1, dim))
+        self.cls_pos = nn.Parameter(torch.zeros(1, 1, dim))
+        self.field = nn.Parameter(torch.zeros(dim, field_size, field_size))
+        self.mask_token = nn.Parameter(torch.zeros(dim))
+        self.pos_mask_token = nn.Parameter(torch.zeros(dim))
+        self.blocks = nn.ModuleList(_Block(dim, heads, mlp_ratio) for _ in range(depth))
+        self.norm = nn.LayerNorm(dim)
+        nn.init.trunc_normal_(self.field, std=0.02)
+        nn.init.trunc_normal_(self.cls, std=0.02)
+        nn.init.trunc_normal_(self.cls_pos, std=0.02)
+        for m in self.modules():
+            if isinstance(m, nn.Linear):
+                nn.init.trunc_normal_(m.weight, std=0.02)
+                nn.init.zeros_(m.bias)
+
+    def positional(self, boxes, jitter=None) -> torch.Tensor:
+        """Encodings (n, grid², dim) of each view's patches."""
+        if self.pe == "crop-relative":
+            boxes, jitter = identity_boxes(len(np.asarray(boxes))), None
+        pe = crop_resize(self.field, boxes, (self.grid, self.grid), jitter=jitter)
+        return pe.flatten(2).transpose(1, 2)
+
+    def patchify(self, images: torch.Tensor) -> torch.Tensor:
+        n, c, h, w = images.shape
+        if h != self.image_size or w != self.image_size:
+            raise ValueError(
+                f"images must be {self.image_size}×{self.image_size}, got {h}×{w}"
+            )
+        p, g = self.patch, self.grid
+        x = images.reshape(n, c, g, p, g, p).permute(0, 2, 4, 1, 3, 5)
+        return x.reshape(n, g * g, c * p * p)
+
+    def forward(self, images, boxes, *, jitter=None, content_mask=None, pos_mask=None):
+        """Tokens (n, 1 + grid², dim) after the final norm; token 0 is CLS."""
+        x = self.patch_embed(self.patchify(images))
+        if content_mask is not None:
+            x = torch.where(content_mask[..., None], self.mask_token, x)
+        pe = self.positional(boxes, jitter)
+        if pos_mask is not None:
+            pe = torch.where(pos_mask[..., None], self.pos_mask_token, pe)
+        x = x + pe
+        cls = (self.cls + self.cls_pos).expand(len(x), -1, -1)
+        x = torch.cat([cls, x], dim=1)
+        for blk in self.blocks:
+            x = blk(x)
+        return self.norm(x)
+
+
+def _mlp(d_in: int, hidden: int, d_out: int) -> nn.Sequential:
+    return nn.Sequential(
+        nn.Linear(d_in, hidden),
+        nn.BatchNorm1d(hidden),
+        nn.GELU(),
+        nn.Linear(hidden, d_out),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Self-supervised pre-training
+# ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class SSLConfig:
+    """One pre-training run. `variant` is one of `VARIANTS`."""
+
+    variant: str
+    steps: int
+    batch: int = 32
+    lr: float = 1e-3
+    weight_decay: float = 0.04
+    warmup: int = 20
+    ema: tuple[float, float] = (0.99, 0.999)
+    mask_ratio: float = 0.3
+    pos_mask_share: float = 0.5  # share of images given position (not content) masking
+    field_size: int = 16
+    field_scale: str = "beta"  # law of the field placement, one of FIELD_SCALES
+    pos_mask_shape: str = "cross"  # "cross" or "box"
+    crop_scale: tuple[float, float] = (0.32, 1.0)
+    head_dim: int = 128
+    arch: tuple = (
+        ("patch", 6),
+        ("dim", 96),
+        ("depth", 4),
+        ("heads", 3),
+        ("mlp_ratio", 2.0),
+    )
+
+    def __post_init__(self):
+        if self.variant not in VARIANTS:
+            raise ValueError(f"variant must be one of {VARIANTS}, got {self.variant!r}")
+        if not isinstance(self.steps, int) or self.steps < 1:
+            raise ValueError(f"steps must be a positive integer, got {self.steps!r}")
+        if not isinstance(self.batch, int) or self.batch < 2:
+            raise ValueError(f"batch must be an integer >= 2, got {self.batch!r}")
+        _check_ratio(self.mask_ratio)
+        if not 0 <= self.pos_mask_share <= 1:
+            raise ValueError(
+                f"pos_mask_share must lie in [0, 1], got {self.pos_mask_share!r}"
+            )
+        if self.field_scale not in FIELD_SCALES:
+            raise ValueError(
+                f"field_scale must be one of {FIELD_SCALES}, got {self.field_scale!r}"
+            )
+        if self.pos_mask_shape not in ("cross", "box"):
+            raise ValueError(
+                f"pos_mask_shape must be 'cross' or 'box', got {self.pos_mask_shape!r}"
+            )
+
+
+@dataclass(frozen=True)
+class SSLTrace:
+    """Per-step records of a pre-training run: total, image (CLS) and patch losses, and the
+    feature std: the std over the batch of the l2-normalised teacher CLS projection, averaged
+    over dimensions and times sqrt(dim) (about 1 for spread features, 0 at collapse)."""
+
+    loss: np.ndarray
+    image_loss: np.ndarray
+    patch_loss: np.ndarray
+    feature_std: np.ndarray
+
+
+def build_model(config: SSLConfig, image_size: int, seed: int) -> TinyViT:
+    """The variant's ViT, initialised from `seed` without touching the global torch RNG."""
+    pe = "crop-relative" if config.variant == "B" else "crop-tied"
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        return TinyViT(
+            image_size=image_size,
+            field_size=config.field_size,
+            pe=pe,
+            **dict(config.arch),
+        )
+
+
+def _augment(x: torch.Tensor, rng: np.random.Generator) -> torch.Tensor:
+    """Photometric jitter per view: channel gains, brightness, a little noise."""
+    n, kw = len(x), dict(dtype=x.dtype, device=x.device)
+    gain = torch.as_tensor(rng.uniform(0.8, 1.2, size=(n, 3, 1, 1)), **kw)
+    shift = torch.as_tensor(rng.uniform(-0.1, 0.1, size=(n, 1, 1, 1)), **kw)
+    noise = torch.as_tensor(0.02 * rng.standard_normal(x.shape), **kw)
+    return (x * gain + shift + noise).clamp(0, 1)
+
+
+def _masks(config: SSLConfig, n: int, grid: int, rng: np.random.Generator):
+    content = np.zeros((n, grid * grid), bool)
+    pos = np.zeros((n, grid * grid), bool)
+    share = config.pos_mask_share if config.variant == "B+PE+PM" else 0.0
+    use_pos = rng.uniform(size=n) < share
+    shape = cross_mask if config.pos_mask_shape == "cross" else box_mask
+    for i in range(n):
+        if use_pos[i]:
+            pos[i] = shape(grid, config.mask_ratio, rng).ravel()
+        else:
+            content[i] = random_mask(grid, config.mask_ratio, rng).ravel()
+    return torch.from_numpy(content), torch.from_numpy(pos)
+
+
+def _cos_loss(p: torch.Tensor, z: torch.Tensor) -> torch.Tensor:
+    return 2 - 2 * F.cosine_similarity(p, z, dim=-1).mean()
+
+
+def pretrain(
+    images: np.ndarray | torch.Tensor,
+    config: SSLConfig,
+    rng: np.random.Generator,
+    *,
+    device: str = "cpu",
+) -> tuple[TinyViT, SSLTrace]:
+    """Pre-train `config.variant` on `images` (n, 3, H, W) for `config.steps` steps.
+
+    Each step draws a batch, two random-resized views per image (the same field placement for
+    both), a content or position mask per view, and updates the student on
+    L = L_image + L_patch: L_image is the symmetric cosine loss between the student's predicted
+    CLS projection of one view and the teacher's CLS projection of the other; L_patch is the
+    cosine loss between the student's predicted projections of masked patches and the teacher's
+    projections of the same patches in the same, unmasked view. The teacher is an EMA of the
+    student. Runs on `device`; returns the student backbone (on `device`) and the trace.
+    """
+    x_all = torch.as_tensor(np.asarray(images), dtype=torch.float32).to(device)
+    if x_all.dim() != 4 or x_all.shape[1] != 3:
+        raise ValueError(f"images must be (n, 3, H, W), got {tuple(x_all.shape)}")
+    n_img, size = len(x_all), x_all.shape[-1]
+    student = build_model(config, size, int(rng.integers(2**31)))
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(int(rng.integers(2**31)))
+        s_proj = _mlp(student.dim, 2 * config.head_dim, config.head_dim)
+        s_pred = _mlp(config.head_dim, 2 * config.head_dim, config.head_dim)
+    teacher = build_model(config, size, 0)
+    teacher.load_state_dict(student.state_dict())
+    t_proj = _mlp(student.dim, 2 * config.head_dim, config.head_dim)
+    t_proj.load_state_dict(s_proj.state_dict())
+    for mod in (student, s_proj, s_pred, teacher, t_proj):
+        mod.to(device)
+    for p in [*teacher.parameters(), *t_proj.parameters()]:
+        p.requires_grad_(False)
+    params = [*student.parameters(), *s_proj.parameters(), *s_pred.parameters()]
+    decay = [p for p in params if p.dim() >= 2 and p is not student.field]
+    other = [p for p in params if not (p.dim() >= 2 and p is not student.field)]
+    opt = torch.optim.AdamW(
+        [
+            {"params": decay, "weight_decay": config.weight_decay},
+            {"params": other, "weight_decay": 0.0},
+        ],
+        lr=config.lr,
+    )
+    grid, b = student.grid, config.batch
+    tied = config.variant != "B"
+    rec = {k: np.zeros(config.steps) for k in ("loss", "image", "patch", "std")}
+    for step in range(config.steps):
+        warm = min(1.0, (step + 1) / max(1, config.warmup))
+        cos = 0.5 * (1 + math.cos(math.pi * step / config.steps))
+        for g in opt.param_groups:
+            g["lr"] = config.lr * warm * (0.1 + 0.9 * cos)
+        idx = rng.choice(n_img, size=b, replace=n_img < b)
+        jit = sample_field_jitter(b, rng, law=config.field_scale) if tied else None
+        jit2 = None if jit is None else np.concatenate([jit, jit])
+        boxes = sample_view_boxes(2 * b, rng, scale=config.crop_scale)
+        src = x_all[np.concatenate([idx, idx])]
+        views = _augment(crop_resize(src, boxes, (size, size)), rng)
+        content, pos = (mk.to(device) for mk in _masks(config, 2 * b, grid, rng))
+        masked = (content | pos).reshape(-1)
+        swap = torch.cat([torch.arange(b, 2 * b), torch.arange(b)]).to(device)
+        with torch.no_grad():
+            t_tok = teacher(views, boxes, jitter=jit2)
+            t_cls = t_proj(t_tok[:, 0])
+            t_pat = t_proj(t_tok[:, 1:].reshape(-1, t_tok.shape[-1])[masked])
+        s_tok = student(views, boxes, jitter=jit2, content_mask=content, pos_mask=pos)
+        s_cls = s_pred(s_proj(s_tok[:, 0]))
+        s_pat = s_pred(s_proj(s_tok[:, 1:].reshape(-1, s_tok.shape[-1])[masked]))
+        l_img = _cos_loss(s_cls, t_cls[swap])
+        l_patch = _cos_loss(s_pat, t_pat)
+        loss = l_img + l_patch
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        m = config.ema[1] - (config.ema[1] - config.ema[0]) * cos
+        with torch.no_grad():
+            for ps, pt in zip(
+                [*student.parameters(), *s_proj.parameters()],
+                [*teacher.parameters(), *t_proj.parameters()],
+            ):
+                pt.mul_(m).add_(ps.detach(), alpha=1 - m)
+            zc = F.normalize(t_cls, dim=-1)
+            rec["std"][step] = float(zc.std(0).mean() * math.sqrt(zc.shape[-1]))
+        rec["loss"][step] = loss.item()
+        rec["image"][step] = l_img.item()
+        rec["patch"][step] = l_patch.item()
+    student.eval()
+    return student, SSLTrace(rec["loss"], rec["image"], rec["patch"], rec["std"])
+
+
+# ---------------------------------------------------------------------------------------------
+# Frozen features and probes
+# ---------------------------------------------------------------------------------------------
+@torch.no_grad()
+def encode(
+    model: TinyViT,
+    images: np.ndarray | torch.Tensor,
+    boxes=None,
+    *,
+    pos_mask: np.ndarray | None = None,
+    batch: int = 250,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Frozen tokens of the views `boxes` of `images` (whole images if None), with the field at
+    its identity placement. Returns CLS (n, dim) and patch tokens (n, grid², dim)."""
+    device = model.field.device
+    x = torch.as_tensor(np.asarray(images), dtype=torch.float32).to(device)
+    n, size = len(x), model.image_size
+    boxes = identity_boxes(n) if boxes is None else check_boxes(boxes)
+    if len(boxes) != n:
+        raise ValueError(f"boxes has {len(boxes)} rows for {n} images")
+    if pos_mask is not None:
+        pos_mask = np.asarray(pos_mask, bool).reshape(n, -1)
+    model.eval()
+    cls, pat = [], []
+    for s in range(0, n, batch):
+        sl = slice(s, s + batch)
+        v = crop_resize(x[sl], boxes[sl], (size, size))
+        pm = None if pos_mask is None else torch.from_numpy(pos_mask[sl]).to(device)
+        t = model(v, boxes[sl], pos_mask=pm).cpu()
+        cls.append(t[:, 0].numpy())
+        pat.append(t[:, 1:].numpy())
+    return np.concatenate(cls), np.concatenate(pat)
+
+
+def patch_positions(boxes, grid: int) -> np.ndarray:
+    """Original-image (x, y) in [0, 1] of every patch centre of each view: (n, grid², 2)."""
+    x, y = grid_coords(boxes, grid)
+    xx = np.broadcast_to(x[:, None, :], (len(x), grid, grid))
+    yy = np.broadcast_to(y[:, :, None], (len(x), grid, grid))
+    return np.stack([xx, yy], axis=-1).reshape(len(x), grid * grid, 2)
+
+
+@dataclass(frozen=True)
+class RidgeProbe:
+    """A linear map fitted by ridge regression on standardised features."""
+
+    mean: np.ndarray
+    scale: np.ndarray
+    coef: np.ndarray  # (d + 1, k): weights and intercept
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        Z = (np.asarray(X, np.float64) - self.mean) / self.scale
+        return Z @ self.coef[:-1] + self.coef[-1]
+
+
+def ridge_probe(X: np.ndarray, Y: np.ndarray, *, alpha: float = 1.0) -> RidgeProbe:
+    """Fit ``Y ≈ standardise(X) W + b`` with an L2 penalty `alpha` on W (closed form)."""
+    X = np.asarray(X, np.float64)
+    Y = np.asarray(Y, np.float64)
+    if X.ndim != 2 or len(X) != len(Y):
+        raise ValueError(
+            f"X must be (n, d) with n = len(Y); got {X.shape} and {Y.shape}"
+        )
+    if alpha < 0:
+        raise ValueError(f"alpha must be >= 0, got {alpha!r}")
+    Y2 = Y.reshape(len(Y), -1)
+    mean, scale = X.mean(0), X.std(0) + 1e-8
+    Z = (X - mean) / scale
+    ym = Y2.mean(0)
+    A = Z.T @ Z + alpha * np.eye(Z.shape[1])
+    W = np.linalg.solve(A, Z.T @ (Y2 - ym))
+    coef = np.vstack([W, ym[None, :]])
+    return RidgeProbe(mean, scale, coef)
+
+
+def r2_score(y_true: np.ndarray, y_pred: np.ndarray) -> float:
+    """Coefficient of determination averaged over output columns (sklearn's 'uniform')."""
+    yt = np.asarray(y_true, np.float64).reshape(len(y_true), -1)
+    yp = np.asarray(y_pred, np.float64).reshape(len(y_pred), -1)
+    ss_res = ((yt - yp) ** 2).sum(0)
+    ss_tot = ((yt - yt.mean(0)) ** 2).sum(0)
+    return float(np.mean(1 - ss_res / ss_tot))
+
+
+# ---------------------------------------------------------------------------------------------
+# Detection-lite
+# ---------------------------------------------------------------------------------------------
+def patch_targets(scenes: Scenes, patch: int) -> dict[str, np.ndarray]:
+    """Ground truth on the patch grid: `label` (n, g²) the majority class of each patch's
+    pixels (0 = background), `centre` (n, g²) 1 where a box centre falls, and `box` (n, g², 4)
+    the offsets (dx, dy, log w, log h) of that box from the patch centre, in patch units."""
+    n, H, W = scenes.classes.shape
+    if H % patch or W % patch:
+        raise ValueError(f"patch size {patch} must divide the image size {H}×{W}")
+    g = H // patch
+    cl = scenes.classes.reshape(n, g, patch, g, patch).transpose(0, 1, 3, 2, 4)
+    cl = cl.reshape(n, g * g, patch * patch)
+    counts = np.stack([(cl == k).sum(-1) for k in range(len(SHAPES) + 1)], axis=-1)
+    label = counts.argmax(-1)
+    centre = np.zeros((n, g * g))
+    box = np.zeros((n, g * g, 4))
+    for i in range(n):
+        for k in range(int(scenes.counts[i])):
+            x0, y0, x1, y1 = scenes.boxes[i, k]
+            cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+            c, r = min(int(cx // patch), g - 1), min(int(cy // patch), g - 1)
+            j = r * g + c
+            centre[i, j] = 1
+            box[i, j] = (
+                cx / patch - (c + 0.5),
+                cy / patch - (r + 0.5),
+                np.log((x1 - x0) / patch),
+                np.log((y1 - y0) / patch),
+            )
+    return {"label": label, "centre": centre, "box": box}
+
+
+def box_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """IoU matrix between boxes a (k, 4) and b (m, 4), both (x0, y0, x1, y1)."""
+    a, b = np.asarray(a, float).reshape(-1, 4), np.asarray(b, float).reshape(-1, 4)
+    lt = np.maximum(a[:, None, :2], b[None, :, :2])
+    rb = np.minimum(a[:, None, 2:], b[None, :, 2:])
+    inter = np.clip(rb - lt, 0, None).prod(-1)
+    area = lambda z: (z[:, 2] - z[:, 0]) * (z[:, 3] - z[:, 1])  # noqa: E731
+    return inter / (area(a)[:, None] + area(b)[None, :] - inter)
+
+
+def average_precision(
+    detections: list[tuple[np.ndarray, np.ndarray]],
+    truths: list[np.ndarray],
+    *,
+    iou: float = 0.5,
+) -> float:
+    """All-point interpolated average precision of one class over a set of images.
+
+    `detections[i]` = (boxes (k, 4), scores (k,)) and `truths[i]` = boxes (m, 4) of image i.
+    Detections are matched greedily in descending score order to the unmatched truth of highest
+    IoU in their image, a match needing IoU >= `iou`. NaN if there is no truth.
+    """
+    if len(detections) != len(truths):
+        raise ValueError(
+            f"detections ({len(detections)}) and truths ({len(truths)}) must list the same images"
+        )
+    if not 0 < iou <= 1:
+        raise ValueError(f"iou must lie in (0, 1], got {iou!r}")
+    n_true = sum(len(t) for t in truths)
+    if n_true == 0:
+        return float("nan")
+    rows = []
+    for i, (bx, sc) in enumerate(detections):
+        for j in range(len(sc)):
+            rows.append((-float(sc[j]), i, j))
+    rows.sort()
+    used = [np.zeros(len(t), bool) for t in truths]
+    tp = np.zeros(len(rows))
+    for r, (_, i, j) in enumerate(rows):
+        if len(truths[i]) == 0:
+            continue
+        ious = box_iou(detections[i][0][j], truths[i])[0]
+        ious[used[i]] = -1
+        best = int(np.argmax(ious))
+        if ious[best] >= iou:
+            used[i][best] = True
+            tp[r] = 1
+    if not len(rows):
+        return 0.0
+    ctp = np.cumsum(tp)
+    recall = ctp / n_true
+    precision = ctp / np.arange(1, len(rows) + 1)
+    mrec = np.concatenate([[0.0], recall])
+    mpre = np.concatenate([[1.0], precision])
+    mpre = np.maximum.accumulate(mpre[::-1])[::-1]
+    return float(np.sum((mrec[1:] - mrec[:-1]) * mpre[1:]))
+
+
+@dataclass(frozen=True)
+class DetectionResult:
+    """Detection-lite on frozen tokens: mIoU of the patch-grid class map, AP at IoU 0.5 per
+    class and their mean, and the decoded detections of the test images."""
+
+    miou: float
+    ap50: float
+    ap_per_class: tuple[float, ...]
+    detections: list  # per test image: (boxes (k, 4), scores (k,), labels (k,))
+
+
+def detection_lite(
+    train_tokens: np.ndarray,
+    train: Scenes,
+    test_tokens: np.ndarray,
+    test: Scenes,
+    *,
+    patch: int,
+    alpha: float = 10.0,
+    min_score: float = 0.05,
+) -> DetectionResult:
+    """Linear heads on frozen patch tokens (n, g², d): a 5-way patch class head (one-hot ridge)
+    gives the class map (mIoU over background and the four shapes); a centre head scores each
+    patch for holding a box centre; a box head regresses (dx, dy, log w, log h) from patches that
+    hold a centre. Decoding keeps patches whose centre score is a 3×3 local maximum above
+    `min_score`, labelled by the class head's best shape, scored by the centre score."""
+    g2 = train_tokens.shape[1]
+    g = int(round(math.sqrt(g2)))
+    t_tr, t_te = patch_targets(train, patch), patch_targets(test, patch)
+    d = train_tokens.shape[-1]
+    Xtr, Xte = train_tokens.reshape(-1, d), test_tokens.reshape(-1, d)
+    k = len(SHAPES) + 1
+    cls_head = ridge_probe(Xtr, np.eye(k)[t_tr["label"].ravel()], alpha=alpha)
+    cen_head = ridge_probe(Xtr, t_tr["centre"].ravel(), alpha=alpha)
+    has = t_tr["centre"].ravel() > 0
+    box_head = ridge_probe(Xtr[has], t_tr["box"].reshape(-1, 4)[has], alpha=alpha)
+    n = len(test_tokens)
+    cls_score = cls_head.predict(Xte).reshape(n, g2, k)
+    pred = cls_score.argmax(-1)
+    truth = t_te["label"]
+    ious = []
+    for c in range(k):
+        inter = ((pred == c) & (truth == c)).sum()
+        union = ((pred == c) | (truth == c)).sum()
+        ious.append(inter / union if union else np.nan)
+    cen = cen_head.predict(Xte).reshape(n, g, g)
+    off = box_head.predict(Xte).reshape(n, g, g, 4)
+    pad = np.pad(cen, ((0, 0), (1, 1), (1, 1)), constant_values=-np.inf)
+    neigh = np.stack(
+        [
+            pad[:, 1 + dy : 1 + dy + g, 1 + dx : 1 + dx + g]
+            for dy in (-1, 0, 1)
+            for dx in (-1, 0, 1)
+        ]
+    )
+    peak = (cen >= neigh.max(0)) & (cen > min_score)
+    fg = cls_score.reshape(n, g, g, k)[..., 1:].argmax(-1) + 1
+    dets = []
+    for i in range(n):
+        rr, cc = np.nonzero(peak[i])
+        o = off[i, rr, cc]
+        cx, cy = (cc + 0.5 + o[:, 0]) * patch, (rr + 0.5 + o[:, 1]) * patch
+        w, h = (
+            np.exp(np.clip(o[:, 2], -3, 3)) * patch,
+            np.exp(np.clip(o[:, 3], -3, 3)) * patch,
+        )
+        bx = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], axis=1)
+        dets.append((bx, cen[i, rr, cc], fg[i, rr, cc]))
+    aps = []
+    for c in range(1, k):
+        det_c = [(bx[lab == c], sc[lab == c]) for bx, sc, lab in dets]
+        tru_c = [
+            test.boxes[i][: test.counts[i]][test.labels[i][: test.counts[i]] == c]
+            for i in range(n)
+        ]
+        aps.append(average_precision(det_c, tru_c, iou=0.5))
+    return DetectionResult(
+        miou=float(np.nanmean(ious)),
+        ap50=float(np.nanmean(aps)),
+        ap_per_class=tuple(float(a) for a in aps),
+        detections=dets,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# The probe suite
+# ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class PositionResult:
+    """A position probe: R² on the test tokens, and the true and predicted original-image (x, y)
+    of each test token it used (k, 2)."""
+
+    r2: float
+    true: np.ndarray
+    pred: np.ndarray
+
+
+def position_probe(
+    model: TinyViT,
+    train_images: np.ndarray,
+    train_boxes: np.ndarray,
+    test_images: np.ndarray,
+    test_boxes: np.ndarray,
+    *,
+    train_masks: np.ndarray | None = None,
+    test_masks: np.ndarray | None = None,
+    alpha: float = 1.0,
+) -> PositionResult:
+    """Fit a linear (ridge) map from frozen patch tokens of views to the original-image (x, y) of
+    each patch centre on the training views; report R² on the test views. With masks
+    (n, grid, grid), the positional encodings of the masked patches are replaced by the model's
+    position-mask vector and only the masked patches' tokens are used."""
+    if (train_masks is None) != (test_masks is None):
+        raise ValueError("give both train_masks and test_masks, or neither")
+    g = model.grid
+
+    def tokens(images, boxes, masks):
+        _, pat = encode(model, images, boxes, pos_mask=masks)
+        pos = patch_positions(boxes, g)
+        if masks is None:
+            return pat.reshape(-1, pat.shape[-1]), pos.reshape(-1, 2)
+        keep = np.asarray(masks, bool).reshape(len(images), -1)
+        return pat[keep], pos[keep]
+
+    Xtr, Ytr = tokens(train_images, train_boxes, train_masks)
+    Xte, Yte = tokens(test_images, test_boxes, test_masks)
+    pred = ridge_probe(Xtr, Ytr, alpha=alpha).predict(Xte)
+    return PositionResult(r2_score(Yte, pred), Yte, pred)
+
+
+def content_probe(
+    train_features: np.ndarray,
+    train: Scenes,
+    test_features: np.ndarray,
+    test: Scenes,
+    *,
+    alpha: float = 10.0,
+) -> dict[str, float]:
+    """Image-level linear probes on frozen features (n, d): the number of shapes (one-hot ridge,
+    accuracy) and which shape types are present (one ridge score per type, threshold 1/2,
+    accuracy averaged over types)."""
+    k = int(max(train.counts.max(), test.counts.max()))
+    head = ridge_probe(train_features, np.eye(k + 1)[train.counts], alpha=alpha)
+    count_acc = float((head.predict(test_features).argmax(1) == test.counts).mean())
+
+    def present(s: Scenes) -> np.ndarray:
+        return np.stack([(s.labels == c + 1).any(1) for c in range(len(SHAPES))], 1)
+
+    types = ridge_probe(train_features, present(train).astype(float), alpha=alpha)
+    type_acc = float(((types.predict(test_features) > 0.5) == present(test)).mean())
+    return {"count accuracy": count_acc, "type accuracy": type_acc}
+
+
+def field_smoothness(field: torch.Tensor | np.ndarray) -> float:
+    """Mean cosine similarity between horizontally and vertically adjacent cells of a field
+    (d, h, w): about 0 for an untrained random field, near 1 for a smooth one."""
+    f = torch.as_tensor(
+        np.asarray(field.detach().cpu() if torch.is_tensor(field) else field)
+    )
+    if f.dim() != 3 or min(f.shape[1:]) < 2:
+        raise ValueError(
+            f"field must be (d, h, w) with h, w >= 2, got {tuple(f.shape)}"
+        )
+    h = F.cosine_similarity(f[:, :, 1:], f[:, :, :-1], dim=0)
+    v = F.cosine_similarity(f[:, 1:, :], f[:, :-1, :], dim=0)
+    return float(torch.cat([h.flatten(), v.flatten()]).mean())
