@@ -114,8 +114,7 @@ SIZES = {
 }
 run = setup(scale=scale, seed=seed, sizes=SIZES)
 ledger = Ledger.for_run(
-    run,
-    regime="synthetic graphs of our own (600 training graphs); small GNNs; CPU",
+    run, regime="synthetic graphs of our own (600 training graphs); small GNNs; CPU"
 )
 use_style()
 ERM, PEER = "ERM", "ERM (torch-geometric)"

@@ -286,7 +286,9 @@ def test_same_order_within_groups_compares_only_pairs_of_a_group():
 
 def test_non_strict_monotone_reads_never_decreasing():
     assert monotone("norm", strict=False).text() == "norm never decreasing"
-    assert monotone("loss", "decreasing", strict=False).text() == "loss never increasing"
+    assert (
+        monotone("loss", "decreasing", strict=False).text() == "loss never increasing"
+    )
 
 
 def test_an_outcome_displays_nothing_in_a_notebook(capsys):

@@ -279,13 +279,7 @@ def interp_weights(pos: torch.Tensor, size: int) -> torch.Tensor:
     return w0 + w1
 
 
-def crop_resize(
-    maps: torch.Tensor,
-    boxes,
-    out_hw,
-    *,
-    jitter=None,
-) -> torch.Tensor:
+def crop_resize(maps: torch.Tensor, boxes, out_hw, *, jitter=None) -> torch.Tensor:
     """Sample `maps` over each view box at the cell centres of an `out_hw` grid.
 
     `maps` is (n, c, H, W) (one map per view) or (c, H, W) (one map shared by all views, such as
