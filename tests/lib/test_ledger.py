@@ -261,6 +261,27 @@ def test_load_dependent_claims_are_marked_and_sanitised():
     )
 
 
+def test_sanitising_covers_the_whole_cell_even_with_escaped_pipes():
+    def timed(ratio):
+        led = Ledger("99_demo", "quick")
+        led.check(
+            1,
+            "fast at large vocabularies",
+            paper="p",
+            source="paper",
+            measured={"|V| ≥ 16k": ratio, "others": 2 * ratio},
+            criterion=at_least("|V| ≥ 16k", 3),
+            load_dependent=True,
+        )
+        return led.markdown()
+
+    fast, slow = timed(4.5), timed(3.9)
+    assert "\\|V\\|" in fast and fast != slow
+    assert sanitize(fast) == sanitize(slow)
+    clean = sanitize(fast)
+    assert "4.5" not in clean and "fast at large vocabularies" in clean
+
+
 def test_round_trip_through_json(tmp_path):
     led = make_ledger()
     path = led.save(tmp_path / "x.json")

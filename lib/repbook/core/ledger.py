@@ -51,8 +51,9 @@ simulation of a model we control, an experiment on real data, or agreement with 
 
 LOAD_MARK = "◷"
 """Marks what was timed on this machine: load-dependent, shown but never compared by the tests."""
-LOAD_DEPENDENT = re.compile(LOAD_MARK + r"[^|\n]*")
-"""What the reference comparison replaces by `LOAD_MARK` on both sides before comparing."""
+LOAD_DEPENDENT = re.compile(LOAD_MARK + r"(?:\\.|[^\\|\n])*")
+"""What the reference comparison replaces by `LOAD_MARK` on both sides before comparing: the
+rest of the table cell, whose text may hold escaped pipes (`\\|`, as in "|V| ≥ 16k")."""
 
 LEDGER_ENV = "REPBOOK_LEDGER"
 """The runner sets this to the ledger file it wants (name and place are the runner's choice)."""
