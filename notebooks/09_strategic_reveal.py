@@ -130,7 +130,10 @@ SIZES = {
 run = setup(scale=scale, seed=seed, sizes=SIZES)
 ledger = Ledger.for_run(
     run,
-    regime="manipulation graphs of our own (stars, switch gadgets, random DAGs); exact simulation",
+    regime=(
+        "manipulation graphs of our own (stars, switch gadgets, random DAGs);"
+        " exact simulation"
+    ),
 )
 use_style()
 register_colors(
