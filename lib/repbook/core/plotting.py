@@ -7,6 +7,7 @@ The same method keeps the same colour in every chapter: colours are looked up by
 from __future__ import annotations
 
 import hashlib
+import math
 
 PALETTE = [
     "#0072B2",
@@ -107,6 +108,7 @@ def margin_dot_plot(points, path, *, title: str = "Every checked claim, by its m
 
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import FixedLocator, NullLocator
 
     use_style()
     chapters = sorted({p["chapter"] for p in points})
@@ -137,9 +139,15 @@ def margin_dot_plot(points, path, *, title: str = "Every checked claim, by its m
             zorder=3,
         )
     ax.axvline(0, color="#000000", lw=1.0, ls="--", label="criterion's boundary")
-    ax.set_xscale("symlog", linthresh=0.05)
+    linthresh = 0.05
+    ax.set_xscale("symlog", linthresh=linthresh)
     reach = max([abs(p["normalized"]) for p in points] + [1.0]) * 2
     ax.set_xlim(-reach, reach)
+    # ticks at 0 and ±10^k outside the linear range only: inside it they crowd onto 0
+    decades = [10.0**k for k in range(-1, math.ceil(math.log10(reach)) + 1)]
+    ticks = [0.0] + [s * d for d in decades if linthresh < d <= reach for s in (-1, 1)]
+    ax.xaxis.set_major_locator(FixedLocator(sorted(ticks)))
+    ax.xaxis.set_minor_locator(NullLocator())
     ax.set_yticks(range(len(chapters)), chapters)
     ax.set_ylim(len(chapters) - 0.5, -0.5)  # first chapter on top
     ax.set_xlabel("normalised margin (margin / the criterion's scale; < 0: fails)")
