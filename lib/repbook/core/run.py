@@ -17,7 +17,19 @@ from .params import SCALES, ParameterError, validate_parameters
 
 QUICK_THREADS = 2
 """Thread count at quick scale: the reference machine has 2 cores, and float reductions can depend
-on the thread count, so quick runs always use 2."""
+on the thread count, so quick runs use 2 (unless $REPBOOK_THREADS says otherwise: one of the
+numerical environments `repbook numerics` compares)."""
+THREADS_ENV = "REPBOOK_THREADS"
+
+
+def quick_threads() -> int:
+    """The thread count of a quick run: QUICK_THREADS, or $REPBOOK_THREADS when set."""
+    text = os.environ.get(THREADS_ENV, "").strip()
+    if not text:
+        return QUICK_THREADS
+    if not text.isdigit() or int(text) < 1:
+        raise ValueError(f"${THREADS_ENV} must be a whole number ≥ 1, got {text!r}")
+    return int(text)
 
 
 @dataclass(frozen=True)
@@ -82,10 +94,11 @@ def _make_torch_deterministic(scale: str) -> tuple[str, int]:
     torch.use_deterministic_algorithms(True)
     torch.backends.cudnn.benchmark = False
     if scale == "quick":
-        torch.set_num_threads(QUICK_THREADS)
+        threads = quick_threads()
+        torch.set_num_threads(threads)
         from threadpoolctl import threadpool_limits
 
-        threadpool_limits(limits=QUICK_THREADS)
+        threadpool_limits(limits=threads)
     device = "cuda" if torch.cuda.is_available() else "cpu"
     return device, torch.get_num_threads()
 

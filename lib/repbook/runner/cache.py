@@ -2,8 +2,9 @@
 
 The key covers the chapter source, the shared core, the paper modules the chapter imports, its data
 folder and stability record, requirements.txt, the Python version, every installed distribution's version, and the
-parameters. Content hashes, not modification times: a fresh clone re-uses nothing it should not,
-and a `touch` without a change re-runs nothing.
+parameters, and the variables of the numerical environment (kernels, BLAS, threads) the run
+uses. Content hashes, not modification times: a fresh clone re-uses nothing it should not, and a
+`touch` without a change re-runs nothing.
 """
 
 from __future__ import annotations
@@ -60,10 +61,36 @@ def inputs_of(root: Path, chapter: Chapter) -> list[Path]:
     return [f for f in files if f.is_file()]
 
 
-def chapter_key(root: Path, chapter: Chapter, params: dict) -> str:
+NUMERIC_ENV_VARS = (
+    "ATEN_CPU_CAPABILITY",
+    "MKL_ENABLE_INSTRUCTIONS",
+    "MKL_CBWR",
+    "MKL_NUM_THREADS",
+    "ONEDNN_MAX_CPU_ISA",
+    "OPENBLAS_CORETYPE",
+    "OPENBLAS_NUM_THREADS",
+    "OMP_NUM_THREADS",
+    "REPBOOK_THREADS",
+)
+"""Environment variables that choose which kernels compute a chapter's numbers: a run under other
+values is another run (see `repbook.runner.numerics`)."""
+
+
+def numeric_environment(env: dict | None = None) -> dict[str, str]:
+    """The numerical-environment variables a run sees: this process's, overridden by `env`."""
+    import os
+
+    merged = {**os.environ, **(env or {})}
+    return {k: merged[k] for k in NUMERIC_ENV_VARS if merged.get(k)}
+
+
+def chapter_key(
+    root: Path, chapter: Chapter, params: dict, env: dict | None = None
+) -> str:
     h = hashlib.sha256()
     for f in inputs_of(root, chapter):
         h.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes() + b"\0")
     h.update(environment_fingerprint().encode())
     h.update(json.dumps(params, sort_keys=True).encode())
+    h.update(json.dumps(numeric_environment(env), sort_keys=True).encode())
     return h.hexdigest()

@@ -71,7 +71,7 @@ class RunRecord:
 
 
 def cached_record(
-    root: Path, chapter: Chapter, params: dict, tag: str
+    root: Path, chapter: Chapter, params: dict, tag: str, env: dict | None = None
 ) -> RunRecord | None:
     """The previous run's record if it succeeded with exactly this key and its outputs exist."""
     folder = run_dir(root, chapter, tag)
@@ -79,7 +79,7 @@ def cached_record(
     if (
         rec
         and rec.status == "ok"
-        and rec.key == chapter_key(root, chapter, params)
+        and rec.key == chapter_key(root, chapter, params, env)
         and (folder / "notebook.ipynb").is_file()
     ):
         rec.cached = True
@@ -107,9 +107,15 @@ def _ledger_summary(folder: Path) -> tuple[str, str]:
 
 
 def execute(
-    root: Path, chapter: Chapter, params: dict, tag: str, folder: Path | None = None
+    root: Path,
+    chapter: Chapter,
+    params: dict,
+    tag: str,
+    folder: Path | None = None,
+    env: dict | None = None,
 ) -> RunRecord:
-    """Run one chapter with papermill into `folder` (default: its run folder under _build/runs).
+    """Run one chapter with papermill into `folder` (default: its run folder under _build/runs),
+    with the environment variables `env` set for its kernel (a numerical environment).
 
     Never raises for a failing cell or a dead kernel: the record says what failed and where.
     """
@@ -121,8 +127,9 @@ def execute(
     for stale in folder.glob("*"):
         if stale.is_file():
             stale.unlink()
-    rec = RunRecord(chapter.stem, tag, params, chapter_key(root, chapter, params))
+    rec = RunRecord(chapter.stem, tag, params, chapter_key(root, chapter, params, env))
     saved_env = dict(os.environ)
+    os.environ.update(env or {})
     # the kernel inherits this environment: where its ledger goes, and which chapter it is
     os.environ["REPBOOK_LEDGER"] = str(ledger_path(folder))
     os.environ["REPBOOK_CHAPTER"] = chapter.stem

@@ -9,34 +9,49 @@ import uuid
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
+from typing import NamedTuple
 
 from .chapters import Chapter
 from .execute import RunRecord, execute, run_dir
 
-Job = tuple[Chapter, dict, str]  # chapter, parameters, run tag
+
+class Job(NamedTuple):
+    """One chapter run: its parameters, its run folder's tag, and the environment variables it
+    runs under (a numerical environment of `repbook numerics`; empty: the caller's)."""
+
+    chapter: Chapter
+    params: dict
+    tag: str
+    env: tuple = ()  # ((name, value), ...)
+
+
 EXECUTORS = ("local", "dask")
 
 
 def _work(root: str, job: Job) -> RunRecord:
-    chapter, params, tag = job
-    return execute(Path(root), chapter, params, tag)
+    return execute(Path(root), job.chapter, job.params, job.tag, env=dict(job.env))
 
 
 def _work_remote(root: str, job: Job) -> tuple[RunRecord, dict[str, bytes]]:
     """Run a chapter on a worker into a scratch folder and send its files back to the client."""
-    chapter, params, tag = job
     with tempfile.TemporaryDirectory(prefix="repbook-run-") as tmp:
-        rec = execute(Path(root), chapter, params, tag, folder=Path(tmp))
+        rec = execute(
+            Path(root),
+            job.chapter,
+            job.params,
+            job.tag,
+            folder=Path(tmp),
+            env=dict(job.env),
+        )
         files = {p.name: p.read_bytes() for p in Path(tmp).iterdir() if p.is_file()}
     return rec, files
 
 
 def _lost(job: Job, exc: BaseException, where: str) -> RunRecord:
-    chapter, params, tag = job
     return RunRecord(
-        chapter.stem,
-        tag,
-        params,
+        job.chapter.stem,
+        job.tag,
+        job.params,
         key="",
         status="failed",
         error={
@@ -66,6 +81,7 @@ class LocalExecutor:
     ) -> Iterator[RunRecord]:
         if not jobs:
             return
+        jobs = [Job(*j) for j in jobs]  # plain (chapter, params, tag) tuples too
         if on_start:
             for job in jobs[: self.workers]:
                 on_start(job)
@@ -125,13 +141,14 @@ class DaskExecutor:
     ) -> Iterator[RunRecord]:
         if not jobs:
             return
+        jobs = [Job(*j) for j in jobs]
         from distributed import as_completed as dask_completed
 
         client, cluster = self._connect()
         try:
             futures = {}
             for job in jobs:
-                key = f"repbook-{job[0].stem}-{job[2]}-{uuid.uuid4().hex[:8]}"
+                key = f"repbook-{job.chapter.stem}-{job.tag}-{uuid.uuid4().hex[:8]}"
                 futures[
                     client.submit(_work_remote, str(root), job, key=key, pure=False)
                 ] = job
@@ -144,7 +161,7 @@ class DaskExecutor:
                 except Exception as exc:  # KilledWorker, a lost connection, ...
                     yield _lost(job, exc, "the Dask task failed")
                     continue
-                folder = run_dir(root, job[0], job[2])
+                folder = run_dir(root, job.chapter, job.tag)
                 folder.mkdir(parents=True, exist_ok=True)
                 for stale in folder.glob("*"):
                     if stale.is_file():

@@ -1,0 +1,135 @@
+"""Numerical environments: runs under other kernels and thread counts, and their record."""
+
+import json
+import math
+import textwrap
+
+import pytest
+from minibook import HEADER
+
+from repbook.core.ledger import Ledger
+from repbook.core.criteria import at_least
+from repbook.runner.cache import chapter_key, numeric_environment
+from repbook.runner.chapters import resolve
+from repbook.runner.cli import main
+from repbook.runner.numerics import (
+    ENVIRONMENTS,
+    differences,
+    env_tag,
+    read_record,
+    round_up,
+    suggestion,
+    value_difference,
+)
+
+
+@pytest.mark.parametrize(
+    "x, want", [(0.0234, 0.03), (0.03, 0.03), (3e-7, 3e-7), (1.0, 1.0), (9.1, 10.0)]
+)
+def test_round_up(x, want):
+    assert round_up(x) == pytest.approx(want)
+
+
+def test_round_up_refuses_what_it_cannot_round():
+    with pytest.raises(ValueError, match="positive finite"):
+        round_up(0.0)
+
+
+def test_value_difference_is_the_largest_over_environments_by_element():
+    assert value_difference(1.0, [1.5, 0.8]) == pytest.approx(0.5)
+    assert value_difference([1.0, 2.0], [[1.1, 2.0], [1.0, 1.7]]) == pytest.approx(
+        [0.1, 0.3]
+    )
+    assert value_difference({"a": 1.0}, [{"a": 0.5}]) == {"a": 0.5}
+    assert value_difference([1.0], [[1.0, 2.0]]) == [math.inf]  # the shape changed
+    assert value_difference(None, [None]) == 0.0  # NaN in both
+    assert value_difference(1.0, [None]) == math.inf
+
+
+def ledger(x, n):
+    led = Ledger("99_demo", "quick")
+    led.check(
+        "1", "s", paper="p", source="paper", measured={"x": x, "n": n},
+        criterion=at_least("x", 0.0),
+    )  # fmt: skip
+    return led
+
+
+def test_differences_and_the_suggested_tolerance():
+    (entry,) = differences(
+        ledger(0.5, 3), {"avx2": ledger(0.51, 3), "generic": ledger(0.47, 3)}
+    )
+    assert entry["verdicts"] == {"reference": "reproduced", "avx2": "reproduced",
+                                 "generic": "reproduced"}  # fmt: skip
+    assert entry["values"]["x"]["difference"] == pytest.approx(0.03)
+    assert entry["values"]["n"]["difference"] == 0
+    assert suggestion(entry) == {"x": pytest.approx(0.09)}  # 3 × 0.03; n did not move
+
+
+def test_environment_variables_enter_the_cache_key(book_root, monkeypatch):
+    tiny = resolve(book_root, ["01"])[0]
+    for var in ("ATEN_CPU_CAPABILITY", "REPBOOK_THREADS"):
+        monkeypatch.delenv(var, raising=False)
+    plain = chapter_key(book_root, tiny, {})
+    assert chapter_key(book_root, tiny, {}, {"REPBOOK_THREADS": "1"}) != plain
+    monkeypatch.setenv("ATEN_CPU_CAPABILITY", "default")
+    assert numeric_environment() == {"ATEN_CPU_CAPABILITY": "default"}
+    assert chapter_key(book_root, tiny, {}) != plain
+
+
+THREADS = HEADER + textwrap.dedent("""\
+    # %% tags=["parameters"]
+    scale = "quick"
+    seed = 0
+
+    # %%
+    import torch
+    from repbook.core import Ledger, at_least, setup
+    run = setup(scale=scale, seed=seed, sizes={"quick": {}, "full": {}})
+    ledger = Ledger.for_run(run)
+    ledger.check(1, "threads", paper="-", source="ours",
+                 measured={"threads": torch.get_num_threads(), "one": 1},
+                 criterion=at_least("threads", 1))
+
+    # %% tags=["nbval-check-output"]
+    ledger.show()
+    """)
+
+
+def test_the_numerics_command_runs_each_environment_and_records_it(
+    book_root, monkeypatch, capsys
+):
+    (book_root / "notebooks" / "04_threads.py").write_text(THREADS)
+    monkeypatch.setattr("repbook.runner.cli._root", lambda: book_root)
+    monkeypatch.delenv("REPBOOK_THREADS", raising=False)
+    assert main(["numerics", "04", "--envs", "one-thread", "--workers", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "recorded in data/numerics/04_threads.json" in out
+    assert "claim 1: moved; declare e.g. tolerance={'threads': tol(abs=3)}" in out
+    record = read_record(book_root / "data" / "numerics" / "04_threads.json")
+    assert record["environments"] == {"one-thread": ENVIRONMENTS["one-thread"]}
+    assert record["runs"]["one-thread"]["status"] == "ok"
+    (claim,) = record["claims"]
+    assert claim["values"]["threads"] == {"reference": 2, "difference": 1}
+    assert claim["values"]["one"]["difference"] == 0
+    assert (
+        book_root / "_build" / "runs" / "04_threads" / env_tag("one-thread")
+    ).is_dir()
+    json.dumps(record)
+
+
+def test_unknown_environments_and_no_chapter_are_refused(capsys):
+    assert main(["numerics", "04", "--envs", "arm"]) == 2
+    assert "unknown numerical environment 'arm'" in capsys.readouterr().err
+    assert main(["numerics"]) == 2
+    assert "name the chapter(s)" in capsys.readouterr().err
+
+
+def test_bad_thread_count_is_refused(monkeypatch):
+    from repbook.core.run import quick_threads
+
+    monkeypatch.setenv("REPBOOK_THREADS", "two")
+    with pytest.raises(ValueError, match=r"\$REPBOOK_THREADS must be a whole number"):
+        quick_threads()
+    monkeypatch.setenv("REPBOOK_THREADS", "3")
+    assert quick_threads() == 3
