@@ -1,10 +1,11 @@
 """Test-wide settings, the reference comparison, and the rule that nothing is skipped in silence.
 
 - Ledgers written by notebooks run under the tests go to a scratch file, not _build.
-- `tests/reference/*.ipynb` are compared with the runner's executed chapters (the runs `make book`
-  made), cell by cell for the cells tagged `nbval-check-output`: no chapter runs twice. A chapter
-  whose run is missing or out of date is executed once, as the runner does. `pytest --nbval-lax
-  tests/reference/X.ipynb` still runs nbval itself on a reference (see README).
+- Each reference (`tests/reference/<stem>.ipynb` and its ledger `<stem>.json`) is compared with
+  the runner's executed chapter (the run `make book` made) claim by claim, within the tolerances
+  the claims declare: no chapter runs twice. A chapter whose run is missing or out of date is
+  executed once, as the runner does. `pytest --nbval-lax tests/reference/X.ipynb` still runs nbval
+  itself on a reference: a text comparison (see README).
 - A skipped test fails the session: an optional dependency that is missing is an error with the
   command that installs it, never a quiet pass.
 """
@@ -46,53 +47,35 @@ def pytest_collect_file(file_path: Path, parent):
 
 
 class ReferenceFile(pytest.File):
-    """One reference notebook: an item per checked cell, compared with the chapter's current run."""
+    """One chapter's reference: an item for its set of claims, and one per reference claim,
+    compared with the chapter's current run (see repbook.runner.references)."""
+
+    def _chapter(self):
+        from repbook.runner.chapters import resolve
+
+        root = self.path.resolve().parents[2]  # <root>/tests/reference/<stem>.ipynb
+        return root, resolve(root, [self.path.stem])[0]
 
     def collect(self):
-        import json
+        from repbook.runner.references import load_reference
 
-        from repbook.runner.references import checked_cells
-
-        nb = json.loads(self.path.read_text())
-        for k, cell in enumerate(checked_cells(nb)):
-            yield ReferenceCell.from_parent(
-                self, name=f"checked cell {k}", index=k, cell=cell
+        root, chapter = self._chapter()
+        self.reference = load_reference(root, chapter)
+        yield ReferenceClaims.from_parent(self, name="claims")
+        for claim in self.reference.claims:
+            yield ReferenceClaim.from_parent(
+                self, name=f"claim {claim.id}", claim=claim
             )
 
-    def executed(self) -> dict:
-        if not hasattr(self, "_executed"):
-            import json
+    def current(self):
+        if not hasattr(self, "_current"):
+            from repbook.runner.references import current_ledger
 
-            from repbook.core.data import repo_root
-            from repbook.runner.chapters import resolve
-            from repbook.runner.references import current_run
-
-            root = repo_root()
-            chapter = resolve(root, [self.path.stem])[0]
-            self._executed = json.loads(current_run(root, chapter).read_text())
-        return self._executed
+            self._current = current_ledger(*self._chapter())
+        return self._current
 
 
-class ReferenceCell(pytest.Item):
-    def __init__(self, *, index: int, cell: dict, **kw):
-        super().__init__(**kw)
-        self.index, self.cell = index, cell
-
-    def runtest(self):
-        from repbook.runner.references import (
-            ReferenceMismatch,
-            checked_cells,
-            compare_cell,
-        )
-
-        cells = checked_cells(self.parent.executed())
-        if self.index >= len(cells):
-            raise ReferenceMismatch(
-                f"the chapter has {len(cells)} checked cell(s); the reference "
-                f"has more: regenerate it (python -m repbook references NN)"
-            )
-        compare_cell(self.cell, cells[self.index])
-
+class _ReferenceItem(pytest.Item):
     def repr_failure(self, excinfo):
         from repbook.runner.references import ReferenceMismatch
 
@@ -102,6 +85,74 @@ class ReferenceCell(pytest.Item):
 
     def reportinfo(self):
         return self.path, None, f"{self.path.name}::{self.name}"
+
+
+class ReferenceClaims(_ReferenceItem):
+    """No claim added, dropped or reordered since the reference."""
+
+    def runtest(self):
+        from repbook.core.tolerance import compare_ledgers
+        from repbook.runner.references import ReferenceMismatch
+
+        problems = compare_ledgers(self.parent.reference, self.parent.current())
+        if problems:
+            raise ReferenceMismatch(
+                f"{self.parent.reference.chapter}: "
+                + "; ".join(problems)
+                + ". Regenerate the reference: python -m repbook references NN"
+            )
+
+
+class ReferenceClaim(_ReferenceItem):
+    """One claim: its definition exactly, its numbers and margin within tolerance, its verdict."""
+
+    def __init__(self, *, claim, **kw):
+        super().__init__(**kw)
+        self.claim = claim
+
+    def runtest(self):
+        from repbook.core.tolerance import compare_claims
+        from repbook.runner.references import ReferenceMismatch, claim_report
+
+        now = {c.id: c for c in self.parent.current().claims}
+        chapter = self.parent.reference.chapter
+        if self.claim.id not in now:
+            raise ReferenceMismatch(
+                f"{chapter} claim {self.claim.id}: in the reference but not in this run"
+            )
+        cmp = compare_claims(self.claim, now[self.claim.id])
+        if cmp.near_boundary:
+            self.user_properties.append(
+                (
+                    "near_boundary",
+                    f"{chapter} claim {self.claim.id}: {cmp.near_boundary}",
+                )
+            )
+        if cmp.failures:
+            raise ReferenceMismatch(claim_report(chapter, cmp))
+
+
+def pytest_runtest_logreport(report):
+    """Collect (also from xdist workers) the verdicts that differ within tolerance."""
+    if report.when == "call":
+        for key, text in getattr(report, "user_properties", []):
+            if key == "near_boundary":
+                NEAR_BOUNDARY.append(text)
+
+
+NEAR_BOUNDARY: list[str] = []
+
+
+def pytest_terminal_summary(terminalreporter):
+    if NEAR_BOUNDARY:
+        terminalreporter.section("verdicts within tolerance of their boundary")
+        terminalreporter.write_line(
+            "These claims' verdicts differ from the reference, but the deciding value lies "
+            "within tolerance of both the reference and the criterion's boundary: not a "
+            "regression, and not failed."
+        )
+        for text in sorted(set(NEAR_BOUNDARY)):
+            terminalreporter.write_line(f"  {text}")
 
 
 def pytest_sessionfinish(session, exitstatus):

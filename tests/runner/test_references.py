@@ -1,16 +1,20 @@
-"""References are compared with the runner's executed chapters: each chapter runs once."""
+"""References are compared claim by claim with the runner's executed chapters, which run once."""
 
 import json
+import textwrap
 
 import pytest
+from minibook import HEADER
 
 from repbook.runner.chapters import resolve
 from repbook.runner.cli import build_jobs, run_jobs
 from repbook.runner.references import (
     ReferenceMismatch,
-    checked_cells,
-    compare_cell,
+    compare_chapter,
+    current_ledger,
     current_run,
+    load_reference,
+    reference_ledger_path,
     reference_path,
     write_reference,
 )
@@ -28,50 +32,130 @@ def test_a_book_run_serves_the_reference_comparison(book_root, tmp_path, monkeyp
         book_root, build_jobs([tiny], {}), workers=1, force=False
     )  # what `make book` does
     assert kernel_starts(log) == ["01_tiny quick"]
-    write_reference(book_root, tiny)
-    ref = json.loads(reference_path(book_root, tiny).read_text())
-    executed = json.loads(
-        current_run(book_root, tiny).read_text()
-    )  # what `make test` does
-    for want, got in zip(checked_cells(ref), checked_cells(executed), strict=True):
-        compare_cell(want, got)
+    path, changes = write_reference(book_root, tiny)
+    assert path == reference_path(book_root, tiny) and changes == ["a new reference"]
+    assert reference_ledger_path(book_root, tiny).is_file()
+    ref = load_reference(book_root, tiny)
+    failures, near = compare_chapter(
+        ref, current_ledger(book_root, tiny)
+    )  # `make test`
+    assert failures == [] and near == []
     assert kernel_starts(log) == ["01_tiny quick"], "the comparison started a kernel"
     # an input changed since the book was built: the comparison runs the chapter, once
     (book_root / "lib" / "repbook" / "papers" / "aurc.py").write_text("B = 7\n")
     current_run(book_root, tiny)
     current_run(book_root, tiny)
     assert kernel_starts(log) == ["01_tiny quick"] * 2
+    # rewriting the reference from an unchanged run reports no change
+    assert write_reference(book_root, tiny)[1] == []
 
 
-def test_a_changed_checked_output_is_reported_with_a_diff(book_root):
+def test_a_missing_reference_ledger_says_how_to_write_it(book_root):
     tiny = resolve(book_root, ["01"])[0]
-    executed = json.loads(current_run(book_root, tiny).read_text())
-    cell = checked_cells(executed)[0]
-    tampered = json.loads(json.dumps(cell))
-    out = tampered["outputs"][0]["data"]
-    out["text/markdown"] = "".join(out["text/markdown"]).replace(
-        "width = 3", "width = 4"
-    )
-    with pytest.raises(
-        ReferenceMismatch, match=r"(?s)differs.*-.*width = 4.*\+.*width = 3"
+    with pytest.raises(ReferenceMismatch, match="references 01"):
+        load_reference(book_root, tiny)
+
+
+CLAIMS = HEADER + textwrap.dedent("""\
+    # %% tags=["parameters"]
+    scale = "quick"
+    seed = 0
+
+    # %%
+    from repbook.core import Ledger, at_least, setup, tol
+    run = setup(scale=scale, seed=seed, sizes={"quick": {}, "full": {}})
+    ledger = Ledger.for_run(run)
+    for i, x in enumerate([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], start=1):
+        ledger.check(i, f"claim {i} holds", paper="x ≥ 1", source="paper",
+                     measured={"x": x}, criterion=at_least("x", 1.0),
+                     tolerance=tol(abs=0.1))
+
+    # %% tags=["nbval-check-output"]
+    ledger.show()
+    """)
+
+
+def _tamper(path, claim_id, **fields):
+    d = json.loads(path.read_text())
+    c = next(c for c in d["claims"] if c["id"] == claim_id)
+    for key, value in fields.items():
+        if isinstance(value, dict) and isinstance(c.get(key), dict):
+            c[key].update(value)
+        else:
+            c[key] = value
+    path.write_text(json.dumps(d, ensure_ascii=False))
+
+
+def test_injected_regressions_fail_with_a_message_and_noise_passes(
+    book_root, tmp_path, monkeypatch
+):
+    """The reference tests as `make test` runs them (pytest on tests/reference), against a
+    reference with one regression injected per claim."""
+    import shutil
+    import subprocess
+    import sys
+    import xml.etree.ElementTree as ET
+
+    from repbook.core.data import repo_root
+
+    (book_root / "notebooks" / "03_claims.py").write_text(CLAIMS)
+    chapter = resolve(book_root, ["03"])[0]
+    log = tmp_path / "kernels.log"
+    monkeypatch.setenv("REPBOOK_KERNEL_LOG", str(log))
+    run_jobs(book_root, build_jobs([chapter], {}), workers=1, force=False)
+    write_reference(book_root, chapter)
+    shutil.copy(repo_root() / "tests" / "conftest.py", book_root / "tests")
+    ref = reference_ledger_path(book_root, chapter)
+    # 1: the reference verdict differs, but both margins lie within tolerance of 0: reported
+    _tamper(ref, "1", verdict="not reproduced", margin=-0.05, measured={"x": 0.95})
+    # 2: a value moved within its tolerance: passes
+    _tamper(ref, "2", measured={"x": 2.05}, margin=1.05)
+    # 3: a value moved beyond its tolerance
+    _tamper(ref, "3", measured={"x": 3.5}, margin=2.5)
+    # 4: a verdict flipped, with the values unchanged
+    _tamper(ref, "4", verdict="not reproduced")
+    # 5: a changed criterion
+    _tamper(ref, "5", criterion={"text": "x ≥ 2", "bound": 2.0})
+    d = json.loads(ref.read_text())
+    extra = dict(d["claims"][0], id="7")
+    d["claims"] = [c for c in d["claims"] if c["id"] != "6"] + [
+        extra
+    ]  # 6 added, 7 dropped
+    ref.write_text(json.dumps(d, ensure_ascii=False))
+
+    xml = tmp_path / "report.xml"
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "tests/reference/03_claims.ipynb",
+         "-p", "no:cacheprovider", "-p", "no:xdist", f"--junitxml={xml}"],
+        cwd=book_root, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert kernel_starts(log) == ["03_claims quick"], "the tests re-ran the chapter"
+    cases = {
+        tc.get("name"): " ".join(
+            (f.get("message") or "") + (f.text or "") for f in tc.findall("failure")
+        )
+        for tc in ET.parse(xml).getroot().iter("testcase")
+    }
+    assert set(cases) == {"claims"} | {f"claim {i}" for i in (1, 2, 3, 4, 5, 7)}
+    assert cases["claim 1"] == "" and cases["claim 2"] == ""
+    assert "within tolerance of their boundary" in proc.stdout
+    assert "03_claims claim 1: verdict 'reproduced'" in proc.stdout
+    three = cases["claim 3"]
+    for part in ("03_claims claim 3", "value 'x' = 3", "reference 3.5", "±0.1"):
+        assert part in three, three
+    four = cases["claim 4"]
+    for part in (
+        "03_claims claim 4",
+        "verdict 'reproduced'",
+        "reference 'not reproduced'",
     ):
-        compare_cell(tampered, cell)
-    tampered["source"] = "ledger.show()  # edited"
-    with pytest.raises(ReferenceMismatch, match="code differs"):
-        compare_cell(tampered, cell)
-
-
-def test_load_dependent_values_are_not_compared(book_root):
-    tiny = resolve(book_root, ["01"])[0]
-    cell = checked_cells(json.loads(current_run(book_root, tiny).read_text()))[0]
-    a, b = json.loads(json.dumps(cell)), json.loads(json.dumps(cell))
-    a["outputs"][0]["data"]["text/markdown"] = (
-        "| 2 | fast | ◷ p50 ratio = 1.5 | ◷ ✓ reproduced |"
-    )
-    b["outputs"][0]["data"]["text/markdown"] = (
-        "| 2 | fast | ◷ p50 ratio = 3.5 | ◷ ✗ not reproduced |"
-    )
-    compare_cell(a, b)
+        assert part in four, four
+    assert "margin tolerance ±0.1" in four
+    assert "criterion changed: reference 'x ≥ 2', this run 'x ≥ 1'" in cases["claim 5"]
+    assert "in the reference but not in this run" in cases["claim 7"]
+    for part in ("03_claims", "['6'] are in this run", "['7'] are in the reference"):
+        assert part in cases["claims"], cases["claims"]
 
 
 def test_a_failing_chapter_is_a_clear_failure(book_root):

@@ -27,6 +27,7 @@ _EXPORTS = {
     "each_of": "criteria",
     "custom": "criteria",
     "CriterionError": "criteria",
+    "tol": "tolerance",
     "register_colors": "plotting",
     "use_style": "plotting",
     "color_for": "plotting",

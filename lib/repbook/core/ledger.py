@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from .criteria import Criterion, CriterionError, Outcome
+from .tolerance import tolerances_for
 
 VERDICTS = ("reproduced", "not reproduced", "not checked at this scale", "quoted")
 MARKS = {
@@ -233,6 +234,7 @@ class Claim:
     measured_text: str = ""  # converted records only: the old free text
     evidence: str = ""  # one of EVIDENCE ("" for quotes and older records)
     regime: str = ""  # what was tested: data, model, scale
+    tolerance: dict = field(default_factory=dict)  # value name -> Tolerance.to_dict()
 
     @property
     def criterion_text(self) -> str:
@@ -370,13 +372,17 @@ class Ledger:
         show: Sequence[str] = (),
         evidence: str = "simulation",
         regime: str = "",
+        tolerance=None,
     ) -> Outcome:
         """Record a checked claim: `criterion` (fixed before the run) decides from `measured`.
 
         `measured` maps value names (the names the criterion reads) to numbers, sequences of
         numbers or {label: number} maps. `load_dependent` marks a timing claim: its values and
         verdict are shown but kept out of what the reference tests compare. `show` names the
-        values the table shows when not all of them fit (the JSON keeps all). Returns the outcome.
+        values the table shows when not all of them fit (the JSON keeps all). `tolerance` says
+        how far values that training or a fit moves may differ from the reference on another
+        machine: `tol(abs=...)` for all, or {value name: tol(...)}; the rest are exact to about
+        1e-9 relative (see `repbook.core.tolerance`). Returns the outcome.
         """
         claim_id = self._common(claim_id, statement, paper, source, note)
         if not isinstance(criterion, Criterion):
@@ -386,6 +392,7 @@ class Ledger:
             )
         evidence = self._evidence(claim_id, evidence)
         values = plain_values(measured)
+        tolerances = tolerances_for(claim_id, list(values), tolerance)
         hidden = [n for n in show if n not in values]
         if hidden:
             raise CriterionError(
@@ -410,6 +417,7 @@ class Ledger:
             shown=list(show),
             evidence=evidence,
             regime=regime or self.regime,
+            tolerance=tolerances,
         )
         self.claims.append(claim)
         self._print(claim)
@@ -427,9 +435,11 @@ class Ledger:
         measured: Mapping[str, Any] | None = None,
         evidence: str = "simulation",
         regime: str = "",
+        tolerance=None,
     ) -> None:
         """A claim this scale cannot test; `note` says what would test it. `measured` may hold
-        what a stand-in of ours gave (shown and stored as numbers; it decides no verdict)."""
+        what a stand-in of ours gave (shown and stored as numbers; it decides no verdict), with
+        its `tolerance` as in `check`."""
         claim_id = self._common(claim_id, statement, paper, source, note)
         if not isinstance(criterion, Criterion):
             raise TypeError(f"claim {claim_id!r}: criterion must be a typed criterion")
@@ -437,6 +447,7 @@ class Ledger:
             raise ValueError(f"claim {claim_id!r}: say what would check it (note=...)")
         evidence = self._evidence(claim_id, evidence)
         values = plain_values(measured) if measured is not None else {}
+        tolerances = tolerances_for(claim_id, list(values), tolerance)
         claim = Claim(
             self.chapter,
             claim_id,
@@ -450,6 +461,7 @@ class Ledger:
             note=note,
             evidence=evidence,
             regime=regime or self.regime,
+            tolerance=tolerances,
         )
         self.claims.append(claim)
         self._print(claim)

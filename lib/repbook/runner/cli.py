@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import difflib
 import sys
 import time
 from pathlib import Path
@@ -35,11 +34,10 @@ def parse_value(text: str):
     return text
 
 
-def build_jobs(
-    chapters: list[Chapter], overrides: dict
-) -> list[tuple[Chapter, dict, str]]:
+def build_jobs(chapters: list[Chapter], overrides: dict) -> list:
     """Validate the parameters against each chapter's parameters cell (no kernel needed)."""
     from .execute import run_tag
+    from .executors import Job
 
     jobs = []
     for ch in chapters:
@@ -48,7 +46,7 @@ def build_jobs(
             params = validate_parameters(overrides, defaults)
         except ParameterError as exc:
             raise ParameterError(f"{ch.stem}: {exc}") from None
-        jobs.append((ch, params, run_tag(params, defaults)))
+        jobs.append(Job(ch, params, run_tag(params, defaults)))
     return jobs
 
 
@@ -63,11 +61,15 @@ def run_jobs(
 ):
     """Run what is out of date; print progress; return (records, stems executed now)."""
     from .execute import cached_record, describe_failure
-    from .executors import executor_for
+    from .executors import Job, executor_for
 
     records, todo = [], []
-    for job in jobs:
-        rec = None if force else cached_record(root, *job)
+    for job in map(lambda j: Job(*j), jobs):
+        rec = (
+            None
+            if force
+            else cached_record(root, job.chapter, job.params, job.tag, dict(job.env))
+        )
         if rec:
             records.append(rec)
             print(
@@ -87,7 +89,7 @@ def run_jobs(
     for rec in ex.map(
         root,
         todo,
-        on_start=lambda j: print(f"  started   {j[0].stem} [{j[2]}]", flush=True),
+        on_start=lambda j: print(f"  started   {j.chapter.stem} [{j.tag}]", flush=True),
     ):
         done += 1
         state = "ok" if rec.status == "ok" else "FAILED"
@@ -97,7 +99,7 @@ def run_jobs(
             flush=True,
         )
         records.append(rec)
-    return records, {j[0].stem for j in todo}
+    return records, {j.chapter.stem for j in todo}
 
 
 def cmd_run(args) -> int:
@@ -204,6 +206,69 @@ def cmd_stability(args) -> int:
     return 1 if failed else 0
 
 
+def cmd_numerics(args) -> int:
+    """Run chapters in each numerical environment and record how far their numbers move."""
+    from .book import provenance_of
+    from .execute import load_ledger, run_dir
+    from .executors import Job
+    from .numerics import ENVIRONMENTS, env_tag, environment, suggestion, write_record
+
+    if not args.chapters:
+        raise ChapterError(
+            "name the chapter(s) to measure (e.g. `repbook numerics 04`)"
+        )
+    envs = args.envs or list(ENVIRONMENTS)
+    for name in envs:
+        environment(name)
+    root = _root()
+    chapters = resolve(root, args.chapters)
+    base = build_jobs(chapters, {"scale": "quick", "seed": 0})
+    jobs = list(base)
+    for job in base:
+        for name in envs:
+            env = tuple(sorted(environment(name).items()))
+            jobs.append(Job(job.chapter, job.params, env_tag(name), env))
+    records, _ = run_jobs(
+        root,
+        jobs,
+        workers=args.workers,
+        force=args.force,
+        executor=args.executor,
+        scheduler=args.scheduler,
+    )
+    by = {(r.chapter, r.tag): r for r in records}
+    commit = provenance_of(root)["commit"]
+    failed = 0
+    for job in base:
+        ch = job.chapter
+        ref_rec = by[(ch.stem, job.tag)]
+        if ref_rec.status != "ok":
+            print(f"{ch.stem}: the run in this environment failed — nothing recorded")
+            failed += 1
+            continue
+        reference = load_ledger(run_dir(root, ch, job.tag))
+        runs, info = {}, {}
+        for name in envs:
+            rec = by[(ch.stem, env_tag(name))]
+            info[name] = {"status": rec.status, "seconds": rec.seconds}
+            if rec.status == "ok":
+                runs[name] = load_ledger(run_dir(root, ch, env_tag(name)))
+            else:
+                failed += 1
+        path = write_record(root, ch, reference, runs, info, commit)
+        print(f"{ch.stem}: recorded in {path.relative_to(root)}")
+        from .numerics import read_record
+
+        for claim in read_record(path)["claims"]:
+            tols = suggestion(claim)
+            if tols:
+                text = ", ".join(f"{k!r}: tol(abs={v:g})" for k, v in tols.items())
+                print(
+                    f"  claim {claim['id']}: moved; declare e.g. tolerance={{{text}}}"
+                )
+    return 1 if failed else 0
+
+
 def cmd_book(args) -> int:
     from .book import render, stage_chapters, write_pages
 
@@ -251,22 +316,12 @@ def cmd_references(args) -> int:
         print(f"not writing references: {', '.join(bad)} failed", file=sys.stderr)
         return 1
     for ch in chapters:
-        path, old, new = write_reference(root, ch)
-        print(f"wrote {path.relative_to(root)}")
-        diff = list(
-            difflib.unified_diff(
-                "\n".join(old).splitlines(),
-                "\n".join(new).splitlines(),
-                "before",
-                "after",
-                lineterm="",
-                n=0,
-            )
-        )
+        path, changes = write_reference(root, ch)
+        print(f"wrote {path.relative_to(root)} and its ledger")
         print(
-            "  checked outputs unchanged"
-            if not diff
-            else "  checked outputs changed:\n    " + "\n    ".join(diff)
+            "  claims unchanged (within their tolerances)"
+            if not changes
+            else "  claims changed:\n    " + "\n    ".join(changes)
         )
     return 0
 
@@ -416,6 +471,19 @@ def make_parser() -> argparse.ArgumentParser:
         "--seeds", type=int, default=5, help="number of seeds K (default 5)"
     )
     st.set_defaults(func=cmd_stability)
+    nu = sub.add_parser(
+        "numerics",
+        help="run chapters in other numerical environments (kernels, threads) and record "
+        "how far each claim's numbers move in data/numerics",
+    )
+    common(nu)
+    nu.add_argument(
+        "--envs",
+        nargs="+",
+        metavar="NAME",
+        help="numerical environments (default: all of repbook.runner.numerics.ENVIRONMENTS)",
+    )
+    nu.set_defaults(func=cmd_numerics)
     b = sub.add_parser(
         "book", help="run every chapter at quick scale and render the HTML book"
     )

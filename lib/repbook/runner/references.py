@@ -1,19 +1,43 @@
-"""nbval references: a chapter's quick run, images stripped, under tests/reference/."""
+"""References: a chapter's quick run under tests/reference/, compared claim by claim.
+
+Each chapter has two reference files, written together by `repbook references NN`:
+- `<stem>.json`, the run's claims ledger: what the tests compare. Each claim's verdict, its
+  measured numbers and its margin within the tolerances the claim declares, and its statement,
+  paper value, source and criterion exactly (`repbook.core.tolerance.compare_claims`);
+- `<stem>.ipynb`, the executed notebook with its images stripped: the code the reference came from
+  (a structure test holds it to the chapter's source), and what `pytest --nbval-lax` re-executes
+  and compares as text by hand.
+"""
 
 from __future__ import annotations
 
-import difflib
 import json
+import shutil
 from pathlib import Path
 
 from .chapters import Chapter, parameters_of
-from .execute import DEFAULT_TAG, cached_record, describe_failure, execute, run_dir
+from .execute import (
+    DEFAULT_TAG,
+    cached_record,
+    describe_failure,
+    execute,
+    ledger_path,
+    run_dir,
+)
 
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/svg+xml", "application/pdf")
 
 
+class ReferenceMismatch(AssertionError):
+    """A chapter's claims differ from its reference beyond what the claims allow."""
+
+
 def reference_path(root: Path, chapter: Chapter) -> Path:
     return root / "tests" / "reference" / f"{chapter.stem}.ipynb"
+
+
+def reference_ledger_path(root: Path, chapter: Chapter) -> Path:
+    return root / "tests" / "reference" / f"{chapter.stem}.json"
 
 
 def strip_notebook(nb: dict) -> dict:
@@ -33,91 +57,85 @@ def strip_notebook(nb: dict) -> dict:
     return nb
 
 
-def checked_outputs(nb: dict) -> list[str]:
-    """The text of the outputs nbval compares (cells tagged nbval-check-output)."""
-    texts = []
-    for cell in nb.get("cells", []):
-        if "nbval-check-output" in cell.get("metadata", {}).get("tags", []):
-            for out in cell.get("outputs", []):
-                data = out.get("data", {})
-                texts.append(
-                    "".join(
-                        data.get(
-                            "text/markdown", data.get("text/plain", out.get("text", ""))
-                        )
-                    )
-                )
-    return texts
+def load_reference(root: Path, chapter: Chapter):
+    """The reference ledger of a chapter (core.ledger reads it)."""
+    from ..core.ledger import Ledger
 
-
-def write_reference(root: Path, chapter: Chapter) -> tuple[Path, list[str], list[str]]:
-    """Write the reference from the chapter's default quick run; return old and new checked text."""
-    src = run_dir(root, chapter) / "notebook.ipynb"
-    if not src.is_file():
-        raise FileNotFoundError(
-            f"{chapter.stem} has no quick run to take a reference from"
+    path = reference_ledger_path(root, chapter)
+    if not path.is_file():
+        raise ReferenceMismatch(
+            f"{chapter.stem} has no reference ledger ({path.name}); write it: "
+            f"python -m repbook references {chapter.number}"
         )
-    dst = reference_path(root, chapter)
-    old = checked_outputs(json.loads(dst.read_text())) if dst.is_file() else []
-    nb = strip_notebook(json.loads(src.read_text()))
-    dst.parent.mkdir(parents=True, exist_ok=True)
-    dst.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
-    return dst, old, checked_outputs(nb)
-
-
-class ReferenceMismatch(AssertionError):
-    """A chapter's checked output differs from its reference."""
+    return Ledger.load(path)
 
 
 def current_run(root: Path, chapter: Chapter) -> Path:
-    """The executed notebook of the chapter's default quick run, as the runner left it for the
-    book. When it is missing or out of date (its inputs changed since), the chapter is executed
-    here, once, exactly as the runner executes it for the book."""
+    """The run folder of the chapter's default quick run, as the runner left it for the book.
+    When it is missing or out of date (its inputs changed since), the chapter is executed here,
+    once, exactly as the runner executes it for the book."""
     params = parameters_of(chapter.path)
     if cached_record(root, chapter, params, DEFAULT_TAG) is None:
         rec = execute(root, chapter, params, DEFAULT_TAG)
         if rec.status != "ok":
             raise ReferenceMismatch(f"{chapter.stem} {describe_failure(rec)}")
-    return run_dir(root, chapter) / "notebook.ipynb"
+    return run_dir(root, chapter)
 
 
-def checked_cells(nb: dict) -> list[dict]:
-    return [
-        c
-        for c in nb.get("cells", [])
-        if "nbval-check-output" in c.get("metadata", {}).get("tags", [])
+def current_ledger(root: Path, chapter: Chapter):
+    from ..core.ledger import Ledger
+
+    path = ledger_path(current_run(root, chapter))
+    if not path.is_file():
+        raise ReferenceMismatch(f"{chapter.stem} ran but wrote no claims ledger")
+    return Ledger.load(path)
+
+
+def claim_report(chapter: str, comparison) -> str:
+    """The failure message of one claim: chapter, claim, and every difference."""
+    return f"{chapter} claim {comparison.id}: " + "; ".join(comparison.failures)
+
+
+def compare_chapter(reference, current) -> tuple[list[str], list[str]]:
+    """(failures, near-boundary notes) of a whole ledger against its reference."""
+    from ..core.tolerance import compare_claims, compare_ledgers
+
+    failures = [
+        f"{reference.chapter}: {p}" for p in compare_ledgers(reference, current)
     ]
+    near = []
+    now = {c.id: c for c in current.claims}
+    for ref in reference.claims:
+        if ref.id not in now:
+            continue
+        cmp = compare_claims(ref, now[ref.id])
+        if cmp.failures:
+            failures.append(claim_report(reference.chapter, cmp))
+        if cmp.near_boundary:
+            near.append(f"{reference.chapter} claim {ref.id}: {cmp.near_boundary}")
+    return failures, near
 
 
-def _output_texts(cell: dict) -> list[str]:
-    from ..core.ledger import sanitize
+def write_reference(root: Path, chapter: Chapter) -> tuple[Path, list[str]]:
+    """Write both reference files from the chapter's default quick run; return the notebook's
+    path and what changed in the claims since the previous reference (empty: nothing)."""
+    from ..core.ledger import Ledger
 
-    texts = []
-    for out in cell.get("outputs", []):
-        data = out.get("data", {})
-        text = data.get("text/markdown", data.get("text/plain", out.get("text", "")))
-        texts.append(sanitize("".join(text)))
-    return texts
-
-
-def compare_cell(reference: dict, executed: dict) -> None:
-    """Raise ReferenceMismatch unless the two cells have the same code and the same outputs (text,
-    after load-dependent values are reduced to their mark; images are not compared)."""
-    if "".join(reference.get("source", "")) != "".join(executed.get("source", "")):
-        raise ReferenceMismatch(
-            "the checked cell's code differs from the reference's; "
-            "regenerate it: python -m repbook references NN"
+    folder = run_dir(root, chapter)
+    src = folder / "notebook.ipynb"
+    if not src.is_file() or not ledger_path(folder).is_file():
+        raise FileNotFoundError(
+            f"{chapter.stem} has no quick run to take a reference from"
         )
-    want, got = _output_texts(reference), _output_texts(executed)
-    if want != got:
-        diff = "\n".join(
-            difflib.unified_diff(
-                "\n".join(want).splitlines(),
-                "\n".join(got).splitlines(),
-                "reference",
-                "this run",
-                lineterm="",
-                n=1,
-            )
-        )
-        raise ReferenceMismatch(f"checked output differs from the reference:\n{diff}")
+    new = Ledger.load(ledger_path(folder))
+    old_path = reference_ledger_path(root, chapter)
+    changes = ["a new reference"]
+    if old_path.is_file():
+        failures, near = compare_chapter(Ledger.load(old_path), new)
+        changes = failures + [f"(within tolerance) {n}" for n in near]
+    dst = reference_path(root, chapter)
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    nb = strip_notebook(json.loads(src.read_text()))
+    dst.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
+    shutil.copyfile(ledger_path(folder), old_path)
+    return dst, changes
