@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 WORKERS ?=
 CH ?=
 
-.PHONY: book test test-deps lint format env run full stability references lab clean
+.PHONY: book test test-deps lint format env run full stability numerics references lab clean
 
 # (Re)create the environment when requirements.txt or pyproject.toml change.
 $(STAMP): requirements.txt pyproject.toml
@@ -63,6 +63,11 @@ full: $(STAMP)
 SEEDS ?= 5
 stability: $(STAMP)
 	$(BIN)/python -m repbook stability $(CH) --seeds $(SEEDS)
+
+# How far a chapter's numbers move under other kernels and thread counts, e.g. `make numerics CH=15`:
+# data/numerics/<stem>.json, from which its claims' tolerances are declared.
+numerics: $(STAMP)
+	$(BIN)/python -m repbook numerics $(CH)
 
 # JupyterLab on .venv; double-click a chapter (notebooks/NN_slug.py) to open it as a notebook.
 lab: $(STAMP)

@@ -835,8 +835,12 @@ print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.d
 #   us.
 # - **Threads.** The training and probing loop runs single-threaded
 #   (`S.single_threaded()`): the networks are tiny, and on a busy 2-core machine two
-#   threads made a training epoch about 25× slower. The thread count is fixed, so
-#   results are reproducible.
+#   threads made a training epoch about 25× slower. A fixed thread count makes a re-run
+#   on the same machine give the same numbers, but not another machine: another CPU's
+#   kernels sum in another order, and the trained networks' numbers move in the second
+#   or third digit (`repbook numerics 15` measures it, `data/numerics/`). The claims
+#   whose values move declare a tolerance of about three times that, which the
+#   reference tests use.
 #
 # ## Run it at full scale
 #

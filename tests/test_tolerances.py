@@ -20,31 +20,17 @@ from repbook.core.data import repo_root
 from repbook.core.ledger import Ledger
 from repbook.core.tolerance import DEFAULT, Tolerance, margin_tolerance
 from repbook.runner.chapters import discover
-from repbook.runner.numerics import MIN_HEADROOM, largest, read_record
+from repbook.runner.numerics import (
+    MIN_HEADROOM,
+    element_differences,
+    largest,
+    observed_differences,
+    read_record,
+)
 
 ROOT = repo_root()
 CHAPTERS = discover(ROOT)
 MAX_HEADROOM = 10.0
-
-
-def _elements(value):
-    if isinstance(value, dict):
-        return list(value.values())
-    if isinstance(value, list):
-        return list(value)
-    return [value]
-
-
-def _num(d):
-    return math.inf if d == "inf" else d
-
-
-def _observed(record: dict) -> dict:
-    """Differences reported from elsewhere (another machine), {(claim, value): difference}."""
-    return {
-        (o["claim"], o["value"]): float(o["difference"])
-        for o in record.get("observed elsewhere", [])
-    }
 
 
 @pytest.fixture(params=CHAPTERS, ids=lambda c: c.stem)
@@ -63,7 +49,7 @@ def test_every_reference_tolerance_is_measured(chapter):
     )
     ledger, record = Ledger.load(ref_path), read_record(rec_path)
     entries = {c["id"]: c for c in record["claims"]}
-    observed = _observed(record)
+    observed = observed_differences(record)
     problems = []
     for c in ledger.claims:
         if c.load_dependent or not c.measured:
@@ -77,13 +63,9 @@ def test_every_reference_tolerance_is_measured(chapter):
             continue
         for name, value in c.measured.items():
             t = Tolerance.from_dict(c.tolerance[name]) if c.tolerance else DEFAULT
-            diffs = [_num(d) for d in _elements(entry["values"][name]["difference"])]
-            seen = observed.get((c.id, name))
-            if seen is not None:
-                diffs = [max(d, seen) for d in diffs]
-            refs = _elements(value)
+            pairs = element_differences(entry, name, observed)
             moved = False
-            for r, d in zip(refs, diffs):
+            for r, d in pairs:
                 if math.isinf(d):
                     problems.append(
                         f"claim {c.id}: {name!r} is not a number, or changes shape, in "
@@ -101,8 +83,8 @@ def test_every_reference_tolerance_is_measured(chapter):
                         )
                         break
             if t.basis == "numerics":
-                big = max([d for d in diffs if not math.isinf(d)] or [0.0])
-                allowed = max(t.allowed(r) for r in refs)
+                big = max([d for _, d in pairs if not math.isinf(d)] or [0.0])
+                allowed = max(t.allowed(r) for r, _ in pairs)
                 if not moved:
                     problems.append(
                         f"claim {c.id}: {name!r} declares {t.text()}, but no "
@@ -113,9 +95,11 @@ def test_every_reference_tolerance_is_measured(chapter):
                         f"claim {c.id}: {name!r} declares {t.text()}, over "
                         f"{MAX_HEADROOM:g}× the largest difference seen ({big:.3g})"
                     )
-        margins = [m for m in entry["margins"].values() if m is not None]
-        if c.margin is not None and margins:
-            spread = max(abs(m - c.margin) for m in margins)
+        if c.margin is not None:
+            spread = max(
+                [abs(m - c.margin) for m in entry["margins"].values() if m is not None]
+                + [observed.get((c.id, "margin"), 0.0)]
+            )
             if spread > margin_tolerance(c) * (1 + 1e-9):
                 problems.append(
                     f"claim {c.id}: its margin moved by {spread:.3g} between "

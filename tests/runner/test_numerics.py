@@ -133,3 +133,64 @@ def test_bad_thread_count_is_refused(monkeypatch):
         quick_threads()
     monkeypatch.setenv("REPBOOK_THREADS", "3")
     assert quick_threads() == 3
+
+
+def table_of(led: Ledger) -> str:
+    return led.markdown(stability=None)
+
+
+def test_observing_another_machines_table():
+    from repbook.runner.numerics import observe_table
+
+    def mine(x, seq, m):
+        led = Ledger("99_demo", "quick")
+        led.check(
+            "1", "s | t", paper="p", source="paper",
+            measured={"x": x, "seq": seq, "by width": m},
+            criterion=at_least("x", 0.0),
+        )  # fmt: skip
+        led.check(
+            "2", "exact", paper="p", source="paper", measured={"n": 7},
+            criterion=at_least("n", 1),
+        )  # fmt: skip
+        return led
+
+    ours = mine(0.5001, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], {"W=32": 0.25, "W=64": 1e-16})
+    theirs = mine(0.47, [1.0, 2.0, 3.1, 4.0, 5.0, 6.0, 9.0], {"W=32": 0.3, "W=64": -2e-17})
+    found = observe_table(table_of(theirs), ours, "elsewhere")
+    got = {(o["claim"], o["value"]): o["difference"] for o in found}
+    # 0.5001 prints as 0.5 and 0.47 as 0.47; the 7th element is not shown (only the range)
+    assert got == {
+        ("1", "x"): pytest.approx(0.0301),
+        ("1", "seq"): pytest.approx(0.1),
+        ("1", "by width"): pytest.approx(0.05),
+        ("1", "margin"): pytest.approx(0.0301),
+    }
+    assert all(o["source"] == "elsewhere" and o["criterion"] == "x ≥ 0" for o in found)
+    assert observe_table(table_of(ours), ours, "same") == []  # what prints alike is alike
+
+
+def test_observations_are_kept_while_they_describe_the_claims(book_root):
+    from repbook.runner.numerics import (
+        add_observations,
+        kept_observations,
+        record_path,
+        write_record,
+    )
+
+    ch = resolve(book_root, ["01"])[0]
+    ref = ledger(0.5, 3)
+    with pytest.raises(ValueError, match="no numerics record to add to"):
+        add_observations(book_root, ch, [])
+    write_record(book_root, ch, ref, {"avx2": ledger(0.51, 3)}, {}, "abc")
+    obs = {"claim": "1", "value": "x", "difference": 0.2, "criterion": "x ≥ 0",
+           "source": "elsewhere"}  # fmt: skip
+    assert add_observations(book_root, ch, [obs])[1] == 1
+    assert add_observations(book_root, ch, [obs])[1] == 0  # not twice
+    write_record(book_root, ch, ref, {"avx2": ledger(0.51, 3)}, {}, "abc")
+    record = read_record(record_path(book_root, ch))
+    assert record["observed elsewhere"] == [obs]
+    stale = Ledger("99_demo", "quick")
+    stale.check("1", "s", paper="p", source="paper", measured={"x": 1.0},
+                criterion=at_least("x", 0.5))  # fmt: skip
+    assert kept_observations(record_path(book_root, ch), stale) == []

@@ -1026,7 +1026,7 @@ def scoreboard_markdown(
             f"The claims as data: {{download}}`claims.csv <{data[0]}>` and "
             f"{{download}}`claims.json <{data[1]}>`, one record per claim of every chapter "
             "(statement, paper value and source, measured values, criterion, margin, verdict, "
-            "kind of evidence, regime, seeds, scale, date, commit).\n"
+            "kind of evidence, regime, tolerances, seeds, scale, date, commit).\n"
         )
     lines += [
         "| chapter | quick: reproduced / checked | not checked at this scale | quoted | "
@@ -1077,6 +1077,7 @@ CLAIM_FIELDS = (
     "note",
     "evidence",
     "regime",
+    "tolerance",
     "seeds",
     "scale",
     "seed",
@@ -1112,6 +1113,7 @@ def claims_dataset(
                     "evidence": c.evidence
                     or ("quoted" if c.verdict == "quoted" else ""),
                     "regime": c.regime,
+                    "tolerance": c.tolerance,
                     "seeds": seeds[c.id],
                     "scale": c.scale,
                     "seed": e.quick.seed,
@@ -1139,7 +1141,13 @@ def write_claims_dataset(
         w = csv.DictWriter(f, fieldnames=CLAIM_FIELDS)
         w.writeheader()
         for r in rows:
-            w.writerow({**r, "measured": json.dumps(r["measured"], ensure_ascii=False)})
+            w.writerow(
+                {
+                    **r,
+                    "measured": json.dumps(r["measured"], ensure_ascii=False),
+                    "tolerance": json.dumps(r.get("tolerance", {}), ensure_ascii=False),
+                }
+            )
     return as_csv, as_json
 
 

@@ -332,9 +332,39 @@ def environment_markdown(
             )
         else:
             lines.append(f"| {ch.stem} | not measured | | | | | |")
+    lines += numerics_lines(root, chapters)
     lines += ["\n## Key packages\n", "| package | version |", "|---|---|"]
     lines += [f"| {k} | {v} |" for k, v in versions.items()]
     return "\n".join(lines) + "\n"
+
+
+def numerics_lines(root: Path, chapters: list[Chapter]) -> list[str]:
+    """The environment page's table of numerics records (data/numerics/)."""
+    from .numerics import read_record, record_path, suggestion
+
+    lines = [
+        "\n## Numerical environments\n",
+        "Committed records in `data/numerics/`: `python -m repbook numerics NN` (or "
+        "`make numerics CH=NN`) runs a chapter at quick scale under other kernels and "
+        "thread counts and records how far each measured value moved. A value that moved "
+        "declares a tolerance of about three times that, which the reference tests allow.\n",
+        "| chapter | environments | finished (UTC) | machine | commit | claims whose values "
+        "moved |",
+        "|---|---|---|---|---|---|",
+    ]
+    for ch in chapters:
+        path = record_path(root, ch)
+        if not path.is_file():
+            lines.append(f"| {ch.stem} | not measured | | | | |")
+            continue
+        r = read_record(path)
+        moved = [c["id"] for c in r["claims"] if suggestion(c)]
+        lines.append(
+            f"| {ch.stem} | {', '.join(r['environments'])} | {r.get('finished', '—')} | "
+            f"{r.get('machine', '—')} | {r.get('commit', '—')} | "
+            f"{', '.join(moved) or 'none'} |"
+        )
+    return lines
 
 
 def write_pages(root: Path, chapters: list[Chapter], executed_now: set[str]) -> None:

@@ -211,7 +211,15 @@ def cmd_numerics(args) -> int:
     from .book import provenance_of
     from .execute import load_ledger, run_dir
     from .executors import Job
-    from .numerics import ENVIRONMENTS, env_tag, environment, suggestion, write_record
+    from .numerics import (
+        ENVIRONMENTS,
+        env_tag,
+        environment,
+        observed_differences,
+        read_record,
+        suggestion,
+        write_record,
+    )
 
     if not args.chapters:
         raise ChapterError(
@@ -257,16 +265,38 @@ def cmd_numerics(args) -> int:
                 failed += 1
         path = write_record(root, ch, reference, runs, info, commit)
         print(f"{ch.stem}: recorded in {path.relative_to(root)}")
-        from .numerics import read_record
-
-        for claim in read_record(path)["claims"]:
-            tols = suggestion(claim)
+        record = read_record(path)
+        seen = observed_differences(record)
+        for claim in record["claims"]:
+            tols = suggestion(claim, seen)
             if tols:
                 text = ", ".join(f"{k!r}: tol(abs={v:g})" for k, v in tols.items())
                 print(
                     f"  claim {claim['id']}: moved; declare e.g. tolerance={{{text}}}"
                 )
     return 1 if failed else 0
+
+
+def cmd_observe(args) -> int:
+    """Record in data/numerics how far another machine's reference differs from ours."""
+    from ..core.ledger import Ledger
+    from .numerics import add_observations, observe_git
+    from .references import reference_ledger_path
+
+    root = _root()
+    chapters = resolve(root, args.chapters)
+    if args.ledger and len(chapters) != 1:
+        raise ChapterError("--ledger goes with one chapter")
+    for ch in chapters:
+        ledger = Ledger.load(args.ledger or reference_ledger_path(root, ch))
+        found = observe_git(root, ch, ledger, args.git)
+        path, added = add_observations(root, ch, found)
+        print(f"{ch.stem}: {added} new observation(s) in {path.relative_to(root)}")
+        for o in found:
+            print(
+                f"  claim {o['claim']}: {o['value']!r} differs by {o['difference']:.3g}"
+            )
+    return 0
 
 
 def cmd_book(args) -> int:
@@ -484,6 +514,19 @@ def make_parser() -> argparse.ArgumentParser:
         help="numerical environments (default: all of repbook.runner.numerics.ENVIRONMENTS)",
     )
     nu.set_defaults(func=cmd_numerics)
+    ob = sub.add_parser(
+        "observe",
+        help="add to a chapter's numerics record how far another machine's reference (at a "
+        "git commit) differs from the current reference, as far as its table shows",
+    )
+    ob.add_argument("chapters", nargs="+", help="chapter numbers, stems or slugs")
+    ob.add_argument("--git", required=True, metavar="REV", help="the commit to read")
+    ob.add_argument(
+        "--ledger",
+        metavar="PATH",
+        help="compare with this ledger (default: the chapter's reference ledger)",
+    )
+    ob.set_defaults(func=cmd_observe)
     b = sub.add_parser(
         "book", help="run every chapter at quick scale and render the HTML book"
     )

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import math
 import platform
+import re
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -161,19 +162,38 @@ def largest(difference) -> float:
     return max(vals) if vals else 0.0
 
 
-def suggestion(claim_entry: dict) -> dict[str, float]:
+def observed_differences(record: dict) -> dict[tuple[str, str], float]:
+    """{(claim id, value name or "margin"): largest difference observed elsewhere}."""
+    out: dict[tuple[str, str], float] = {}
+    for o in record.get("observed elsewhere", []):
+        key = (o["claim"], o["value"])
+        d = math.inf if o["difference"] == "inf" else float(o["difference"])
+        out[key] = max(out.get(key, 0.0), d)
+    return out
+
+
+def element_differences(claim_entry: dict, name: str, observed: dict) -> list:
+    """(reference element, largest difference) of one value: the environments' and what was
+    observed elsewhere (which counts for every element of the value)."""
+    v = claim_entry["values"][name]
+    seen = observed.get((claim_entry["id"], name), 0.0)
+    return [
+        (r, max(math.inf if d == "inf" else d, seen))
+        for (_, r), (_, d) in zip(_elements(v["reference"]), _elements(v["difference"]))
+    ]
+
+
+def suggestion(claim_entry: dict, observed: dict | None = None) -> dict[str, float]:
     """{value name: HEADROOM × its largest difference, rounded up} for values that moved beyond
     the default tolerance: what the chapter may declare."""
     from ..core.tolerance import DEFAULT
 
     out = {}
-    for name, v in claim_entry["values"].items():
+    for name in claim_entry["values"]:
         moved = [
-            d if d != "inf" else math.inf
-            for (_, r), (_, d) in zip(
-                _elements(v["reference"]), _elements(v["difference"])
-            )
-            if (d == "inf") or d > DEFAULT.allowed(r)
+            d
+            for r, d in element_differences(claim_entry, name, observed or {})
+            if d > DEFAULT.allowed(r)
         ]
         if moved:
             big = max(moved)
@@ -191,6 +211,22 @@ def cpu_name() -> str:
     return platform.processor() or platform.machine()
 
 
+def kept_observations(path: Path, reference) -> list[dict]:
+    """The observations of an earlier record that still describe the chapter's claims (the same
+    claim, value and criterion text)."""
+    if not path.is_file():
+        return []
+    claims = {c.id: c for c in reference.claims}
+    keep = []
+    for o in read_record(path).get("observed elsewhere", []):
+        c = claims.get(o["claim"])
+        if c is None or c.criterion_text != o.get("criterion"):
+            continue
+        if o["value"] == "margin" or o["value"] in c.measured:
+            keep.append(o)
+    return keep
+
+
 def write_record(
     root: Path,
     chapter: Chapter,
@@ -198,10 +234,16 @@ def write_record(
     runs: dict,
     run_info: dict,
     commit: str,
+    observed: list[dict] = (),
 ) -> Path:
-    """data/numerics/<stem>.json for one chapter (see the module)."""
+    """data/numerics/<stem>.json for one chapter (see the module). `observed` adds differences
+    seen elsewhere (`observe_table`); those of the previous record are kept while they still
+    describe the claims."""
     import os
 
+    path = record_path(root, chapter)
+    kept = kept_observations(path, reference)
+    new = [o for o in observed if o not in kept]
     record = {
         "chapter": chapter.stem,
         "finished": datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -211,8 +253,8 @@ def write_record(
         "runs": run_info,
         "headroom": HEADROOM,
         "claims": differences(reference, runs),
+        "observed elsewhere": kept + new,
     }
-    path = record_path(root, chapter)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n")
     return path
@@ -224,3 +266,169 @@ def read_record(path: Path) -> dict:
         if key not in d:
             raise ValueError(f"{path} is not a numerics record: no {key!r}")
     return d
+
+
+# ---------------------------------------------------------------------------------------------
+# Differences observed elsewhere: another machine's verdict table, read back against our ledger
+# ---------------------------------------------------------------------------------------------
+_SPLIT = re.compile(r"(?<!\\)\|")
+
+
+def _cells(row: str) -> list[str]:
+    return [c.strip().replace("\\|", "|") for c in _SPLIT.split(row.strip())[1:-1]]
+
+
+def _number(text: str) -> float | None:
+    """A number as the table prints it (3 significant figures; `< 1e-14` is rounding noise)."""
+    text = text.strip()
+    if text.startswith(("< ", "> -")):
+        return 0.0
+    if text == "nan":
+        return None
+    return float(text)
+
+
+def _shown_elements(text: str, value) -> list[tuple[str, object]]:
+    """(printed text, our number) for each element the table shows of `value`."""
+    text = text.strip()
+    if isinstance(value, dict):
+        inner = text.removeprefix("{").removesuffix("}").split(", … (")[0]
+        out, rest = [], inner
+        keys = list(value)
+        for i, k in enumerate(keys):
+            if not rest.startswith(f"{k} "):
+                break
+            rest = rest[len(k) + 1 :]
+            nxt = f", {keys[i + 1]} " if i + 1 < len(keys) else None
+            end = rest.find(nxt) if nxt else -1
+            shown, rest = (rest, "") if end < 0 else (rest[:end], rest[end + 2 :])
+            out.append((shown, value[k]))
+        return out
+    if isinstance(value, list):
+        inner = text.removeprefix("[").removesuffix("]").split(", … (")[0]
+        return list(zip(inner.split(", "), value))
+    return [(text, value)]
+
+
+def observe_row(ours_text: str, margin_text: str, claim) -> dict:
+    """{value name: largest difference between what the table printed and our value} and the
+    margin's, for one claim. Printed numbers are rounded to 3 significant figures, so an element
+    that prints the same counts as no difference; one that prints otherwise counts as the
+    difference between the printed number and ours."""
+    from ..core.ledger import LOAD_MARK, _show_number
+
+    text = ours_text.removeprefix(LOAD_MARK + " ")
+    names = claim.shown or list(claim.measured)
+    out: dict[str, float] = {}
+    pos = 0
+    for i, name in enumerate(names):
+        if not text.startswith(name, pos):
+            raise ValueError(f"claim {claim.id}: the table has no value {name!r}")
+        pos += len(name)
+        pos += 3 if text.startswith(" = ", pos) else 1
+        nxt = f"; {names[i + 1]}" if i + 1 < len(names) else None
+        end = text.find(nxt, pos) if nxt else len(text)
+        shown, pos = text[pos:end], end + 2
+        diff = 0.0
+        for printed, ours in _shown_elements(shown, claim.measured[name]):
+            mine = "nan" if ours is None else _show_number(ours)
+            if printed.strip() == mine:
+                continue
+            theirs = _number(printed)
+            if theirs is None or ours is None:
+                diff = math.inf
+            else:
+                diff = max(diff, abs(theirs - ours))
+        out[name] = diff
+    margin = 0.0
+    printed = margin_text.split(" (")[0].strip()
+    if claim.margin is not None and printed not in ("—", "n/a"):
+        from ..core.ledger import fmt_margin
+
+        if printed != fmt_margin(claim.margin):
+            margin = abs(float(printed) - claim.margin)
+    return {"values": out, "margin": margin}
+
+
+def observe_table(markdown: str, ledger, source: str) -> list[dict]:
+    """Observations from another run's verdict table (the same claims): one per measured value
+    that printed otherwise than ours, with the claim's criterion text (to tell when it is stale)."""
+    rows = {}
+    for line in markdown.splitlines():
+        cells = _cells(line) if line.startswith("| ") else []
+        if len(cells) >= 7 and cells[0] not in ("#", "---"):
+            rows[cells[0]] = cells
+    out = []
+    for c in ledger.claims:
+        if c.load_dependent or not c.measured or c.id not in rows:
+            continue
+        cells = rows[c.id]
+        seen = observe_row(cells[3], cells[5], c)
+        for name, diff in seen["values"].items():
+            if diff > 0:
+                out.append(
+                    {
+                        "claim": c.id,
+                        "value": name,
+                        "difference": _json_number(diff),
+                        "criterion": c.criterion_text,
+                        "source": source,
+                    }
+                )
+        if seen["margin"] > 0:
+            out.append(
+                {
+                    "claim": c.id,
+                    "value": "margin",
+                    "difference": seen["margin"],
+                    "criterion": c.criterion_text,
+                    "source": source,
+                }
+            )
+    return out
+
+
+def checked_table(nb: dict) -> str:
+    """The verdict table a notebook's checked cell shows (Markdown)."""
+    for cell in nb.get("cells", []):
+        if "nbval-check-output" in cell.get("metadata", {}).get("tags", []):
+            for out in cell.get("outputs", []):
+                data = out.get("data", {})
+                if "text/markdown" in data:
+                    return "".join(data["text/markdown"])
+    return ""
+
+
+def observe_git(root: Path, chapter: Chapter, ledger, rev: str) -> list[dict]:
+    """Observations from the reference notebook of `chapter` at git commit `rev`."""
+    import subprocess
+
+    where = f"{rev}:tests/reference/{chapter.stem}.ipynb"
+    proc = subprocess.run(
+        ["git", "show", where], cwd=root, capture_output=True, text=True
+    )
+    if proc.returncode != 0:
+        raise ValueError(f"cannot read {where}: {proc.stderr.strip()}")
+    source = (
+        f"the reference at {rev}, made on another machine (its table's 3 significant "
+        "figures)"
+    )
+    return observe_table(checked_table(json.loads(proc.stdout)), ledger, source)
+
+
+def add_observations(
+    root: Path, chapter: Chapter, found: list[dict]
+) -> tuple[Path, int]:
+    """Append observations to the chapter's numerics record (which must exist); (path, added)."""
+    path = record_path(root, chapter)
+    if not path.is_file():
+        raise ValueError(
+            f"{chapter.stem} has no numerics record to add to: run "
+            f"`repbook numerics {chapter.number}` first"
+        )
+    record = read_record(path)
+    have = record.setdefault("observed elsewhere", [])
+    new = [o for o in found if o not in have]
+    have += new
+    path.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n")
+    return path, len(new)
