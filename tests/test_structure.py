@@ -122,6 +122,12 @@ def test_reference_matches_chapter_source(chapter):
     assert checked and all(c.get("outputs") for c in checked), (
         "checked cells need stored outputs"
     )
+    ledger = ROOT / "tests" / "reference" / f"{chapter.stem}.json"
+    assert ledger.is_file(), (
+        f"no reference ledger beside {ref.name}; run `python -m repbook references "
+        f"{chapter.number}`"
+    )
+    assert json.loads(ledger.read_text())["chapter"] == chapter.stem
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=IDS)
