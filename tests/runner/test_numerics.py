@@ -155,8 +155,12 @@ def test_observing_another_machines_table():
         )  # fmt: skip
         return led
 
-    ours = mine(0.5001, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], {"W=32": 0.25, "W=64": 1e-16})
-    theirs = mine(0.47, [1.0, 2.0, 3.1, 4.0, 5.0, 6.0, 9.0], {"W=32": 0.3, "W=64": -2e-17})
+    ours = mine(
+        0.5001, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0], {"W=32": 0.25, "W=64": 1e-16}
+    )
+    theirs = mine(
+        0.47, [1.0, 2.0, 3.1, 4.0, 5.0, 6.0, 9.0], {"W=32": 0.3, "W=64": -2e-17}
+    )
     found = observe_table(table_of(theirs), ours, "elsewhere")
     got = {(o["claim"], o["value"]): o["difference"] for o in found}
     # 0.5001 prints as 0.5 and 0.47 as 0.47; the 7th element is not shown (only the range)
@@ -167,7 +171,9 @@ def test_observing_another_machines_table():
         ("1", "margin"): pytest.approx(0.0301),
     }
     assert all(o["source"] == "elsewhere" and o["criterion"] == "x ≥ 0" for o in found)
-    assert observe_table(table_of(ours), ours, "same") == []  # what prints alike is alike
+    assert (
+        observe_table(table_of(ours), ours, "same") == []
+    )  # what prints alike is alike
 
 
 def test_observations_are_kept_while_they_describe_the_claims(book_root):

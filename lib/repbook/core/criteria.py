@@ -13,6 +13,9 @@ verdict table. The kinds:
 - `all_of(c1, c2, ...)`: every part must hold; the part closest to failing decides the margin;
 - each-of: give a comparison a list of names (`within(["MC slope", "ln slope"], -1.2, -0.8)`), or a
   sequence value (one number per seed): every element must hold;
+- `paired_gain(name, bar)`: "A beats B" on paired per-seed gains (A − B on the same seed): the
+  mean gain minus k standard errors must clear the bar; plus k standard errors under it fails;
+  an interval that straddles the bar is *within noise*, neither ✓ nor ✗;
 - `custom(text, test, why=...)`: the one escape hatch for a test no typed form expresses. The
   chapter says why it needs it.
 
@@ -44,6 +47,7 @@ class Outcome:
     margin: float  # signed, in the value's own units; NaN when no margin is defined
     normalized: float  # margin / the criterion's scale (dimensionless)
     binding: str  # the value (and element) that decided the margin
+    undecided: bool = False  # within the noise: neither passed nor failed (paired_gain)
 
     def _ipython_display_(self) -> None:
         """Shows nothing when a cell ends with `ledger.check(...)`: the ledger prints the claim."""
@@ -123,11 +127,17 @@ def _nan_outcome(label: str) -> Outcome:
 def _worst(outcomes: list[Outcome]) -> Outcome:
     """Combine parts: fails if any part fails. The deciding part is a failing one without a margin
     (NaN), else the one failing by most; when all pass, the one closest to failing."""
-    failing = [o for o in outcomes if not o.passed]
+    failing = [o for o in outcomes if not o.passed and not o.undecided]
     if failing:
         nan = [o for o in failing if math.isnan(o.normalized)]
         pick = nan[0] if nan else min(failing, key=lambda o: o.normalized)
         return Outcome(False, pick.margin, pick.normalized, pick.binding)
+    noisy = [o for o in outcomes if o.undecided]
+    if noisy:  # nothing fails, but a part lies within the noise: so does the whole
+        pick = min(noisy, key=lambda o: o.normalized)
+        return Outcome(
+            False, pick.margin, pick.normalized, pick.binding, undecided=True
+        )
     finite = [o for o in outcomes if not math.isnan(o.normalized)]
     pick = min(finite, key=lambda o: o.normalized) if finite else outcomes[0]
     return Outcome(True, pick.margin, pick.normalized, pick.binding)
@@ -524,6 +534,77 @@ class AllOf(Criterion):
         return _worst([p.evaluate(values) for p in self.parts])
 
 
+class PairedGain(Criterion):
+    """ "A beats B" decided on paired per-seed gains beyond their noise.
+
+    `name` holds one gain per seed (A − B on the same seed, positive when A is better; ≥
+    `min_seeds` of them). With mean m and standard error SE = sd / √n: the claim holds when
+    m − k·SE > bar, fails when m + k·SE ≤ bar, and is *within noise* otherwise. The margin is the
+    distance from the bar to the nearer end of the interval: positive when it holds, negative
+    when it fails, and minus the smaller overlap when the interval straddles the bar."""
+
+    kind = "paired gain"
+
+    def __init__(
+        self, name: str, bar: float = 0.0, *, k: float = 2.0, min_seeds: int = 3
+    ):
+        self.name = _check_names(name)[0]
+        self.bar = _check_bound("the bar", bar)
+        if isinstance(self.bar, str):
+            raise CriterionError("paired_gain takes a numeric bar")
+        if isinstance(k, bool) or not isinstance(k, (int, float)) or not k > 0:
+            raise CriterionError(f"k must be a positive number, got {k!r}")
+        if (
+            isinstance(min_seeds, bool)
+            or not isinstance(min_seeds, int)
+            or min_seeds < 2
+        ):
+            raise CriterionError(f"min_seeds must be an integer ≥ 2, got {min_seeds!r}")
+        self.k, self.min_seeds = float(k), int(min_seeds)
+
+    def names(self):
+        return [self.name]
+
+    def params(self):
+        return {"bar": self.bar, "k": self.k, "min_seeds": self.min_seeds}
+
+    def text(self):
+        k, bar = number_text(self.k), number_text(self.bar)
+        return (
+            f"mean {self.name} − {k} SE > {bar} (within noise if ± {k} SE spans {bar})"
+        )
+
+    def interval(self, values) -> tuple[float, float, float, int]:
+        """(mean, SE, k·SE, n) of the gains."""
+        xs = [x for _, x in elements(self.name, _lookup(values, self.name, self))]
+        if len(xs) < self.min_seeds:
+            raise CriterionError(
+                f"paired_gain needs one gain per seed on at least {self.min_seeds} seeds in "
+                f"{self.name!r}, got {len(xs)}"
+            )
+        arr = np.asarray(xs, dtype=float)
+        mean = float(arr.mean())
+        se = float(arr.std(ddof=1) / math.sqrt(len(arr)))
+        return mean, se, self.k * se, len(arr)
+
+    def evaluate(self, values):
+        mean, se, half, _ = self.interval(values)
+        if math.isnan(mean) or math.isnan(se):
+            return _nan_outcome(self.name)
+        lo, hi = mean - half, mean + half
+        scale = half or abs(self.bar) or 1.0
+        if lo > self.bar:
+            margin = lo - self.bar
+            return Outcome(True, margin, margin / scale, f"{self.name} (mean − k SE)")
+        if hi <= self.bar:
+            margin = hi - self.bar
+            return Outcome(False, margin, margin / scale, f"{self.name} (mean + k SE)")
+        margin = -min(self.bar - lo, hi - self.bar)
+        return Outcome(
+            False, margin, margin / scale, f"{self.name} (mean ± k SE)", undecided=True
+        )
+
+
 class Custom(Criterion):
     """The escape hatch: a text and a test of the measured values that no typed form expresses.
 
@@ -631,6 +712,13 @@ def each_of(
 ) -> Criterion:
     """`each_of(["a", "b"], at_least, 0.5)` is `at_least(["a", "b"], 0.5)`: every named value."""
     return make(list(_check_names(names)), *args, **kwargs)
+
+
+def paired_gain(
+    name: str, bar: float = 0.0, *, k: float = 2.0, min_seeds: int = 3
+) -> PairedGain:
+    """ "A beats B" on per-seed paired gains: mean − k·SE > bar; see `PairedGain`."""
+    return PairedGain(name, bar, k=k, min_seeds=min_seeds)
 
 
 def custom(

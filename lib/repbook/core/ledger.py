@@ -26,14 +26,32 @@ import numpy as np
 from .criteria import Criterion, CriterionError, Outcome
 from .tolerance import tolerances_for
 
-VERDICTS = ("reproduced", "not reproduced", "not checked at this scale", "quoted")
+VERDICTS = (
+    "reproduced",
+    "not reproduced",
+    "within noise",
+    "not checked at this scale",
+    "quoted",
+)
 MARKS = {
     "reproduced": "✓",
     "not reproduced": "✗",
+    "within noise": "≈",
     "not checked at this scale": "○",
     "quoted": "❝",
 }
 """Plain symbols (in DejaVu Sans), not emoji: they render in every browser and terminal."""
+JUDGED = ("reproduced", "not reproduced", "within noise")
+"""Verdicts a criterion gave: `within noise` is neither ✓ nor ✗ (a paired gain whose interval
+straddles its bar), counted apart from both."""
+ROLES = ("paper", "ours", "sanity")
+"""Whose claim it is: the paper's (`check`; counted in the paper's tally), ours (`ours`: an
+extension, a diagnostic or a check of our benchmark; shown under its own heading, never counted),
+or a sanity check (`sanity`: true by construction or by our own design; shown, never a verdict)."""
+ROLE_HEADINGS = {
+    "ours": "Our own checks (not the paper's claims; not counted in its tally)",
+    "sanity": "Sanity checks (true by construction; they show the set-up works, not the paper)",
+}
 
 SOURCES = (
     "paper",
@@ -235,14 +253,33 @@ class Claim:
     evidence: str = ""  # one of EVIDENCE ("" for quotes and older records)
     regime: str = ""  # what was tested: data, model, scale
     tolerance: dict = field(default_factory=dict)  # value name -> Tolerance.to_dict()
+    role: str = "paper"  # one of ROLES
+    gate: dict = field(default_factory=dict)  # criterion, passed, margin, binding
 
     @property
     def criterion_text(self) -> str:
         return self.criterion.get("text", "—") if self.criterion else "—"
 
     @property
+    def gate_text(self) -> str:
+        """The gate as the table shows it, with whether it was met ("" without a gate)."""
+        if not self.gate:
+            return ""
+        met = "met" if self.gate.get("passed") else "unmet"
+        return f"gate ({met}): {self.gate['criterion']['text']}"
+
+    @property
+    def definition_text(self) -> str:
+        """What the claim tests, for telling when a committed record is stale: its criterion,
+        after its gate, and its role when it is not the paper's."""
+        text = self.criterion_text
+        if self.gate:
+            text = f"gate: {self.gate['criterion']['text']}; then {text}"
+        return text if self.role == "paper" else f"({self.role}) {text}"
+
+    @property
     def checked(self) -> bool:
-        return self.verdict in ("reproduced", "not reproduced")
+        return self.verdict in JUDGED
 
     def ours(self) -> str:
         """The measured values as the table shows them (rounded)."""
@@ -267,8 +304,15 @@ class Claim:
             text += f" ({self.binding})"
         return text
 
+    def verdict_word(self) -> str:
+        """The verdict as the table says it: a paper's claim is reproduced or not; a check of
+        ours or a sanity check holds or does not."""
+        if self.role != "paper" and self.verdict in ("reproduced", "not reproduced"):
+            return "holds" if self.verdict == "reproduced" else "does not hold"
+        return self.verdict
+
     def verdict_text(self) -> str:
-        return f"{MARKS[self.verdict]} {self.verdict}" + (
+        return f"{MARKS[self.verdict]} {self.verdict_word()}" + (
             f" — {self.note}" if self.note else ""
         )
 
@@ -284,6 +328,8 @@ class Claim:
             raise ValueError(
                 f"claim {d.get('id')!r}: unknown verdict {d.get('verdict')!r}"
             )
+        if d.get("role", "paper") not in ROLES:
+            raise ValueError(f"claim {d.get('id')!r}: unknown role {d.get('role')!r}")
         return cls(**d)
 
 
@@ -353,9 +399,14 @@ class Ledger:
 
     def _print(self, c: Claim) -> None:
         mark = LOAD_MARK + " " if c.load_dependent else ""
-        line = f"claim {c.id}: {mark}{MARKS[c.verdict]} {c.verdict}"
+        whose = {"paper": "claim", "ours": "our check", "sanity": "sanity check"}[
+            c.role
+        ]
+        line = f"{whose} {c.id}: {mark}{MARKS[c.verdict]} {c.verdict_word()}"
         if c.checked:
             line += f" — {c.ours()} (margin {c.margin_text()})"
+        elif c.gate and not c.gate.get("passed"):
+            line += f" — {c.note}"
         print(line)
 
     def check(
@@ -367,6 +418,7 @@ class Ledger:
         source: str,
         measured: Mapping[str, Any],
         criterion: Criterion,
+        gate: Criterion | None = None,
         note: str = "",
         load_dependent: bool = False,
         show: Sequence[str] = (),
@@ -374,21 +426,121 @@ class Ledger:
         regime: str = "",
         tolerance=None,
     ) -> Outcome:
-        """Record a checked claim: `criterion` (fixed before the run) decides from `measured`.
+        """Record a claim of the paper: `criterion` (fixed before the run) decides from `measured`.
 
         `measured` maps value names (the names the criterion reads) to numbers, sequences of
-        numbers or {label: number} maps. `load_dependent` marks a timing claim: its values and
+        numbers or {label: number} maps. `gate` (fixed before the run, like the criterion) says
+        whether the run reached the regime where the paper's mechanism can show (the model
+        trained, the gap exists); when it is unmet the claim is `not checked at this scale` and
+        the criterion is not judged. `load_dependent` marks a timing claim: its values and
         verdict are shown but kept out of what the reference tests compare. `show` names the
         values the table shows when not all of them fit (the JSON keeps all). `tolerance` says
         how far values that training or a fit moves may differ from the reference on another
         machine: `tol(abs=...)` for all, or {value name: tol(...)}; the rest are exact to about
-        1e-9 relative (see `repbook.core.tolerance`). Returns the outcome.
+        1e-9 relative (see `repbook.core.tolerance`). Returns the outcome (of the gate, when it
+        is unmet).
+
+        A check of our own (an extension, a diagnostic, a check of our benchmark) is not the
+        paper's claim: record it with `ours`; one that holds by construction with `sanity`.
         """
+        if source == "ours":
+            raise ValueError(
+                f"claim {claim_id!r}: source 'ours' is not the paper's claim; record a check of "
+                "our own with ledger.ours(...) (or a sanity check with ledger.sanity(...)), "
+                "shown apart and never counted in the paper's tally"
+            )
+        return self._judge(
+            "paper", claim_id, statement, paper=paper, source=source,
+            measured=measured, criterion=criterion, gate=gate, note=note,
+            load_dependent=load_dependent, show=show, evidence=evidence,
+            regime=regime, tolerance=tolerance,
+        )  # fmt: skip
+
+    def ours(
+        self,
+        claim_id,
+        statement: str,
+        *,
+        measured: Mapping[str, Any],
+        criterion: Criterion,
+        why: str,
+        gate: Criterion | None = None,
+        note: str = "",
+        show: Sequence[str] = (),
+        evidence: str = "simulation",
+        regime: str = "",
+        tolerance=None,
+        load_dependent: bool = False,
+    ) -> Outcome:
+        """A check of our own, judged by its criterion but not a claim of the paper: shown under
+        its own heading and never counted in the paper's tally. `why` says what it adds (an
+        extension, a diagnostic, a check of our benchmark). Arguments as in `check`."""
+        if not isinstance(why, str) or not why.strip():
+            raise ValueError(
+                f"claim {claim_id!r}: say what this check of ours adds (why=...)"
+            )
+        return self._judge(
+            "ours", claim_id, statement, paper=why, source="ours",
+            measured=measured, criterion=criterion, gate=gate, note=note,
+            load_dependent=load_dependent, show=show, evidence=evidence,
+            regime=regime, tolerance=tolerance,
+        )  # fmt: skip
+
+    def sanity(
+        self,
+        claim_id,
+        statement: str,
+        *,
+        measured: Mapping[str, Any],
+        criterion: Criterion,
+        why: str,
+        note: str = "",
+        show: Sequence[str] = (),
+        evidence: str = "derivation",
+        tolerance=None,
+    ) -> Outcome:
+        """A check that holds by construction or by our own design (an identity of our gadget, a
+        quantity that shrinks by design): it shows the set-up works, not the paper. `why` says why
+        it must hold. Shown apart, never a verdict about the paper."""
+        if not isinstance(why, str) or not why.strip():
+            raise ValueError(
+                f"claim {claim_id!r}: say why it holds by construction (why=...)"
+            )
+        return self._judge(
+            "sanity", claim_id, statement, paper=why, source="ours",
+            measured=measured, criterion=criterion, gate=None, note=note,
+            load_dependent=False, show=show, evidence=evidence, regime="",
+            tolerance=tolerance,
+        )  # fmt: skip
+
+    def _judge(
+        self,
+        role: str,
+        claim_id,
+        statement: str,
+        *,
+        paper: str,
+        source: str,
+        measured: Mapping[str, Any],
+        criterion: Criterion,
+        gate: Criterion | None,
+        note: str,
+        load_dependent: bool,
+        show: Sequence[str],
+        evidence: str,
+        regime: str,
+        tolerance,
+    ) -> Outcome:
         claim_id = self._common(claim_id, statement, paper, source, note)
         if not isinstance(criterion, Criterion):
             raise TypeError(
                 f"claim {claim_id!r}: criterion must be a typed criterion "
                 f"(repbook.core.criteria), got {type(criterion).__name__}"
+            )
+        if gate is not None and not isinstance(gate, Criterion):
+            raise TypeError(
+                f"claim {claim_id!r}: gate must be a typed criterion "
+                f"(repbook.core.criteria), got {type(gate).__name__}"
             )
         evidence = self._evidence(claim_id, evidence)
         values = plain_values(measured)
@@ -398,29 +550,69 @@ class Ledger:
             raise CriterionError(
                 f"claim {claim_id!r}: show names {hidden}, which are not measured"
             )
-        outcome = criterion.evaluate(_evaluable(values))
+        gate_record: dict = {}
+        gate_note = ""
+        if gate is not None:
+            g = gate.evaluate(_evaluable(values))
+            gate_record = {
+                "criterion": gate.to_dict(),
+                "passed": bool(g.passed),
+                "margin": _json_float(g.margin),
+                "binding": g.binding,
+            }
+            if not g.passed:
+                shown = ", ".join(
+                    f"{n} = {_show_value(values[n])}"
+                    for n in gate.names()
+                    if n in values
+                )
+                gate_note = f"gate unmet: {gate.text()} ({shown})"
+        if gate_note:
+            outcome = None
+            verdict, margin, normalized, binding = (
+                "not checked at this scale", None, None, "",
+            )  # fmt: skip
+            note = gate_note + (f"; {note}" if note else "")
+        else:
+            outcome = criterion.evaluate(_evaluable(values))
+            verdict = (
+                "reproduced"
+                if outcome.passed
+                else "within noise"
+                if outcome.undecided
+                else "not reproduced"
+            )
+            margin, normalized = (
+                _json_float(outcome.margin),
+                _json_float(outcome.normalized),
+            )
+            binding = outcome.binding
         claim = Claim(
             self.chapter,
             claim_id,
             statement,
             paper,
             source,
-            "reproduced" if outcome.passed else "not reproduced",
+            verdict,
             self.scale,
             measured=values,
             criterion=criterion.to_dict(),
-            margin=_json_float(outcome.margin),
-            normalized_margin=_json_float(outcome.normalized),
-            binding=outcome.binding,
+            margin=margin,
+            normalized_margin=normalized,
+            binding=binding,
             note=note,
             load_dependent=bool(load_dependent),
             shown=list(show),
             evidence=evidence,
             regime=regime or self.regime,
             tolerance=tolerances,
+            role=role,
+            gate=gate_record,
         )
         self.claims.append(claim)
         self._print(claim)
+        if outcome is None:
+            return gate.evaluate(_evaluable(values))
         return outcome
 
     def not_checked(
@@ -485,21 +677,43 @@ class Ledger:
         self._print(claim)
 
     # -- summaries and tables -------------------------------------------------------------------
-    def counts(self) -> dict[str, int]:
-        return {v: sum(c.verdict == v for c in self.claims) for v in VERDICTS}
+    def of_role(self, role: str = "paper") -> list[Claim]:
+        if role not in ROLES:
+            raise ValueError(f"role must be one of {', '.join(ROLES)}, got {role!r}")
+        return [c for c in self.claims if c.role == role]
+
+    def counts(self, role: str = "paper") -> dict[str, int]:
+        """Verdict counts of the paper's claims (or of `role`'s)."""
+        mine = self.of_role(role)
+        return {v: sum(c.verdict == v for c in mine) for v in VERDICTS}
 
     def tally(self) -> str:
-        """`reproduced / checked`, e.g. `5 / 6`."""
+        """The paper's claims: `reproduced / decided` (✓ and ✗), e.g. `5 / 6`, and the claims
+        within the noise apart, e.g. `5 / 6 · 1 within noise`."""
         n = self.counts()
-        return f"{n['reproduced']} / {n['reproduced'] + n['not reproduced']}"
+        text = f"{n['reproduced']} / {n['reproduced'] + n['not reproduced']}"
+        if n["within noise"]:
+            text += f" · {n['within noise']} within noise"
+        return text
+
+    def _role_summary(self, role: str) -> str:
+        mine = [c for c in self.of_role(role) if c.checked]
+        if not mine:
+            return ""
+        ok = sum(c.verdict == "reproduced" for c in mine)
+        what = "our own checks" if role == "ours" else "sanity checks"
+        return f"; {what}: {ok}/{len(mine)} hold"
 
     def summary(self) -> str:
-        stable = [c for c in self.claims if not c.load_dependent]
-        timed = [c for c in self.claims if c.load_dependent and c.checked]
+        paper = self.of_role("paper")
+        stable = [c for c in paper if not c.load_dependent]
+        timed = [c for c in paper if c.load_dependent and c.checked]
         n = {v: sum(c.verdict == v for c in stable) for v in VERDICTS}
-        checked = n["reproduced"] + n["not reproduced"]
+        decided = n["reproduced"] + n["not reproduced"]
         text = (
-            f"{self.chapter}: {n['reproduced']}/{checked} checked claims reproduced"
+            f"{self.chapter}: {n['reproduced']}/{decided} of the paper's checked claims "
+            "reproduced"
+            + (f", {n['within noise']} within noise" if n["within noise"] else "")
             + (
                 f", {n['not checked at this scale']} not checked at this scale"
                 if n["not checked at this scale"]
@@ -511,12 +725,14 @@ class Ledger:
         if timed:
             ok = sum(c.verdict == "reproduced" for c in timed)
             text += f"; timing claims: {LOAD_MARK} {ok}/{len(timed)} reproduced"
-        return text
+        return text + self._role_summary("ours") + self._role_summary("sanity")
 
     def short_summary(self) -> str:
         """One line for progress output, e.g. `5/6 reproduced, 1 not checked`."""
         n = self.counts()
         text = f"{n['reproduced']}/{n['reproduced'] + n['not reproduced']} reproduced"
+        if n["within noise"]:
+            text += f", {n['within noise']} within noise"
         if n["not checked at this scale"]:
             text += f", {n['not checked at this scale']} not checked"
         return text
@@ -525,19 +741,31 @@ class Ledger:
         "| # | claim | paper (source) | ours | criterion (fixed before the run) | margin | "
         "verdict | seeds |\n|---|---|---|---|---|---|---|---|"
     )
+    OURS_HEADER = (
+        "| # | check | what it adds | ours | criterion (fixed before the run) | margin | "
+        "verdict | seeds |\n|---|---|---|---|---|---|---|---|"
+    )
 
-    def rows(self, stability: "StabilityRecord | None" = None) -> list[str]:
+    def rows(
+        self, stability: "StabilityRecord | None" = None, role: str = "paper"
+    ) -> list[str]:
         seeds = stability_cells(self, stability)
         out = []
-        for c in self.claims:
+        for c in self.of_role(role):
             mark = LOAD_MARK + " " if c.load_dependent else ""
-            paper = f"{c.paper} [{c.source}]" if c.paper else f"[{c.source}]"
+            if role == "paper":
+                paper = f"{c.paper} [{c.source}]" if c.paper else f"[{c.source}]"
+            else:
+                paper = c.paper
+            criterion = c.criterion_text
+            if c.gate:
+                criterion = f"{c.gate_text}; then {criterion}"
             cells = [
                 c.id,
                 c.statement,
                 paper,
                 mark + c.ours(),
-                c.criterion_text,
+                criterion,
                 mark + c.margin_text(),
                 mark + c.verdict_text(),
                 mark + seeds[c.id],
@@ -572,7 +800,28 @@ class Ledger:
                 f" {LOAD_MARK} timed on this machine: it depends on the machine's load and is "
                 "not compared by the tests."
             )
-        text = "\n".join([self.HEADER, *self.rows(stability)]) + f"\n\n{legend}"
+        if any(c.gate for c in self.claims):
+            legend += (
+                " A gate (fixed before the run) says whether the run reached the regime where "
+                "the paper's mechanism can show; unmet, the claim is not checked at this scale."
+            )
+        if any(c.verdict == "within noise" for c in self.claims):
+            legend += (
+                f" {MARKS['within noise']} within noise: the paired gain's interval (mean ± k "
+                "standard errors over seeds) straddles the bar, neither ✓ nor ✗."
+            )
+        text = "\n".join([self.HEADER, *self.rows(stability)])
+        for role in ("ours", "sanity"):
+            if self.of_role(role):
+                header = (
+                    self.OURS_HEADER
+                    if role == "ours"
+                    else self.OURS_HEADER.replace("what it adds", "why it holds")
+                )
+                text += f"\n\n**{ROLE_HEADINGS[role]}**\n\n" + "\n".join(
+                    [header, *self.rows(stability, role)]
+                )
+        text += f"\n\n{legend}"
         unstable = unstable_sentence(self, stability)
         if unstable:
             text += f"\n\n{unstable}"
@@ -820,7 +1069,7 @@ def stability_record(
                 order.append(c)
     claims = []
     for proto in order:
-        cs = ClaimStability(proto.id, proto.statement, proto.criterion_text)
+        cs = ClaimStability(proto.id, proto.statement, proto.definition_text)
         for seed, led, _ in runs:
             key = str(seed)
             c = next((x for x in led.claims if x.id == proto.id), None) if led else None
@@ -897,8 +1146,9 @@ SCOREBOARD_DETAIL_HEADER = (
 
 
 def claims_signature(ledger: Ledger) -> list[tuple[str, str, str]]:
-    """What a claim *is*: its id, statement and criterion text (not its values)."""
-    return [(c.id, c.statement, c.criterion_text) for c in ledger.claims]
+    """What a claim *is*: its id, statement and what it tests (criterion, gate, role; not its
+    values)."""
+    return [(c.id, c.statement, c.definition_text) for c in ledger.claims]
 
 
 def is_stale(record: Ledger, current: Ledger | None) -> bool:
@@ -923,16 +1173,20 @@ def scoreboard_details(
     for c in quick.claims:
         f = full_claims.get(c.id)
         mark = LOAD_MARK + " " if c.load_dependent else ""
+        whose = {"paper": "", "ours": "(ours) ", "sanity": "(sanity check) "}[c.role]
+        criterion = (
+            f"{c.gate_text}; then {c.criterion_text}" if c.gate else c.criterion_text
+        )
         cells = [
             c.id,
-            c.statement,
-            c.criterion_text,
+            whose + c.statement,
+            criterion,
             mark + c.ours(),
             mark + c.margin_text(),
-            mark + f"{MARKS[c.verdict]} {c.verdict}",
+            mark + f"{MARKS[c.verdict]} {c.verdict_word()}",
             seeds[c.id],
             f.ours() if f else "—",
-            f"{MARKS[f.verdict]} {f.verdict}" if f else "—",
+            f"{MARKS[f.verdict]} {f.verdict_word()}" if f else "—",
         ]
         lines.append("| " + " | ".join(_cell(x) for x in cells) + " |")
     return "\n".join(lines)
@@ -956,7 +1210,11 @@ def scoreboard_cells(quick: Ledger | None) -> list[str]:
     if quick is None:
         return ["—", "—", "—", "—"]
     n = quick.counts()
-    checked = [c for c in quick.claims if c.checked and c.normalized_margin is not None]
+    checked = [
+        c
+        for c in quick.of_role("paper")
+        if c.checked and c.normalized_margin is not None
+    ]
     closest = min(checked, key=lambda c: abs(c.normalized_margin), default=None)
     close = f"claim {closest.id}: {fmt_margin(closest.margin)}" if closest else "—"
     return [quick.tally(), str(n["not checked at this scale"]), str(n["quoted"]), close]
@@ -972,10 +1230,17 @@ def totals(ledgers: Sequence[Ledger]) -> dict[str, int]:
 
 def totals_text(ledgers: Sequence[Ledger], n_chapters: int) -> str:
     t = totals(ledgers)
+    ours = sum(len([c for c in led.claims if c.role != "paper"]) for led in ledgers)
     return (
-        f"In all: {t['reproduced']} of {t['reproduced'] + t['not reproduced']} checked claims "
-        f"reproduced at quick scale across {n_chapters} chapter(s); "
-        f"{t['not checked at this scale']} not checked at this scale, {t['quoted']} quoted."
+        f"In all: {t['reproduced']} of {t['reproduced'] + t['not reproduced']} of the papers' "
+        f"checked claims reproduced at quick scale across {n_chapters} chapter(s); "
+        + (f"{t['within noise']} within noise, " if t["within noise"] else "")
+        + f"{t['not checked at this scale']} not checked at this scale, {t['quoted']} quoted"
+        + (
+            f" (and {ours} checks of our own or sanity checks, not counted)."
+            if ours
+            else "."
+        )
     )
 
 
@@ -998,8 +1263,13 @@ SCOREBOARD_INTRO = (
     "before the run; *not reproduced* is a result, not a failure of the chapter. *Quoted* numbers "
     "are the paper's, shown for context and never counted. The margin says how far the deciding "
     "value lies from the criterion's boundary (in its own units), so a close call is visible. "
-    "Quick-scale results come from this build; full-scale results from the committed records in "
-    "`data/full_runs/` (when and where each ran: see the environment page).\n"
+    "A *gate*, fixed before the run like the criterion, says whether the run reached the regime "
+    "where the paper's mechanism can show; when it is unmet the claim is *not checked at this "
+    'scale*. A "better" claim is judged on paired per-seed gains: *within noise* (≈) when the '
+    "interval of the mean gain straddles its bar, counted apart from ✓ and ✗. The tallies count "
+    "the paper's claims only; our own checks and sanity checks are listed, marked, and never "
+    "counted. Quick-scale results come from this build; full-scale results from the committed "
+    "records in `data/full_runs/` (when and where each ran: see the environment page).\n"
 )
 
 
@@ -1026,7 +1296,8 @@ def scoreboard_markdown(
             f"The claims as data: {{download}}`claims.csv <{data[0]}>` and "
             f"{{download}}`claims.json <{data[1]}>`, one record per claim of every chapter "
             "(statement, paper value and source, measured values, criterion, margin, verdict, "
-            "kind of evidence, regime, tolerances, seeds, scale, date, commit).\n"
+            "role (the paper's claim, our own check or a sanity check), gate, kind of "
+            "evidence, regime, tolerances, seeds, scale, date, commit).\n"
         )
     lines += [
         "| chapter | quick: reproduced / checked | not checked at this scale | quoted | "
@@ -1068,9 +1339,11 @@ CLAIM_FIELDS = (
     "statement",
     "paper",
     "source",
+    "role",
     "ours",
     "measured",
     "criterion",
+    "gate",
     "margin",
     "normalized_margin",
     "verdict",
@@ -1103,9 +1376,11 @@ def claims_dataset(
                     "statement": c.statement,
                     "paper": c.paper,
                     "source": c.source,
+                    "role": c.role,
                     "ours": c.ours(),
                     "measured": c.measured,
                     "criterion": c.criterion_text,
+                    "gate": c.gate,
                     "margin": c.margin,
                     "normalized_margin": c.normalized_margin,
                     "verdict": c.verdict,
@@ -1146,6 +1421,7 @@ def write_claims_dataset(
                     **r,
                     "measured": json.dumps(r["measured"], ensure_ascii=False),
                     "tolerance": json.dumps(r.get("tolerance", {}), ensure_ascii=False),
+                    "gate": json.dumps(r.get("gate", {}), ensure_ascii=False),
                 }
             )
     return as_csv, as_json
@@ -1164,5 +1440,5 @@ def margin_points(entries: Sequence[BookEntry]) -> list[dict]:
         for e in entries
         if e.quick is not None
         for c in e.quick.claims
-        if c.checked and c.normalized_margin is not None
+        if c.role == "paper" and c.checked and c.normalized_margin is not None
     ]

@@ -102,8 +102,9 @@ def reference_line(ax, y: float, label: str, *, horizontal: bool = True) -> None
 
 
 def margin_dot_plot(points, path, *, title: str = "Every checked claim, by its margin"):
-    """The book at a glance: one dot per checked claim at its normalised margin (symmetric log
-    axis), grouped by chapter, coloured by verdict; the boundary at 0. Saves a PNG to `path`."""
+    """The book at a glance: one dot per checked claim of the papers at its normalised margin
+    (symmetric log axis), grouped by chapter, coloured by verdict (within noise: the interval
+    straddles the bar, so its dot lies left of 0); the boundary at 0. Saves a PNG to `path`."""
     import matplotlib
 
     matplotlib.use("Agg", force=False)
@@ -120,14 +121,17 @@ def margin_dot_plot(points, path, *, title: str = "Every checked claim, by its m
         k = nth.get(p["chapter"], 0)
         nth[p["chapter"]] = k + 1
         offset.append(0.09 * ((k % 5) - 2))
-    for verdict, role, label in [
-        ("reproduced", "ok", "reproduced"),
-        ("not reproduced", "bad", "not reproduced"),
+    for verdict, colour in [
+        ("reproduced", "#009E73"),
+        ("not reproduced", "#D55E00"),
+        ("within noise", "#E69F00"),
     ]:
         idx = [i for i, p in enumerate(points) if p["verdict"] == verdict]
+        if not idx:
+            continue
         pts = [points[i] for i in idx]
         ys = [row[points[i]["chapter"]] + offset[i] for i in idx]
-        colour = "#009E73" if role == "ok" else "#D55E00"
+        label = verdict
         ax.scatter(
             [p["normalized"] for p in pts],
             ys,

@@ -170,20 +170,30 @@ def _factor(criterion: Mapping) -> float:
     return 2.0
 
 
-def margin_tolerance(claim) -> float:
+def margin_tolerance(claim, criterion: Mapping | None = None) -> float:
     """How far the margin may move when every value the criterion reads moves within its own
-    tolerance: the largest of those allowances, times how many values a margin combines."""
-    reads = (claim.criterion or {}).get("reads", []) or list(claim.measured)
+    tolerance: the largest of those allowances, times how many values a margin combines.
+    `criterion` (a criterion's dict) is the claim's own by default, or e.g. its gate's."""
+    criterion = claim.criterion if criterion is None else criterion
+    reads = (criterion or {}).get("reads", []) or list(claim.measured)
     allowed = [TINY]
     for name in reads:
         if name not in claim.measured:
             continue
         t = _tolerance_of(claim, name)
         allowed += [t.allowed(v) for _, v in _elements(claim.measured[name])]
-    return _factor(claim.criterion or {}) * max(allowed)
+    return _factor(criterion or {}) * max(allowed)
 
 
-DEFINITION = ("statement", "paper", "source", "load_dependent", "evidence", "regime")
+DEFINITION = (
+    "statement",
+    "paper",
+    "source",
+    "role",
+    "load_dependent",
+    "evidence",
+    "regime",
+)
 
 
 @dataclass
@@ -219,7 +229,14 @@ def compare_claims(reference, current) -> ClaimComparison:
             f"its tolerances changed: reference {reference.tolerance}, "
             f"this run {current.tolerance}"
         )
-    if reference.note != current.note:
+    ref_gate, cur_gate = reference.gate or {}, current.gate or {}
+    if ref_gate.get("criterion") != cur_gate.get("criterion"):
+        fail(
+            f"its gate changed: reference {reference.gate_text!r}, this run "
+            f"{current.gate_text!r}"
+        )
+    gate_flipped = bool(ref_gate) and ref_gate.get("passed") != cur_gate.get("passed")
+    if reference.note != current.note and not gate_flipped:
         fail(
             f"its note changed: reference {reference.note!r}, this run {current.note!r}"
         )
@@ -257,6 +274,38 @@ def compare_claims(reference, current) -> ClaimComparison:
                     f"by {abs(c - r):.3g}, beyond its tolerance {t.text()} "
                     f"(allowed {t.allowed(r):.3g})"
                 )
+
+    if ref_gate:
+        g_tol = margin_tolerance(reference, ref_gate["criterion"])
+        gr, gc = ref_gate.get("margin"), cur_gate.get("margin")
+        if (gr is None) != (gc is None):
+            fail(
+                f"its gate's margin = {_num(gc)}, reference {_num(gr)} (one is not a number)"
+            )
+        elif gr is not None and abs(gc - gr) > g_tol:
+            fail(
+                f"its gate's margin = {gc:+.6g}, reference {gr:+.6g}: differs by "
+                f"{abs(gc - gr):.3g}, beyond its tolerance ±{g_tol:.3g}"
+            )
+        if gate_flipped:
+            near = (
+                gr is not None
+                and gc is not None
+                and abs(gr) <= g_tol
+                and abs(gc) <= g_tol
+            )
+            text = (
+                f"its gate is {'met' if cur_gate.get('passed') else 'unmet'} (margin "
+                f"{_num(gc)}), reference {'met' if ref_gate.get('passed') else 'unmet'} "
+                f"(margin {_num(gr)}); gate margin tolerance ±{g_tol:.3g}"
+            )
+            if near and not out.failures:
+                out.near_boundary = (
+                    text + ": the gate's value lies within tolerance of its boundary"
+                )
+            else:
+                fail(text)
+            return out  # one side was not judged: there is no verdict to compare
 
     m_tol = margin_tolerance(reference)
     mr, mc = reference.margin, current.margin
