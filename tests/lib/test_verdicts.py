@@ -245,3 +245,22 @@ def test_records_go_stale_when_a_gate_or_role_is_added():
                 criterion=paired_gain("gain", 0.02))  # fmt: skip
     assert is_stale(plain, gated(0.05))
     assert not is_stale(gated(0.05), gated(0.0))  # a gate met or not: the same claim
+
+
+def test_a_stability_record_goes_stale_claim_by_claim():
+    from repbook.core.ledger import stability_cells, stability_record, unstable_sentence
+
+    def run(gap, x):
+        lg = gated(gap)
+        lg.check("4", "x", paper="p", source="paper", measured={"x": x},
+                 criterion=at_least("x", 0.0))  # fmt: skip
+        return lg
+
+    rec = stability_record(
+        "99_demo", [(0, run(0.05, 1.0), {}), (1, run(0.05, -1.0), {})]
+    )
+    now = run(0.05, 1.0)
+    now.claims[0] = dataclasses.replace(now.claims[0], statement="another statement")
+    cells = stability_cells(now, rec)
+    assert cells == {"3": "stale record", "4": "unstable: ✓ 1/2, ✗ 1/2 (value -1 to 1)"}
+    assert unstable_sentence(now, rec).startswith("Unstable across seeds 0–1: claim 4")

@@ -26,7 +26,7 @@ TINY = HEADER + textwrap.dedent("""\
     from repbook.papers import aurc  # the fake root has its own papers/aurc.py
     run = setup(scale=scale, seed=seed, sizes={"quick": {"n": 2}, "full": {"n": 4}})
     ledger = Ledger.for_run(run)
-    ledger.check(1, "tiny works", paper="yes", source="ours", measured={"width": width},
+    ledger.check(1, "tiny works", paper="yes", source="paper", measured={"width": width},
                  criterion=at_least("width", 1))
 
     # %% tags=["nbval-check-output"]

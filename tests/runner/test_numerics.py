@@ -87,7 +87,7 @@ THREADS = HEADER + textwrap.dedent("""\
     from repbook.core import Ledger, at_least, setup
     run = setup(scale=scale, seed=seed, sizes={"quick": {}, "full": {}})
     ledger = Ledger.for_run(run)
-    ledger.check(1, "threads", paper="-", source="ours",
+    ledger.check(1, "threads", paper="-", source="paper",
                  measured={"threads": torch.get_num_threads(), "one": 1},
                  criterion=at_least("threads", 1))
 

@@ -1018,6 +1018,17 @@ class StabilityRecord:
     def claim(self, claim_id: str) -> ClaimStability | None:
         return next((c for c in self.claims if c.id == str(claim_id)), None)
 
+    def current(self, claim: Claim) -> ClaimStability | None:
+        """This record's entry for `claim` if it describes the claim as it is now (the same
+        statement and definition), else None: a stale entry."""
+        st = self.claim(claim.id)
+        if st is None or (st.statement, st.criterion) != (
+            claim.statement,
+            claim.definition_text,
+        ):
+            return None
+        return st
+
     def unstable(self) -> list[ClaimStability]:
         return [c for c in self.claims if c.unstable]
 
@@ -1113,20 +1124,23 @@ def stability_cells(ledger: Ledger, record: StabilityRecord | None) -> dict[str,
     """The seeds column of a chapter's table: one cell per claim id."""
     if record is None:
         return {c.id: "not measured" if c.checked else "—" for c in ledger.claims}
-    if record.is_stale(ledger):
-        return {c.id: "stale record" if c.checked else "—" for c in ledger.claims}
     out = {}
     for c in ledger.claims:
-        st = record.claim(c.id)
-        out[c.id] = st.cell() if st is not None else "not measured"
+        st = record.current(c)
+        if st is not None:
+            out[c.id] = st.cell()
+        elif record.claim(c.id) is not None:
+            out[c.id] = "stale record" if c.checked else "—"
+        else:
+            out[c.id] = "not measured" if c.checked else "—"
     return out
 
 
 def unstable_sentence(ledger: Ledger, record: StabilityRecord | None) -> str:
     """Names every claim whose verdict flips between seeds, with its spread (empty if none)."""
-    if record is None or record.is_stale(ledger):
+    if record is None:
         return ""
-    bad = [c for c in record.unstable() if any(x.id == c.id for x in ledger.claims)]
+    bad = [st for c in ledger.claims if (st := record.current(c)) and st.unstable]
     if not bad:
         return ""
     items = "; ".join(
@@ -1197,11 +1211,15 @@ def _seeds_summary(quick: Ledger | None, stability: "StabilityRecord | None") ->
         return "—"
     if stability is None:
         return "not measured"
-    if stability.is_stale(quick):
+    current = [st for c in quick.claims if (st := stability.current(c))]
+    if not current:
         return "stale record"
-    n = len(stability.unstable())
-    return f"{len(stability.seeds)} seeds, " + (
-        f"**{n} unstable**" if n else "all stable"
+    n = sum(st.unstable for st in current)
+    stale = sum(1 for c in quick.claims if c.checked and stability.current(c) is None)
+    return (
+        f"{len(stability.seeds)} seeds, "
+        + (f"**{n} unstable**" if n else "all stable")
+        + (f", {stale} stale" if stale else "")
     )
 
 
