@@ -60,7 +60,7 @@ import torch
 from scipy import stats
 
 from repbook.core import Ledger, setup, use_style, color_for, register_colors
-from repbook.core import load_sklearn, all_of, at_least, at_most, monotone
+from repbook.core import load_sklearn, all_of, at_least, monotone, paired_gain
 from repbook.papers import fewshot_synthetic as FS
 
 COMMON = dict(gaps=[0.0, 0.5, 1.0], shots=[1, 5], pool=700, n_syn=100, K=20)
@@ -362,9 +362,10 @@ print(
 # at this scale, adding them naively to 5 real shots per class pulls the model toward the wrong
 # images.
 #
-# **Criterion.** At gap 1 with $k=5$, the mean test accuracy (over seeds) of naive real +
-# synthetic training is strictly below that of training on the 5 real shots alone. It fails if the
-# synthetic images, however degraded, still add more than they mislead.
+# **Criterion.** At gap 1 with $k=5$, the loss real only − naive real + synthetic in test
+# accuracy, paired by seed: its mean minus two standard errors > 0. It fails if the mean plus two
+# standard errors is ≤ 0 (the synthetic images, however degraded, add at least as much as they
+# mislead); in between the loss is within the noise of the seeds, neither ✓ nor ✗.
 
 # %%
 naive_gap1 = mean_acc[("gap 1.0", 5, NAIVE)]
@@ -435,12 +436,13 @@ ledger.check(
     source="paper",
     evidence="real data",
     measured={
+        "real only − naive, per seed (gap 1, k=5)": (
+            per_seed["real only"] - per_seed[NAIVE]
+        ).tolist(),
         "naive real + synthetic (gap 1, k=5)": naive_gap1,
         "real only (k=5)": real5,
     },
-    criterion=at_most(
-        "naive real + synthetic (gap 1, k=5)", "real only (k=5)", strict=True
-    ),
+    criterion=paired_gain("real only − naive, per seed (gap 1, k=5)"),
 )
 # %%
 wide = mean_acc.unstack("method")
@@ -457,10 +459,10 @@ for k in run["shots"]:
 # %% [markdown]
 # The verdict reads the gap-1, 5-shot cell only; the differences printed just above give the
 # rest of the figure in numbers: where a generator's images add to the real shots (positive) and
-# where they pull the model away from them (negative). With three seeds and a mean difference of
-# a fraction of a point, this verdict is close to its boundary, and it is **unstable**: the seeds
-# column of the verdict table, from the chapter's stability record (five seeds), shows it does
-# not hold on every seed.
+# where they pull the model away from them (negative). The verdict weighs the mean loss against
+# the spread of the paired per-seed losses, so a difference of a fraction of a point over three
+# seeds can be within the noise; the seeds column of the verdict table gives its verdicts over
+# chapter seeds 0–4.
 
 # %% [markdown]
 # ## Claim 2 · Synthetic quality matters
@@ -868,6 +870,11 @@ print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.d
 # %% [markdown]
 # ## Deviations from the paper
 #
+# - **A criterion changed after its result was known** (the book-wide rule that "better" and
+#   "worse" are decided on paired per-seed differences beyond their noise). Claim 1 was "mean
+#   naive real + synthetic accuracy < mean real-only accuracy" (at commit 238c14c reproduced by
+#   0.006, and unstable over chapter seeds); it is now the paired loss real only − naive with mean
+#   − 2 SE > 0.
 # - **Setting.** The paper fine-tunes CLIP (the code also has ResNets) on image benchmarks, with
 #   images from a LoRA-tuned Stable Diffusion. None of those weights exist offline. Our real data are the 8 × 8
 #   digits, our generator a per-class Gaussian mixture on a disjoint pool with a controlled gap,

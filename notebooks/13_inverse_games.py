@@ -32,13 +32,14 @@
 #    equilibrium policies has full column rank; when it does not, every θ in a shifted
 #    null space produces the same play, and the identified part (θ's projection on the
 #    row space) is still learned.
-# 2. **Sample efficiency.** The least-squares estimate and the confidence set's diameter
-#    shrink like $N^{-1/2}$ with the number of observed plays.
+# 2. **Sample efficiency.** The least-squares error shrinks like $N^{-1/2}$ with the
+#    number of observed plays. (That the confidence set's diameter does too holds by
+#    the construction of its radius: a sanity check, not a claim.)
 # 3. **Reliability.** The confidence set contains the true θ with high probability
 #    (at least $1-\delta$, up to Monte Carlo error).
 # 4. **Dynamic setting.** In a finite-horizon Markov game with estimated transitions,
-#    the reward of every step is recovered at rate $N^{-1/2}$, and the error grows as
-#    the recursion runs backwards.
+#    the reward of every step is recovered at rate $N^{-1/2}$. (Whether the error grows
+#    as the recursion runs backwards is a check of our own.)
 # 5. **MLE plugs in.** A maximum-likelihood estimator can replace least squares and
 #    keeps the $N^{-1/2}$ rate.
 # ```
@@ -465,9 +466,10 @@ ledger.check(
 # its concentration bounds, whose constants we could not read.
 #
 # **Criterion.** In every game, the least-squares slope of log median error on log $N$
-# and the slope of log median diameter lie in $[-0.6,-0.4]$. A bias that does not vanish
-# (from smoothing, or a wrong linearisation) would flatten the first slope; a radius
-# that does not scale like $1/N$ would move the second.
+# lies in $[-0.6,-0.4]$. A bias that does not vanish (from smoothing, or a wrong
+# linearisation) would flatten it. **Sanity check.** The slope of the log median
+# diameter lies in the same window: the radius $\sqrt{\kappa_N}$ is built to scale
+# like $N^{-1/2}$, so this shows the construction works, not the paper.
 
 # %%
 ls_err, ls_q = np.zeros((G, len(Ns))), np.zeros((G, len(Ns), 2))
@@ -562,17 +564,19 @@ print(
 # %%
 ledger.check(
     2,
-    "LS error and confidence-set diameter shrink like N^(-1/2)",
-    paper="'sample-efficient' (abstract); the N^(-1/2) form is our derivation",
-    source="ours",
-    measured={"error slope": slopes_err, "diameter slope": slopes_diam},
-    criterion=within(["error slope", "diameter slope"], -0.6, -0.4),
-    note=f"{len(out)} of {2 * G} slopes outside the window"
-    + (
-        f"; over N ≥ 1,000 {late_inside} of {2 * G} inside (not the criterion)"
-        if out
-        else ""
-    ),
+    "LS error shrinks like N^(-1/2)",
+    paper="'sample-efficient' (abstract); the N^(-1/2) form is our reading",
+    source="abstract",
+    measured={"error slope": slopes_err},
+    criterion=within("error slope", -0.6, -0.4),
+)
+ledger.sanity(
+    "2s",
+    "the confidence set's diameter shrinks like N^(-1/2)",
+    why="its radius is the delta-method quantile, which scales like N^(-1/2) by "
+    "construction",
+    measured={"diameter slope": slopes_diam},
+    criterion=within("diameter slope", -0.6, -0.4),
 )
 
 # %% [markdown]
@@ -700,10 +704,11 @@ ledger.check(
 #
 # **Criterion.** Over five random Markov games with 100 data sets per $N$: for every
 # game and step, the slope of the log median reward error (root-mean-square over
-# $(s,a,b)$) on log $N$ lies in $[-0.6,-0.4]$; and at the largest $N$ the error at $h=1$
-# is at least the error at $h=H$ (geometric mean over games of their ratio ≥ 1). An
-# estimate whose transition error stalls, or a recursion that is stable rather than
-# accumulating, would fail one part.
+# $(s,a,b)$) on log $N$ lies in $[-0.6,-0.4]$. An estimate whose transition error
+# stalls would fail it. **Our own check (4d).** At the largest $N$ the error at $h=1$ is
+# at least the error at $h=H$ (geometric mean over games of their ratio ≥ 1): the paper
+# does not say the error accumulates; a recursion that is stable rather than
+# accumulating would fail this check, not the claim.
 
 # %%
 mk, H = run["markov"], run["markov"]["H"]
@@ -819,18 +824,18 @@ ledger.check(
     paper="algorithm works in the dynamic setting, sample-efficient (abstract); the "
     "rate and the accumulation are our reading",
     source="abstract",
+    measured={f"slope, {k}": v for k, v in slopes_mk.items()},
+    criterion=within([f"slope, {k}" for k in slopes_mk], -0.6, -0.4),
+)
+ledger.ours(
+    "4d",
+    "Markov game: the error accumulates backwards (error at h = 1 ≥ error at h = H)",
+    why="the paper does not say the error grows as the recursion runs backwards",
     measured={
-        **{f"slope, {k}": v for k, v in slopes_mk.items()},
         "error ratio h=1 / h=H": ratio_1H,
         "step 1, estimated / true continuation": carried,
     },
-    criterion=all_of(
-        within([f"slope, {k}" for k in slopes_mk], -0.6, -0.4),
-        at_least("error ratio h=1 / h=H", 1.0),
-    ),
-    note=f"{sum(-0.6 <= v <= -0.4 for s in slopes_mk.values() for v in s)} of {G * H} "
-    f"slopes in the window; the estimated continuation adds "
-    f"{100 * (carried - 1):.0f} % to step 1's error",
+    criterion=at_least("error ratio h=1 / h=H", 1.0),
 )
 
 # %% [markdown]
@@ -948,15 +953,13 @@ print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.d
 
 # %% [markdown]
 # **Stability over seeds.** The seeds column comes from the committed record of the quick
-# scale on seeds 0–4 (`data/stability/13_inverse_games.json`), printed below. Two
-# verdicts are unstable at this scale. *Claim 2* fails on some seeds because one of its
-# ten slopes leaves the window, each time bent by the smallest $N$ in a poorly
-# conditioned game (a diameter inflated by the noisy plug-in at $N=100$, or an error
-# shrunk there by the smoothing); over $N\ge10^3$ every slope of those runs is inside.
-# *Claim 4*'s rates hold on every seed, but its accumulation part compares two errors
-# whose ratio stays within about ten per cent of 1 (its margins below), so it falls on
-# either side of 1 with the games drawn: the carried error is real and small. Seed 0, the reference run above, is one
-# of the failing seeds for both.
+# scale on seeds 0–4 (`data/stability/13_inverse_games.json`), printed below claim by
+# claim, with the unstable ones named under the table. A rate claim that flips does so
+# because one of its slopes leaves the window, bent by the smallest $N$ in a poorly
+# conditioned game (an error shrunk there by the smoothing, or a diameter inflated by
+# the noisy plug-in at $N=100$); over $N\ge10^3$ the slopes printed above are the test
+# of that reading. Our own check 4d compares two errors whose ratio stays close to 1, so
+# it can fall on either side of 1 with the games drawn.
 
 # %%
 record = ledger.stability()
@@ -973,6 +976,14 @@ for c in record.claims if record is not None else []:
 #
 # - **Criteria and code changed after a first run** (listed so that no change is
 #   silent):
+#   - *Claims 2 and 4, split* (the book-wide rule that a check true by construction is a
+#     sanity check and that a part the paper does not state is our own). Claim 2 was
+#     "error slope and diameter slope in [−0.6, −0.4]", sourced to us; the error slope
+#     is now the paper's claim 2 (its "sample-efficient", in our $N^{-1/2}$ reading, as
+#     for claims 4 and 5), and the diameter, whose radius scales like $N^{-1/2}$ by
+#     construction, the sanity check 2s. Claim 4 was "every slope in the window, and
+#     error at $h=1$ ≥ error at $h=H$"; the accumulation part, which the paper does not
+#     state and which alone failed, is now our own check 4d.
 #   - *Claim 1.* Before: the criterion also required rank $A=6$ in every $d=6$ game.
 #     That part sits at margin 0 by construction (the rank cannot exceed $d$), so it set
 #     the margin shown and hid the informative ones, and it could only fail together

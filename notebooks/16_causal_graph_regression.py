@@ -30,21 +30,22 @@
 # $i$.
 #
 # ```{admonition} Claims we test
-# 1. Our benchmark has a real shortcut: ERM trained where the base graph's type tracks
-#    the response does clearly worse when that pairing is reversed
-#    (OOD MAE ≥ 1.4 × IID MAE).
+# *The regime (a gate, not a claim):* our benchmark has a real shortcut. ERM trained
+# where the base graph's type tracks the response does clearly worse when that pairing
+# is reversed (OOD MAE ≥ 1.4 × IID MAE). Claims 2 and 4 are judged only if it holds.
+#
 # 2. CGR (enhanced GIB + contrastive intervention) has a lower out-of-distribution MAE
-#    than ERM with the same encoder.
+#    than ERM with the same encoder, beyond the noise of paired per-seed differences.
 # 3. CGR pays no large in-distribution price: its IID MAE is at most 0.05 above ERM's.
 # 4. The paper's ablation directions: (a) training the confounder head to predict $Y$
 #    (enhanced GIB) gives a lower OOD MAE than the released code's penalty that makes it
 #    uninformative; (b) removing the contrastive intervention $L_\mathrm{mix}$ raises
-#    the OOD MAE.
+#    the OOD MAE (both beyond the noise of paired per-seed differences).
 # 5. *Quoted:* the paper's GOOD-ZINC (Table 1) and ReactionOOD Cycloaddition (Table 2)
 #    results.
 # ```
 #
-# GOOD-ZINC and ReactionOOD need downloads, so claims 1–4 are tested on a synthetic
+# GOOD-ZINC and ReactionOOD need downloads, so claims 2–4 are tested on a synthetic
 # regression task with a structural shortcut, built below; claim 5 is quoted from the
 # paper.
 
@@ -69,6 +70,7 @@ from repbook.core import (
     register_colors,
     at_least,
     at_most,
+    paired_gain,
 )
 
 # torch-geometric 2.8 calls torch.jit.script at import, which torch 2.13 deprecates, and
@@ -346,15 +348,16 @@ fig.suptitle("Test MAE per method: bars are means, dots are seeds", fontweight="
 plt.show()
 
 # %% [markdown]
-# ## Claim 1 · The shortcut hurts ERM
+# ## The regime · The shortcut hurts ERM (a gate)
 #
 # If the base type carries usable information about $y$, ERM will use it, and the
-# reversed pairing will cost it accuracy. Without a real shortcut, claims 2–4 would test
-# nothing.
+# reversed pairing will cost it accuracy. Without a real shortcut, claims 2 and 4 would
+# test nothing, so this is a check of our benchmark, not a claim of the paper: the gate
+# of those claims.
 #
-# **Criterion (fixed before the run).** Mean over seeds of ERM's OOD-test MAE ≥ 1.4 ×
-# its mean IID-test MAE. It fails if ERM finds the cycle sum alone (then the two MAEs
-# are close).
+# **Gate (fixed before the run).** Mean over seeds of ERM's OOD-test MAE ≥ 1.4 × its
+# mean IID-test MAE. It is unmet if ERM finds the cycle sum alone (then the two MAEs are
+# close), and claims 2 and 4 are then not checked.
 
 # %%
 erm, cgr = (res[res.method == m].sort_values("seed") for m in (ERM, CGR))
@@ -366,19 +369,8 @@ print(
 )
 
 # %%
-ledger.check(
-    "1",
-    "a structural shortcut: ERM's OOD MAE ≥ 1.4 × its IID MAE",
-    paper="premise of the benchmark (the shortcut must hurt ERM)",
-    source="ours",
-    measured={
-        "ERM OOD MAE": erm.OOD.mean(),
-        "ERM IID MAE": erm.IID.mean(),
-        "OOD per seed": erm.OOD.tolist(),
-        "IID per seed": erm.IID.tolist(),
-    },
-    criterion=at_least("ERM OOD MAE", "ERM IID MAE", factor=1.4),
-)
+shortcut = at_least("ERM OOD MAE", "ERM IID MAE", factor=1.4)  # the gate
+regime = {"ERM OOD MAE": erm.OOD.mean(), "ERM IID MAE": erm.IID.mean()}
 
 # %% [markdown]
 # ## Claim 2 · CGR beats ERM out of distribution
@@ -390,9 +382,9 @@ ledger.check(
 # cycle, so we show every seed and the mean causal attention $a^o$ on cycle and base
 # nodes of the OOD test graphs.
 #
-# **Criterion.** Mean OOD-test MAE of CGR < mean OOD-test MAE of ERM (a gain, however
-# small; the per-seed values show how much of it the spread could explain). It fails if
-# CGR is no better than ERM on average.
+# **Criterion.** The gain ERM − CGR in OOD-test MAE, paired by seed: its mean minus two
+# standard errors > 0. It fails if the mean plus two standard errors is ≤ 0; in between
+# the gain is within the noise of three seeds, neither ✓ nor ✗.
 
 # %%
 gap = cgr.OOD.to_numpy() - erm.OOD.to_numpy()
@@ -432,19 +424,14 @@ ledger.check(
     paper="lower OOD MAE than ERM on all 4 GOOD-ZINC splits (Table 1)",
     source="paper",
     measured={
+        "ERM − CGR OOD MAE, per seed": (-gap).tolist(),
         "CGR OOD MAE": cgr.OOD.mean(),
-        "ERM OOD MAE": erm.OOD.mean(),
-        "CGR per seed": cgr.OOD.tolist(),
-        "ERM per seed": erm.OOD.tolist(),
+        **regime,
         "a_o cycle": cgr["a_o cycle"].mean(),
         "a_o base": cgr["a_o base"].mean(),
     },
-    criterion=at_most("CGR OOD MAE", "ERM OOD MAE", strict=True),
-    note=(
-        "unstable at quick scale: the verdict differs between chapter seeds 0 and 1"
-        if run.scale == "quick"
-        else ""
-    ),
+    gate=shortcut,
+    criterion=paired_gain("ERM − CGR OOD MAE, per seed"),
 )
 
 # %% tags=["hide-input"]
@@ -589,9 +576,10 @@ ledger.check(
 # variance penalty (both with $L_\mathrm{mix}$), and CGR against CGR without
 # $L_\mathrm{mix}$.
 #
-# **Criteria.** (a) Mean OOD MAE with the enhanced GIB < mean OOD MAE with the variance
-# penalty. (b) Mean OOD MAE without $L_\mathrm{mix}$ > mean OOD MAE of CGR. Each fails
-# if the component the paper credits does not lower the mean OOD error here.
+# **Criteria.** Paired by seed, as in claim 2: (a) the gain variance penalty − enhanced
+# GIB in OOD MAE, (b) the gain without $L_\mathrm{mix}$ − CGR; each holds when its mean
+# minus two standard errors is > 0, fails when its mean plus two standard errors is ≤ 0,
+# and is within the noise otherwise. Both are gated on the shortcut.
 
 # %%
 var, nomix = (res[res.method == m].sort_values("seed") for m in (VAR, NOMIX))
@@ -619,23 +607,36 @@ ledger.check(
     paper="predictive confounder beats ignoring it (Fig. 3 left, GOOD-Motif)",
     source="paper",
     measured={
+        "variance penalty − GIB OOD MAE, per seed": (
+            var.OOD.to_numpy() - cgr.OOD.to_numpy()
+        ).tolist(),
         "GIB OOD MAE": cgr.OOD.mean(),
         "variance-penalty OOD MAE": var.OOD.mean(),
+        **regime,
     },
-    criterion=at_most("GIB OOD MAE", "variance-penalty OOD MAE", strict=True),
+    gate=shortcut,
+    criterion=paired_gain("variance penalty − GIB OOD MAE, per seed"),
 )
 ledger.check(
     "4b",
     "removing L_mix raises the OOD MAE",
     paper="w/o CI worse than the full model on 4 datasets (Fig. 4)",
     source="paper",
-    measured={"without L_mix OOD MAE": nomix.OOD.mean(), "CGR OOD MAE": cgr.OOD.mean()},
-    criterion=at_least("without L_mix OOD MAE", "CGR OOD MAE", strict=True),
+    measured={
+        "without L_mix − CGR OOD MAE, per seed": (
+            nomix.OOD.to_numpy() - cgr.OOD.to_numpy()
+        ).tolist(),
+        "without L_mix OOD MAE": nomix.OOD.mean(),
+        "CGR OOD MAE": cgr.OOD.mean(),
+        **regime,
+    },
+    gate=shortcut,
+    criterion=paired_gain("without L_mix − CGR OOD MAE, per seed"),
 )
 
 # %% [markdown]
-# Both directions are judged on means over three seeds, as the criteria say; the
-# per-seed differences printed above show how many seeds agree with the mean.
+# Both directions are judged on the paired per-seed differences printed above, against
+# their own spread: a mean that three seeds cannot tell from zero is within the noise.
 #
 # ## Claim 5 · The paper's benchmarks (quoted)
 #
@@ -762,7 +763,18 @@ print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.d
 # %% [markdown]
 # ## Deviations from the paper
 #
-# - **Changed after the first run.** The criteria are unchanged. In the first quick run
+# - **Criteria changed after their results were known** (the book-wide rule that a
+#   "better" claim is a gain beyond the noise of paired per-seed differences, and that a
+#   check of our benchmark is a gate, not a claim). Old → new:
+#   - claim 1, "ERM's OOD MAE ≥ 1.4 × its IID MAE", was a claim of ours counted in the
+#     paper's tally; it is now the gate of claims 2, 4a and 4b, with the same bound;
+#   - claim 2, "mean CGR OOD MAE < mean ERM OOD MAE" (at commit 238c14c reproduced by a
+#     gain of 0.062 against an ERM seed sd of 0.139), is now the paired gain ERM − CGR
+#     with mean − 2 SE > 0;
+#   - claims 4a and 4b, the same change of form for the variance penalty and for
+#     $L_\mathrm{mix}$ (at 238c14c, 4b was reproduced by 0.0034 and failed on 3 of 5
+#     chapter seeds).
+# - **Changed after the first run.** In the first quick run
 #   every model, ERM included, had an MAE near 1.6, worse than predicting the training
 #   mean (about 0.54): the released head ends in BatchNorm → Linear, so y's offset of
 #   about 2.5 had to be learned by the output bias at Adam's step size, which 180
@@ -770,14 +782,12 @@ print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.d
 #   standardised scale, $\hat y=\bar y+s_y\cdot\mathrm{MLP}(h)$, with $\bar y, s_y$
 #   fixed from the training targets; nothing else changed (sizes were fixed by timing
 #   before any MAE).
-# - **Stability.** We ran the chapter with `seed=0` and `seed=1` (each with three data
-#   sets and initialisations of its own). Claims 1, 3 and 4a were reproduced with both,
-#   and 4b too, but with `seed=0` only one of three paired seeds had the direction of
-#   the mean. Claim 2 was reproduced with `seed=0` and not with `seed=1`: at quick scale
-#   the OOD gap between CGR and ERM is smaller than the run-to-run noise, which the two
-#   ERM implementations (same function, other initial weights and batch order) make
-#   visible. The full scale's ten seeds are the test that can settle it.
-# - **Data.** GOOD-ZINC and ReactionOOD are downloaded at run time, so claims 1–4 use
+# - **Stability.** Each chapter seed draws three data sets and initialisations of its
+#   own; the seeds column of the verdict table gives each claim's verdicts over chapter
+#   seeds 0–4. At quick scale the OOD gap between CGR and ERM is of the order of the
+#   run-to-run noise, which the two ERM implementations (same function, other initial
+#   weights and batch order) make visible; the full scale's ten seeds can settle it.
+# - **Data.** GOOD-ZINC and ReactionOOD are downloaded at run time, so claims 2–4 use
 #   our own synthetic regression task with a structural shortcut (the base graph's type
 #   tracks the response bin). The reversed OOD pairing maps bin $b$ to type $2-b$, which
 #   leaves the middle bin's pairing unchanged: the shift acts on the tails of $y$ only.
@@ -785,8 +795,8 @@ print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.d
 #   regression.
 # - **Scale.** Quick scale: 600 training graphs, hidden width 32, 20 epochs, batch 64, 3
 #   seeds. The paper: three-layer GIN of width 300, 300 epochs, GOOD-ZINC's 100–150k
-#   training graphs, 3 seeds (its Appendix A.4). With 3 seeds a mean difference smaller
-#   than the seed spread (printed in claim 2) is weak evidence in either direction.
+#   training graphs, 3 seeds (its Appendix A.4). With 3 seeds a paired gain needs to be
+#   large against its spread to leave the noise.
 # - **Objective, as the paper writes it and as we run it.**
 #   - The paper derives least-squares terms for $-I(C;Y)$ and $-I(S;Y)$ (its Eq. 14–15);
 #     the released code and we use L1 on both heads (MAE is the metric).

@@ -49,6 +49,11 @@
 # 4. The paper's COCO results (quoted, not reproducible on a CPU).
 # ```
 #
+# Claims 1 and 2 are about what pre-training teaches, so they are judged only where it
+# taught something (a gate): the pre-trained model's position probe beats the same probe
+# on its untrained weights by at least 0.05 in $R^2$. Unmet, they are not checked at this
+# scale.
+#
 # **Sources.** The paper's full text was not available offline. The abstract and the PMLR
 # page confirm the two components; the details — the field's default resolution
 # (50×50), the random scale $s\sim\mathrm{Beta}(2,5)$ and translation of the field, the
@@ -474,6 +479,12 @@ print(
     f"{table.loc['position R²', 'B+PE+PM']:.3f}; gain of B+PE over B per seed: "
     + ", ".join(f"{g:.3f}" for g in gain1)
 )
+
+
+def trained(v):  # the gate's value: what pre-training added to the position probe
+    return {f"{v}: R² trained − untrained": table.loc["position R²", v] - init[v]}
+
+
 ledger.check(
     1,
     "crop-tied PE makes original-image position linearly decodable",
@@ -484,7 +495,9 @@ ledger.check(
         "R² gain (B+PE − B)": gain1,
         "R² B": table.loc["position R²", "B"],
         "R² B+PE": table.loc["position R²", "B+PE"],
+        **trained("B+PE"),
     },
+    gate=at_least("B+PE: R² trained − untrained", 0.05),
     criterion=at_least("R² gain (B+PE − B)", 0.2, strict=True),
 )
 
@@ -590,7 +603,12 @@ ledger.check(
     paper="masking and prediction of positional embeddings (mechanism)",
     source="abstract",
     evidence="simulation",
-    measured={"masked R² (B+PE+PM)": masked_pm, "gain over B+PE": gain2},
+    measured={
+        "masked R² (B+PE+PM)": masked_pm,
+        "gain over B+PE": gain2,
+        **trained("B+PE+PM"),
+    },
+    gate=at_least("B+PE+PM: R² trained − untrained", 0.05),
     criterion=all_of(
         at_least("masked R² (B+PE+PM)", 0.5, strict=True),
         at_least("gain over B+PE", 0.1),
@@ -778,6 +796,12 @@ print(
 # %% [markdown]
 # ## Deviations from the paper
 #
+# - **Gates added after the results were known** (the book-wide rule that a claim is judged
+#   only where its mechanism can show). Claims 1 and 2 were judged on a pre-trained model whose
+#   position probe read what the same probe read on untrained weights (at commit 238c14c,
+#   R² 0.395 against 0.396 for B+PE): not reproduced, about a model that had not learned. Both
+#   are now gated on the trained-minus-untrained position $R^2$ of the variant they read
+#   (≥ 0.05, a quarter of claim 1's own bar of 0.2); their criteria are unchanged.
 # - **Data and scale.** Generated 48×48 shape scenes instead of ImageNet-1K and COCO; a ViT
 #   of width 96 and depth 4 with 6×6 patches instead of ViT-S/16 and ViT-B/16; 250
 #   pre-training steps of 16 images per variant at quick scale instead of 100 ImageNet

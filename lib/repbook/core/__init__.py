@@ -26,6 +26,7 @@ _EXPORTS = {
     "all_of": "criteria",
     "each_of": "criteria",
     "custom": "criteria",
+    "paired_gain": "criteria",
     "CriterionError": "criteria",
     "tol": "tolerance",
     "register_colors": "plotting",
