@@ -70,6 +70,7 @@ from repbook.core import (
     at_most,
     within,
     monotone,
+    tol,
 )
 from repbook.papers import mesh_tokenizers as M
 
@@ -468,6 +469,7 @@ ledger.check(
         }
     },
     criterion=at_least("PTME(MC) / PTME(base)", 0.97),
+    tolerance={"PTME(MC) / PTME(base)": tol(abs=0.0003)},
 )
 
 # %% [markdown]
@@ -514,6 +516,7 @@ ledger.check(
         at_least(f"reduction at V={run['vocab'][-1]}", 0.05),
     ),
     show=[f"reduction at V={run['vocab'][-1]}"],
+    tolerance=tol(abs=0.0004),
 )
 
 # %% [markdown]
@@ -772,6 +775,7 @@ ok4 = ledger.check(
     criterion=all_of(
         at_least("sign agreement, RAW", 0.9), at_least("Spearman, RAW", 0.9)
     ),
+    tolerance={"Spearman, RAW": tol(abs=0.005)},
 ).passed
 if not ok4:
     print(
@@ -858,6 +862,7 @@ ledger.check(
         *[monotone(f"tokens per face by V, {tk}", "decreasing") for tk in M.TOKENIZERS],
     ),
     show=[k for k in v5 if k.startswith("faces per")],
+    tolerance=tol(rel=0.0002),
 )
 
 # %% [markdown]
@@ -962,6 +967,7 @@ ledger.check(
         if (lm.bits_per_face > 9 * lm.ptme).all()
         else ""
     ),
+    tolerance={"bits per face": tol(abs=0.005)},
 )
 
 # %% [markdown]

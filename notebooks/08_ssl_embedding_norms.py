@@ -72,6 +72,7 @@ from repbook.core import (
     at_most,
     within,
     monotone,
+    tol,
 )
 from repbook.papers import ssl_norms as N
 
@@ -637,6 +638,7 @@ ledger.check(
     measured={**norm_curves, "final / initial ‖z‖": growth, "peak / final ‖z‖": peak},
     criterion=all_of(*[monotone(k, "increasing", strict=False) for k in norm_curves]),
     show=["final / initial ‖z‖", "peak / final ‖z‖"],
+    tolerance=tol(rel=0.2),
 )
 
 # %% tags=["hide-input"]
@@ -788,6 +790,10 @@ ax.legend(fontsize=8)
 plt.show()
 
 # %%
+moved = {  # measured in other numerical environments (data/numerics): steps to target move
+    "3a": {"cut-init (c = 3)": 40},
+    "3b": {"GradScale (p = 1)": 200, "learning rate": 0.06},
+}
 for cid, name in [("3a", "cut-init (c = 3)"), ("3b", "GradScale (p = 1)")]:
     ledger.check(
         cid,
@@ -804,6 +810,17 @@ for cid, name in [("3a", "cut-init (c = 3)"), ("3b", "GradScale (p = 1)")]:
             "learning rate, default": best_lr["default"],
         },
         criterion=at_most(f"mean steps, {name}", "mean steps, default", strict=True),
+        tolerance={
+            f"mean steps, {name}": tol(abs=moved[cid][name]),
+            "mean steps, default": tol(abs=20),
+            f"seeds reaching the target, {name}": tol(abs=3),
+            "target k-NN accuracy": tol(abs=0.02),
+            **(
+                {f"learning rate, {name}": tol(abs=moved[cid]["learning rate"])}
+                if "learning rate" in moved[cid]
+                else {}
+            ),
+        },
     )
 
 # %% [markdown]
@@ -938,6 +955,7 @@ for cid, name in [("4a", "unseen classes"), ("4b", "scrambled pixels")]:
         evidence="real data",
         measured={"AUROC": auc, "AUROC 95 % low": lo, "AUROC 95 % high": hi},
         criterion=at_least("AUROC 95 % low", 0.5, strict=True),
+        tolerance=tol(abs=0.03),
     )
 ledger.check(
     "4c",
@@ -952,6 +970,10 @@ ledger.check(
     criterion=at_least(
         "k-NN accuracy, top quintile", "k-NN accuracy, bottom quintile", strict=True
     ),
+    tolerance={
+        "k-NN accuracy, top quintile": tol(abs=0.04),
+        "k-NN accuracy, bottom quintile": tol(abs=0.03),
+    },
 )
 
 # %% [markdown]
@@ -1072,6 +1094,11 @@ ledger.check(
         },
     },
     criterion=at_least("slope, 95 % low", 0.0, strict=True),
+    tolerance={
+        "slope, 95 % low": tol(abs=0.0002),
+        "slope, mean": tol(abs=8e-05),
+        "growth by class weight": tol(abs=0.003),
+    },
 )
 
 # %% [markdown]

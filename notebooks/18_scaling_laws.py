@@ -66,6 +66,7 @@ from repbook.core import (
     at_least,
     at_most,
     within,
+    tol,
 )
 from repbook.papers import scaling_laws as S
 
@@ -289,6 +290,7 @@ ledger.check(
         at_most(f"median ARE, m={ms[-1]}", f"median ARE, m={ms[0]}", strict=True),
         at_most("Spearman ρ(m, median ARE)", -0.8),
     ),
+    tolerance=tol(rel=1e-07),
 )
 
 # %% [markdown]
@@ -358,6 +360,10 @@ ledger.check(
         at_most("median ARE, all checkpoints", "median ARE, final only", strict=True),
         at_most("sign test p", 0.1, strict=True),
     ),
+    tolerance={
+        "median ARE, all checkpoints": tol(abs=1e-10),
+        "median ARE, final only": tol(abs=2e-09),
+    },
 )
 
 # %% [markdown]
@@ -524,6 +530,10 @@ ledger.check(
         ),
         at_most("sign test p", 0.1, strict=True),
     ),
+    tolerance={
+        "median ARE, first 10 % dropped": tol(abs=0.0002),
+        "median ARE, all checkpoints": tol(abs=1e-10),
+    },
 )
 
 # %% [markdown]
@@ -590,6 +600,7 @@ ledger.check(
         within("median seed CV", 0.005, 0.10),
         at_least("best median ARE", "seed CV at the target", factor=0.5),
     ),
+    tolerance={"best median ARE": tol(abs=3e-10)},
 )
 
 # %% [markdown]
@@ -679,6 +690,11 @@ ledger.check(
         at_most("sign test p", 0.1, strict=True),
         at_most("median ARE, borrowed", "median ARE, A as is", strict=True),
     ),
+    tolerance={
+        "median ARE, borrowed": tol(abs=9e-10),
+        "median ARE, A as is": tol(abs=2e-10),
+        "median ARE, free fit": tol(abs=0.2),
+    },
 )
 
 # %% [markdown]
@@ -760,6 +776,10 @@ ledger.check(
         "median ARE, one seed ≤ 256": np.median(one_big),
     },
     criterion=at_most("median ARE, two seeds ≤ 128", "median ARE, one seed ≤ 256"),
+    tolerance={
+        "median ARE, two seeds ≤ 128": tol(abs=7e-10),
+        "median ARE, one seed ≤ 256": tol(abs=4e-10),
+    },
 )
 
 # %% [markdown]
