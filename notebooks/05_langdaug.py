@@ -634,6 +634,7 @@ ledger.check(
     },
     gate=domain_gap,
     criterion=paired_gain("LangDAug − ERM, per seed", 0.02),
+    tolerance={"LangDAug − ERM, per seed": tol(abs=0.02), "ERM gap (in-domain − held-out)": tol(abs=0.006), "ERM Dice": tol(abs=0.02), "LangDAug Dice": tol(abs=0.005)},
 )
 # %% [markdown]
 # The printed lines read the figure. The cost of the shift to M for ERM (its in-domain Dice minus
@@ -672,6 +673,7 @@ ledger.check(
     },
     gate=domain_gap,
     criterion=paired_gain("DR + LangDAug − DR, per seed", 0.005),
+    tolerance={"DR + LangDAug − DR, per seed": tol(abs=0.2), "ERM gap (in-domain − held-out)": tol(abs=0.006), "DR Dice": tol(abs=0.06), "DR + LangDAug Dice": tol(abs=0.2)},
 )
 # %% [markdown]
 # Read the line above with the figure of claim 3: where DR + LangDAug also trails DR on the

@@ -500,6 +500,7 @@ ledger.check(
     },
     gate=at_least("B+PE: R² trained − untrained", 0.05),
     criterion=at_least("R² gain (B+PE − B)", 0.2, strict=True),
+    tolerance={"R² gain (B+PE − B)": tol(abs=0.0002), "R² B": tol(abs=0.0002), "R² B+PE": tol(abs=6e-05), "B+PE: R² trained − untrained": tol(abs=6e-05)},
 )
 
 # %% [markdown]
@@ -614,6 +615,7 @@ ledger.check(
         at_least("masked R² (B+PE+PM)", 0.5, strict=True),
         at_least("gain over B+PE", 0.1),
     ),
+    tolerance={"masked R² (B+PE+PM)": tol(abs=9e-06), "gain over B+PE": tol(abs=4e-05), "B+PE+PM: R² trained − untrained": tol(abs=0.0002)},
 )
 
 # %% [markdown]
