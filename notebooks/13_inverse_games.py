@@ -574,8 +574,8 @@ ledger.check(
 ledger.sanity(
     "2s",
     "the confidence set's diameter shrinks like N^(-1/2)",
-    why="its radius is the delta-method quantile, which scales like N^(-1/2) by "
-    "construction",
+    why="its radius is the delta-method quantile, built to scale like N^(-1/2) (up to "
+    "the plug-in's noise at the smallest N)",
     measured={"diameter slope": slopes_diam},
     criterion=within("diameter slope", -0.6, -0.4),
 )

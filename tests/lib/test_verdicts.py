@@ -264,3 +264,27 @@ def test_a_stability_record_goes_stale_claim_by_claim():
     cells = stability_cells(now, rec)
     assert cells == {"3": "stale record", "4": "unstable: ✓ 1/2, ✗ 1/2 (value -1 to 1)"}
     assert unstable_sentence(now, rec).startswith("Unstable across seeds 0–1: claim 4")
+
+
+def test_a_better_claim_is_a_paired_gain_or_says_why_not():
+    with pytest.raises(ValueError, match="judge it with paired_gain over seeds"):
+        led().check(
+            "1", "A beats B", paper="p", source="paper", measured={"x": 1.0},
+            criterion=at_least("x", 0.0),
+        )  # fmt: skip
+    lg = led()
+    lg.check(
+        "1", "A beats B", paper="p", source="paper", measured={"x": 1.0},
+        criterion=at_least("x", 0.0), unpaired_because="one real data stream",
+    )  # fmt: skip
+    lg.check(
+        "2", "A improves on B", paper="p", source="paper",
+        measured={"x": 1.0, "gain": [0.1, 0.2, 0.3]},
+        criterion=all_of(at_least("x", 0.0), paired_gain("gain")),
+    )  # fmt: skip
+    assert lg.claims[0].unpaired_because == "one real data stream"
+    lg.sanity("3", "the better bound holds", measured={"x": 1.0},
+              criterion=at_least("x", 0.0), why="by construction")  # fmt: skip
+    with pytest.raises(ValueError, match="say why not"):
+        led().ours("4", "ours helps", measured={"x": 1.0},
+                   criterion=at_least("x", 0.0), why="w")  # fmt: skip

@@ -41,6 +41,9 @@ MARKS = {
     "quoted": "❝",
 }
 """Plain symbols (in DejaVu Sans), not emoji: they render in every browser and terminal."""
+COMPARATIVE = re.compile(r"\b(beats?|better|improves?|outperforms?|helps)\b", re.IGNORECASE)
+"""A statement that says one thing is better than another: its criterion is a paired gain over
+seeds (`paired_gain`), or the claim says why not (`unpaired_because=`)."""
 JUDGED = ("reproduced", "not reproduced", "within noise")
 """Verdicts a criterion gave: `within noise` is neither ✓ nor ✗ (a paired gain whose interval
 straddles its bar), counted apart from both."""
@@ -255,6 +258,7 @@ class Claim:
     tolerance: dict = field(default_factory=dict)  # value name -> Tolerance.to_dict()
     role: str = "paper"  # one of ROLES
     gate: dict = field(default_factory=dict)  # criterion, passed, margin, binding
+    unpaired_because: str = ""  # why a "better" claim is not a paired gain over seeds
 
     @property
     def criterion_text(self) -> str:
@@ -331,6 +335,13 @@ class Claim:
         if d.get("role", "paper") not in ROLES:
             raise ValueError(f"claim {d.get('id')!r}: unknown role {d.get('role')!r}")
         return cls(**d)
+
+
+def _uses(criterion: Criterion, kind: str) -> bool:
+    """Whether `criterion`, or a part of it, is of `kind`."""
+    if criterion.kind == kind:
+        return True
+    return any(_uses(p, kind) for p in getattr(criterion, "parts", []))
 
 
 def _cell(text: Any) -> str:
@@ -425,6 +436,7 @@ class Ledger:
         evidence: str = "simulation",
         regime: str = "",
         tolerance=None,
+        unpaired_because: str = "",
     ) -> Outcome:
         """Record a claim of the paper: `criterion` (fixed before the run) decides from `measured`.
 
@@ -437,8 +449,9 @@ class Ledger:
         values the table shows when not all of them fit (the JSON keeps all). `tolerance` says
         how far values that training or a fit moves may differ from the reference on another
         machine: `tol(abs=...)` for all, or {value name: tol(...)}; the rest are exact to about
-        1e-9 relative (see `repbook.core.tolerance`). Returns the outcome (of the gate, when it
-        is unmet).
+        1e-9 relative (see `repbook.core.tolerance`). A statement that says something is better
+        (beats, improves, outperforms, helps) is judged with `paired_gain` over seeds, or says
+        why not in `unpaired_because`. Returns the outcome (of the gate, when it is unmet).
 
         A check of our own (an extension, a diagnostic, a check of our benchmark) is not the
         paper's claim: record it with `ours`; one that holds by construction with `sanity`.
@@ -453,7 +466,7 @@ class Ledger:
             "paper", claim_id, statement, paper=paper, source=source,
             measured=measured, criterion=criterion, gate=gate, note=note,
             load_dependent=load_dependent, show=show, evidence=evidence,
-            regime=regime, tolerance=tolerance,
+            regime=regime, tolerance=tolerance, unpaired_because=unpaired_because,
         )  # fmt: skip
 
     def ours(
@@ -471,6 +484,7 @@ class Ledger:
         regime: str = "",
         tolerance=None,
         load_dependent: bool = False,
+        unpaired_because: str = "",
     ) -> Outcome:
         """A check of our own, judged by its criterion but not a claim of the paper: shown under
         its own heading and never counted in the paper's tally. `why` says what it adds (an
@@ -483,7 +497,7 @@ class Ledger:
             "ours", claim_id, statement, paper=why, source="ours",
             measured=measured, criterion=criterion, gate=gate, note=note,
             load_dependent=load_dependent, show=show, evidence=evidence,
-            regime=regime, tolerance=tolerance,
+            regime=regime, tolerance=tolerance, unpaired_because=unpaired_because,
         )  # fmt: skip
 
     def sanity(
@@ -530,8 +544,22 @@ class Ledger:
         evidence: str,
         regime: str,
         tolerance,
+        unpaired_because: str = "",
     ) -> Outcome:
         claim_id = self._common(claim_id, statement, paper, source, note)
+        if not isinstance(unpaired_because, str):
+            raise TypeError(f"claim {claim_id!r}: unpaired_because must be text")
+        if (
+            role != "sanity"
+            and COMPARATIVE.search(statement)
+            and not _uses(criterion, "paired gain")
+            and not unpaired_because.strip()
+        ):
+            raise ValueError(
+                f"claim {claim_id!r} says something is better ({statement!r}): judge it "
+                "with paired_gain over seeds, beyond their noise, or say why not "
+                "(unpaired_because=...)"
+            )
         if not isinstance(criterion, Criterion):
             raise TypeError(
                 f"claim {claim_id!r}: criterion must be a typed criterion "
@@ -608,6 +636,7 @@ class Ledger:
             tolerance=tolerances,
             role=role,
             gate=gate_record,
+            unpaired_because=unpaired_because.strip(),
         )
         self.claims.append(claim)
         self._print(claim)

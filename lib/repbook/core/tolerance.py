@@ -193,6 +193,7 @@ DEFINITION = (
     "load_dependent",
     "evidence",
     "regime",
+    "unpaired_because",
 )
 
 
