@@ -1007,9 +1007,10 @@ print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.d
 # - **Query model.** Chosen by us (above); the paper's may count marginal gains as two
 #   queries or allow caching, which changes constants, not orders.
 # - **Criteria** are the issue's, fixed before the run; none was changed after its
-#   result.
-# - **Stability** across seeds is not recorded yet (the book's stability run has not
-#   landed).
+#   result (S1 and S2 changed role, not test: see above).
+# - **Stability** across seeds: the *seeds* column of the verdict table, from
+#   `data/stability/02_kofn_queries.json` (a claim changed since reads "stale record"); the
+#   claims whose verdict flips between seeds are named under the table.
 #
 # ## Run it at full scale
 #

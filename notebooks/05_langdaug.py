@@ -35,9 +35,10 @@
 # 2. **The augmented images keep valid labels:** a UNet trained on the sources alone segments
 #    them, against the source masks, with Dice ≥ 0.9.
 # 3. **Better segmentation of an unseen domain:** LangDAug beats plain training on the sources
-#    (ERM) by more than 0.02 Dice, paired by training seed and beyond the seeds' noise; judged
-#    only where the unseen domain costs ERM at least that much (a gate). (3b, 3c, full scale
-#    only: the same on leave-one-domain-out splits and on a domain outside the sources' hull.)
+#    (ERM) by more than 0.02 Dice (the brief's bar; the abstract gives none), paired by
+#    training seed and beyond the seeds' noise; judged only where the unseen domain costs ERM
+#    at least twice that (a gate). (3b, 3c, full scale only: the same, paired by seed, on the
+#    paper's leave-one-domain-out splits and on a domain outside the sources' hull.)
 # 4. **It complements domain randomisation (DR):** DR + LangDAug beats DR alone, paired by
 #    seed and beyond the noise, under the same gate.
 # 5. **It regularises:** the input-gradient norm of the loss on unseen-domain images is lower
@@ -570,9 +571,11 @@ ledger.check(
 #
 # ## Claim 3 · Better segmentation of the unseen domain
 #
-# **Gate.** The held-out domain costs ERM at least 0.02 Dice (its in-domain Dice minus its Dice
-# on M): a gain of 0.02 on an unseen domain can only show where there is a domain gap of that
-# size to close. Unmet, the claim is not checked at this scale. **Criterion.** On M, the gain
+# **Gate.** The held-out domain costs ERM at least 0.04 Dice (its in-domain Dice minus its Dice
+# on M): a gain of 0.02 on an unseen domain can only show where there is a domain gap to close,
+# and a gap of twice the gain leaves room for it without asking LangDAug to close all of it.
+# Unmet, the claim is not checked at this scale. The bar 0.02 is the research brief's (the
+# abstract says "beats" without a number). **Criterion.** On M, the gain
 # LangDAug − ERM in Dice, paired by training seed (both start from the same weights): its mean
 # minus two standard errors > 0.02. It fails if the mean plus two standard errors is ≤ 0.02 (the
 # augmentations add nothing the sources did not already teach, or they mislead the UNet); in
@@ -619,7 +622,7 @@ ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
 plt.show()
 
 # %%
-domain_gap = at_least("ERM gap (in-domain − held-out)", 0.02)  # the gate of 3 and 4
+domain_gap = at_least("ERM gap (in-domain − held-out)", 0.04)  # the gate of 3 and 4
 erm_gap = {"ERM gap (in-domain − held-out)": erm_in - wide["ERM"].mean()}
 ledger.check(
     "3",
@@ -634,7 +637,12 @@ ledger.check(
     },
     gate=domain_gap,
     criterion=paired_gain("LangDAug − ERM, per seed", 0.02),
-    tolerance={"LangDAug − ERM, per seed": tol(abs=0.02), "ERM gap (in-domain − held-out)": tol(abs=0.006), "ERM Dice": tol(abs=0.02), "LangDAug Dice": tol(abs=0.005)},
+    tolerance={
+        "LangDAug − ERM, per seed": tol(abs=0.02),
+        "ERM gap (in-domain − held-out)": tol(abs=0.006),
+        "ERM Dice": tol(abs=0.02),
+        "LangDAug Dice": tol(abs=0.005),
+    },
 )
 # %% [markdown]
 # The printed lines read the figure. The cost of the shift to M for ERM (its in-domain Dice minus
@@ -643,7 +651,8 @@ ledger.check(
 # add in-domain accuracy. This synthetic shift, between the sources by construction, is easier
 # than the paper's: a held-out domain that costs ERM Dice (domain X outside the hull, or the
 # leave-one-domain-out splits of the full scale) is what would test the claim. Where the
-# held-out domain costs ERM nothing, a gain of 0.02 has no gap to close, and the gate says so.
+# held-out domain costs ERM (almost) nothing, a gain of 0.02 has no gap to close, and the gate
+# says so.
 #
 # ## Claim 4 · LangDAug complements domain randomisation
 #
@@ -660,6 +669,10 @@ print(
     f"DR + LangDAug {in_domain['DR + LangDAug']:.3f}; spread of DR + LangDAug on M "
     f"over seeds: sd {wide['DR + LangDAug'].std(ddof=1):.3f}"
 )
+print(
+    f"DR on M {wide['DR'].mean():.3f}: the shift to M costs DR "
+    f"{in_domain['DR'] - wide['DR'].mean():+.4f} Dice (in-domain minus held-out)"
+)
 ledger.check(
     "4",
     "DR + LangDAug beats DR",
@@ -673,7 +686,12 @@ ledger.check(
     },
     gate=domain_gap,
     criterion=paired_gain("DR + LangDAug − DR, per seed", 0.005),
-    tolerance={"DR + LangDAug − DR, per seed": tol(abs=0.2), "ERM gap (in-domain − held-out)": tol(abs=0.006), "DR Dice": tol(abs=0.06), "DR + LangDAug Dice": tol(abs=0.2)},
+    tolerance={
+        "DR + LangDAug − DR, per seed": tol(abs=0.2),
+        "ERM gap (in-domain − held-out)": tol(abs=0.006),
+        "DR Dice": tol(abs=0.06),
+        "DR + LangDAug Dice": tol(abs=0.2),
+    },
 )
 # %% [markdown]
 # Read the line above with the figure of claim 3: where DR + LangDAug also trails DR on the
@@ -765,8 +783,9 @@ ledger.quote(
 # for each of the four domains A–D held out in turn (leave-one-domain-out, as the paper's
 # benchmarks do), and for a domain X *outside* the sources' hull, where interpolating between the
 # sources should help least. It also sweeps the chain length $K$. The criterion of 3b and 3c is
-# claim 3's: LangDAug beats ERM by more than 0.02 mean Dice (3b: averaged over the four held-out
-# domains; 3c: on X).
+# claim 3's: the gain LangDAug − ERM in Dice, paired by seed, with mean − 2 SE > 0.02 (3b: each
+# seed's gain averaged over the four held-out domains; 3c: on X). These are the paper's own
+# splits, so they carry no gate.
 
 
 # %% tags=["hide-input"]
@@ -850,18 +869,22 @@ else:
     )
 
 # %%
-crit_3b = at_least("LangDAug − ERM (mean over A–D)", 0.02, strict=True)
-crit_3c = at_least("LangDAug − ERM on X", 0.02, strict=True)
+# The paper's own splits: each pair of runs shares its seed, so the gains are paired by seed.
+crit_3b = paired_gain("LangDAug − ERM, per seed (mean over A–D)", 0.02)
+crit_3c = paired_gain("LangDAug − ERM on X, per seed", 0.02)
 if run["full_splits"]:
     gains = {d: np.mean(lodo[d]["LangDAug"]) - np.mean(lodo[d]["ERM"]) for d in "ABCD"}
+    per_seed = np.mean(
+        [np.subtract(lodo[d]["LangDAug"], lodo[d]["ERM"]) for d in "ABCD"], axis=0
+    )
     ledger.check(
         "3b",
         "LangDAug beats ERM, leave-one-domain-out",
         paper="better avg over held-out domains",
         source="paper",
         measured={
+            "LangDAug − ERM, per seed (mean over A–D)": list(per_seed),
             "gain per held-out domain": gains,
-            "LangDAug − ERM (mean over A–D)": np.mean(list(gains.values())),
         },
         criterion=crit_3b,
     )
@@ -871,8 +894,9 @@ if run["full_splits"]:
         paper="better on unseen domains",
         source="paper",
         measured={
-            "LangDAug − ERM on X": np.mean(lodo["X"]["LangDAug"])
-            - np.mean(lodo["X"]["ERM"])
+            "LangDAug − ERM on X, per seed": list(
+                np.subtract(lodo["X"]["LangDAug"], lodo["X"]["ERM"])
+            )
         },
         criterion=crit_3c,
     )
@@ -934,13 +958,9 @@ ledger.show()
 print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.device}")
 
 # %% [markdown]
-# **Stability.** The chapter's stability run (seeds 0–4 at quick scale,
-# `data/stability/05_langdaug.json`, the *seeds* column above) found no unstable verdict: every
-# claim kept its verdict on all five seeds. Two are close calls by nature: LangDAug's gain over
-# ERM on M (claim 3) was positive on every seed but below 0.02 on every seed (+0.0011 to
-# +0.0166), and the label check (claim 2) failed on every seed, on one by a hair (margins
-# −0.0008 to −0.023). Each seed redraws the data, the EBMs and the UNets' initialisations. Each
-# seed's run took 108–136 s on this 2-core machine, inside the 150 s of a training-heavy chapter.
+# **Stability.** The stability run (seeds 0–4 at quick scale, `data/stability/05_langdaug.json`)
+# gives the *seeds* column above; a claim changed since the record was made reads "stale record",
+# and the claims whose verdict flips between seeds are named under the table with their range.
 #
 # ## Deviations from the paper
 #
@@ -948,9 +968,24 @@ print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.d
 #   judged only where its mechanism can show, and that "beats" is a gain beyond the noise of
 #   paired per-seed differences). Claim 3 was "mean LangDAug Dice − mean ERM Dice > 0.02" on M,
 #   not reproduced while M cost ERM no Dice at all (at commit 238c14c 0.956 in domain and 0.956
-#   held out); it is now gated on that cost (ERM gap ≥ 0.02, the claim's own bar) and judged on
-#   the paired gain with mean − 2 SE > 0.02. Claim 4 was "mean paired gain > 0.005"; it is now
-#   the paired gain with mean − 2 SE > 0.005, under the same gate.
+#   held out); it is now gated on that cost (ERM gap ≥ 0.04, twice the bar; a first version of
+#   the gate used 0.02, the bar itself, which a verdict audit pointed out would ask LangDAug to
+#   close the whole gap) and judged on the paired gain with mean − 2 SE > 0.02. Claim 4 was
+#   "mean paired gain > 0.005"; it is now the paired gain with mean − 2 SE > 0.005, under the
+#   same gate. 3b and 3c (full scale) were bare differences of means > 0.02; they are now the
+#   paired gain of the same seeds, without a gate (the paper's own splits).
+# - **The gate of claim 4 reads ERM's gap, not DR's** (a verdict audit's finding). DR's own gap
+#   (its in-domain Dice against its Dice on M, both printed under claim 4) is as small here, and
+#   DR + LangDAug trails DR on the sources' own images too, under-fitted at an equal step budget:
+#   with either gate the claim is not checked at this scale. Without a gate, the paired gains of
+#   the seeds (the *DR + LangDAug − DR, per seed* row) would read as a negative; we do not count
+#   them against the paper in a regime where neither DR nor ERM loses anything to the shift. A
+#   gate on DR's gap and on DR + LangDAug reaching DR's in-domain Dice is the stricter regime
+#   test, and a quick-scale split that opens a gap (C, the extreme style, held out) is the
+#   affordable regime to look for; both are left to the chapter's group issue (01–07). The
+#   same audit noted that claim 2's bound (Dice ≥ 0.9 on the augmentations) is the research
+#   brief's proposal, not the paper's number, and that it mixes the labels' validity with
+#   ERM's reach to new styles.
 # - **Data.** Synthetic 32×32 fundus-like images in four styles stand in for the Fundus and
 #   Prostate benchmarks; the held-out domain M is the average of the sources' styles, inside
 #   their hull by construction, the setting most favourable to the method. No number of the

@@ -433,7 +433,14 @@ ledger.check(
     },
     gate=shortcut,
     criterion=paired_gain("ERM − CGR OOD MAE, per seed"),
-    tolerance={"ERM − CGR OOD MAE, per seed": tol(abs=0.2), "CGR OOD MAE": tol(abs=0.03), "ERM OOD MAE": tol(abs=0.04), "ERM IID MAE": tol(abs=0.03), "a_o cycle": tol(abs=0.02), "a_o base": tol(abs=0.006)},
+    tolerance={
+        "ERM − CGR OOD MAE, per seed": tol(abs=0.2),
+        "CGR OOD MAE": tol(abs=0.03),
+        "ERM OOD MAE": tol(abs=0.04),
+        "ERM IID MAE": tol(abs=0.03),
+        "a_o cycle": tol(abs=0.02),
+        "a_o base": tol(abs=0.006),
+    },
 )
 
 # %% tags=["hide-input"]
@@ -623,7 +630,13 @@ ledger.check(
     },
     gate=shortcut,
     criterion=paired_gain("variance penalty − GIB OOD MAE, per seed"),
-    tolerance={"variance penalty − GIB OOD MAE, per seed": tol(abs=0.4), "GIB OOD MAE": tol(abs=0.03), "variance-penalty OOD MAE": tol(abs=0.1), "ERM OOD MAE": tol(abs=0.04), "ERM IID MAE": tol(abs=0.03)},
+    tolerance={
+        "variance penalty − GIB OOD MAE, per seed": tol(abs=0.4),
+        "GIB OOD MAE": tol(abs=0.03),
+        "variance-penalty OOD MAE": tol(abs=0.1),
+        "ERM OOD MAE": tol(abs=0.04),
+        "ERM IID MAE": tol(abs=0.03),
+    },
 )
 ledger.check(
     "4b",
@@ -640,7 +653,13 @@ ledger.check(
     },
     gate=shortcut,
     criterion=paired_gain("without L_mix − CGR OOD MAE, per seed"),
-    tolerance={"without L_mix − CGR OOD MAE, per seed": tol(abs=0.3), "without L_mix OOD MAE": tol(abs=0.2), "CGR OOD MAE": tol(abs=0.03), "ERM OOD MAE": tol(abs=0.04), "ERM IID MAE": tol(abs=0.03)},
+    tolerance={
+        "without L_mix − CGR OOD MAE, per seed": tol(abs=0.3),
+        "without L_mix OOD MAE": tol(abs=0.2),
+        "CGR OOD MAE": tol(abs=0.03),
+        "ERM OOD MAE": tol(abs=0.04),
+        "ERM IID MAE": tol(abs=0.03),
+    },
 )
 
 # %% [markdown]
@@ -772,6 +791,16 @@ print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.d
 # %% [markdown]
 # ## Deviations from the paper
 #
+# - **What a verdict audit of issue 38 found, left for the chapter's group issue (14–16).**
+#   The causal mask never separates here (attention on cycle nodes about equal to that on
+#   base nodes, printed under claim 2), so the split into causal and confounder parts is
+#   close to fixed fractions of one embedding: a second gate on that separation (e.g.
+#   a_o cycle − a_o base ≥ 0.05) would make claims 2 and 4b "not checked" rather than
+#   "within noise"; we kept them as outcome claims, which the paper states, with the mask
+#   shown. Claim 4a's bar is the released code's variance penalty, while the paper field
+#   reads "ignoring it" (the module's `confounder="none"`); claim 3's +0.05 allowance is
+#   the research brief's (the paper says CGR's ID MAE is lower). The stability record
+#   predates the gate, so claims 2, 4a and 4b read "stale record".
 # - **Criteria changed after their results were known** (the book-wide rule that a
 #   "better" claim is a gain beyond the noise of paired per-seed differences, and that a
 #   check of our benchmark is a gate, not a claim). Old → new:

@@ -843,7 +843,10 @@ if run["transformers"]:
             "median ARE, all checkpoints": w["all checkpoints"].median(),
             "sign test p": p,
         },
+        gate=at_least("median ARE, all checkpoints", 0.15),
         criterion=CRIT_3T,
+        unpaired_because="paired over the (size, seed) fits and decided by a one-sided "
+        "sign test",
     )
 else:
     ledger.not_checked(
@@ -877,7 +880,18 @@ print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.d
 #   where its mechanism can show). Claim 3 was judged on family A, whose early checkpoints lie on
 #   the law by construction (not reproduced, with a median ARE of about 2 % using every
 #   checkpoint); it is now gated on the paper's own regime, a median ARE of at least 15 % with
-#   every checkpoint. The criterion is unchanged.
+#   every checkpoint. The criterion is unchanged. Claim 3T (full scale) carries the same gate.
+# - **What a verdict audit found in the gate and the sign tests, left for the chapter's group
+#   issue (17–19).** The 15 % is the secondary summary's example magnitude, not a threshold the
+#   paper states: a family with a real early transient and a smaller ARE would be gated out; a
+#   gate on the mechanism itself (how far the first 10 % of checkpoints lie off a law fitted on
+#   the later ones) would be sharper, and a quick family with an LM-like warm-up not aligned with
+#   the 10 % cut would test the claim at quick scale. The sign tests of claims 2, 3 and 5 count
+#   the (size, seed) fits as independent, but the sizes of one seed share its runs (nested
+#   subsets), so their p-values overstate the evidence; a test over seeds (the per-seed mean of
+#   log ARE ratios) is the honest one. Claim 6's ≤ between medians is decided without the noise
+#   of the seeds, and claim 1's ✗ rests on two sizes whose ARE differ by less than the target's
+#   own seed spread. None of these changed a criterion here.
 # - **Data.** The paper's 485-model collection (`IBM/ColPret`) cannot be fetched here; we generate
 #   families whose losses are exact. Their seed variation comes only from SGD noise, so it is smaller
 #   than between real LM runs; claims 4 and 6 depend on that.

@@ -44,15 +44,16 @@
 #    linear probe on such patches recovers their position with $R^2 > 0.5$, at least 0.1
 #    above the same probe on the model trained without position masking.
 # 3. The features are better for detection: a detection-lite AP@0.5 on frozen features is
-#    higher with both components than with the baseline (mean over at least two
-#    pre-training seeds).
+#    higher with both components than with the baseline (paired by pre-training seed,
+#    beyond the seeds' noise, over at least three seeds).
 # 4. The paper's COCO results (quoted, not reproducible on a CPU).
 # ```
 #
 # Claims 1 and 2 are about what pre-training teaches, so they are judged only where it
 # taught something (a gate): the pre-trained model's position probe beats the same probe
-# on its untrained weights by at least 0.05 in $R^2$. Unmet, they are not checked at this
-# scale.
+# on its untrained weights by at least 0.05 in $R^2$ (for claim 2: that, or its masked
+# probe already passes, so that the gate can never hide a pass). Unmet, they are not
+# checked at this scale.
 #
 # **Sources.** The paper's full text was not available offline. The abstract and the PMLR
 # page confirm the two components; the details — the field's default resolution
@@ -82,7 +83,9 @@ from repbook.core import (
     register_colors,
     reference_line,
     all_of,
+    any_of,
     at_least,
+    paired_gain,
     tol,
 )
 from repbook.papers import vit_positional_ssl as V
@@ -500,7 +503,12 @@ ledger.check(
     },
     gate=at_least("B+PE: R² trained − untrained", 0.05),
     criterion=at_least("R² gain (B+PE − B)", 0.2, strict=True),
-    tolerance={"R² gain (B+PE − B)": tol(abs=0.0002), "R² B": tol(abs=0.0002), "R² B+PE": tol(abs=6e-05), "B+PE: R² trained − untrained": tol(abs=6e-05)},
+    tolerance={
+        "R² gain (B+PE − B)": tol(abs=0.0002),
+        "R² B": tol(abs=0.0002),
+        "R² B+PE": tol(abs=6e-05),
+        "B+PE: R² trained − untrained": tol(abs=6e-05),
+    },
 )
 
 # %% [markdown]
@@ -610,12 +618,19 @@ ledger.check(
         "gain over B+PE": gain2,
         **trained("B+PE+PM"),
     },
-    gate=at_least("B+PE+PM: R² trained − untrained", 0.05),
+    gate=any_of(  # the model learned position at all, or the claim's own test passes
+        at_least("B+PE+PM: R² trained − untrained", 0.05),
+        at_least("masked R² (B+PE+PM)", 0.5, strict=True),
+    ),
     criterion=all_of(
         at_least("masked R² (B+PE+PM)", 0.5, strict=True),
         at_least("gain over B+PE", 0.1),
     ),
-    tolerance={"masked R² (B+PE+PM)": tol(abs=9e-06), "gain over B+PE": tol(abs=4e-05), "B+PE+PM: R² trained − untrained": tol(abs=0.0002)},
+    tolerance={
+        "masked R² (B+PE+PM)": tol(abs=9e-06),
+        "gain over B+PE": tol(abs=4e-05),
+        "B+PE+PM: R² trained − untrained": tol(abs=0.0002),
+    },
 )
 
 # %% [markdown]
@@ -632,10 +647,11 @@ ledger.check(
 # the centre score and labels them with the best shape class; AP@0.5 is averaged over the
 # four classes. Heads are fitted on `n_det` images and scored on `n_det` others.
 #
-# **Criterion (fixed before the run).** The mean over pre-training seeds of
-# AP@0.5(B+PE+PM) − AP@0.5(B) is positive; a tie is not a reproduction. It needs at least
-# two seeds, so at quick scale (one seed) the claim is `not checked at this scale` and the
-# single-seed numbers are shown only.
+# **Criterion (fixed before the run).** The gain AP@0.5(B+PE+PM) − AP@0.5(B), paired by
+# pre-training seed (both variants see the same images and seeds): its mean minus two
+# standard errors > 0. It fails if the mean plus two standard errors is ≤ 0; in between it
+# is within the noise. It needs at least three seeds, so at quick scale (one seed) the claim
+# is `not checked at this scale` and the single-seed numbers are shown only.
 
 # %% tags=["hide-input"]
 fig, axes = plt.subplots(2, 5, figsize=(12, 5.2))
@@ -683,20 +699,25 @@ print(
     + "; ".join(f"{v} " + ", ".join(f"{a:.3f}" for a in ap[v]) for v in V.VARIANTS)
     + f"\nmean gain of B+PE+PM over B: {gain3:+.3f}"
 )
-crit3 = at_least("mean AP gain (B+PE+PM − B)", 0, strict=True, scale=0.01)
+crit3 = paired_gain("AP gain (B+PE+PM − B), per seed", 0)
 measured3 = {
     "mean AP gain (B+PE+PM − B)": gain3,
     "AP B": float(np.mean(ap["B"])),
     "AP B+PE+PM": float(np.mean(ap["B+PE+PM"])),
 }
-if run["train_seeds"] >= 2:
+if run["train_seeds"] >= 3:
     ledger.check(
         3,
         "detection-lite AP on frozen features improves",
         paper="COCO AP^box gains over DINOv2† (ViT-S)",
         source="secondary summary",
         evidence="simulation",
-        measured=measured3,
+        measured={
+            "AP gain (B+PE+PM − B), per seed": list(
+                np.subtract(ap["B+PE+PM"], ap["B"])
+            ),
+            **measured3,
+        },
         criterion=crit3,
         tolerance=tol(abs=0.0002),
     )
@@ -708,7 +729,7 @@ else:
         source="secondary summary",
         criterion=crit3,
         measured=measured3,
-        note="needs ≥ 2 pre-training seeds per variant; run the full scale "
+        note="needs ≥ 3 pre-training seeds per variant; run the full scale "
         "(3 seeds, GPU)",
         tolerance=tol(abs=0.0002),
     )
@@ -781,11 +802,10 @@ else:
 # %% [markdown]
 # ## Verdicts
 #
-# **Stability** (`repbook stability 19 --seeds 5`, seeds 0–4, column "seeds"): the
-# verdict of **claim 1 is unstable**. Its gain stays below the 0.2 bar on most seeds and
-# crosses it on one, by a hair, so the quick scale cannot settle claim 1 either way. Claim 2
-# is not reproduced on every seed, and claim 3 is not checked on any (one pre-training seed
-# per run).
+# **Stability.** The stability run (`repbook stability 19 --seeds 5`, seeds 0–4 at quick
+# scale) gives the *seeds* column; a claim changed since the record was made reads "stale
+# record", and the claims whose verdict flips between seeds are named under the table with
+# their range.
 
 # %% tags=["nbval-check-output"]
 ledger.show()
@@ -807,6 +827,16 @@ print(
 #   R² 0.395 against 0.396 for B+PE): not reproduced, about a model that had not learned. Both
 #   are now gated on the trained-minus-untrained position $R^2$ of the variant they read
 #   (≥ 0.05, a quarter of claim 1's own bar of 0.2); their criteria are unchanged.
+# - **After a verdict audit of those gates.** Claim 2's gate read the *unmasked* probe, which
+#   a model could leave flat while its masked probe passed: a gate that could hide a pass. It
+#   is now "trained − untrained ≥ 0.05, or masked $R^2$ > 0.5" (the verdict at quick scale is
+#   the same: neither holds). Claim 3 (full scale) was "mean AP gain over seeds > 0", a bare
+#   mean; it is now the gain paired by pre-training seed, mean − 2 SE > 0, which needs three
+#   seeds (the full scale has three). Two findings are left for the chapter's group issue
+#   (17–19): the untrained weights of the gate are a fresh initialisation, not the student's
+#   own step-0 weights, so the gate's 0.05 includes the difference between two random fields;
+#   and a higher learning rate for the field may be the affordable regime in which the
+#   position field becomes smooth at quick scale.
 # - **Data and scale.** Generated 48×48 shape scenes instead of ImageNet-1K and COCO; a ViT
 #   of width 96 and depth 4 with 6×6 patches instead of ViT-S/16 and ViT-B/16; 250
 #   pre-training steps of 16 images per variant at quick scale instead of 100 ImageNet

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from repbook.core.criteria import (
     CriterionError,
     all_of,
+    any_of,
     at_least,
     at_most,
     custom,
@@ -178,6 +179,33 @@ def test_all_of_reports_the_part_failing_by_most():
     c = all_of(at_least("a", 1), at_least("b", 1))
     out = c.evaluate({"a": 0.9, "b": 0.5})
     assert not out.passed and out.binding == "b"
+
+
+# --- any-of ------------------------------------------------------------------------------------
+def test_any_of_holds_when_one_part_holds_and_reports_the_best():
+    c = any_of(at_least("trained", 0.05), at_least("masked", 0.5, strict=True))
+    assert c.text() == "(trained ≥ 0.05) or (masked > 0.5)"
+    assert c.names() == ["trained", "masked"]
+    out = c.evaluate(
+        {"trained": 0.0, "masked": 0.7}
+    )  # a gate that must not hide a pass
+    assert out.passed and out.binding == "masked" and out.margin == pytest.approx(0.2)
+    out = c.evaluate({"trained": 0.01, "masked": 0.1})
+    assert (
+        not out.passed and out.binding == "trained"
+    )  # closest to holding (normalised)
+    assert out.margin == pytest.approx(-0.04)
+
+
+def test_any_of_needs_two_criteria_and_nan_never_holds():
+    with pytest.raises(CriterionError, match="two or more"):
+        any_of(at_least("a", 1))
+    with pytest.raises(CriterionError):
+        any_of(at_least("a", 1), "b > 1")
+    out = any_of(at_least("a", 1), at_least("b", 1)).evaluate(
+        {"a": math.nan, "b": math.nan}
+    )
+    assert not out.passed
 
 
 # --- NaN, missing and malformed values ---------------------------------------------------------

@@ -24,6 +24,7 @@ _EXPORTS = {
     "same_sign": "criteria",
     "monotone": "criteria",
     "all_of": "criteria",
+    "any_of": "criteria",
     "each_of": "criteria",
     "custom": "criteria",
     "paired_gain": "criteria",

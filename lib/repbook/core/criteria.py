@@ -534,6 +534,50 @@ class AllOf(Criterion):
         return _worst([p.evaluate(values) for p in self.parts])
 
 
+class AnyOf(Criterion):
+    """At least one part holds (a gate that must not hide a pass: "the model learned, or the
+    claim's own test already passes"). The margin is that of the part that holds by most, or,
+    when none holds, of the part closest to holding; a part within the noise makes the whole
+    within the noise unless another part holds."""
+
+    kind = "any of"
+
+    def __init__(self, *parts: Criterion):
+        if len(parts) < 2 or not all(isinstance(p, Criterion) for p in parts):
+            raise CriterionError("any_of takes two or more criteria")
+        self.parts = list(parts)
+
+    def names(self):
+        out = []
+        for p in self.parts:
+            out += [n for n in p.names() if n not in out]
+        return out
+
+    def params(self):
+        return {"parts": [p.to_dict() for p in self.parts]}
+
+    def text(self):
+        return " or ".join(f"({p.text()})" for p in self.parts)
+
+    def evaluate(self, values):
+        outcomes = [p.evaluate(values) for p in self.parts]
+
+        def size(o):
+            return -math.inf if math.isnan(o.normalized) else o.normalized
+
+        for group in (
+            [o for o in outcomes if o.passed],
+            [o for o in outcomes if o.undecided],
+            outcomes,
+        ):
+            if group:
+                pick = max(group, key=size)
+                return Outcome(
+                    pick.passed, pick.margin, pick.normalized, pick.binding,
+                    undecided=pick.undecided,
+                )  # fmt: skip
+
+
 class PairedGain(Criterion):
     """ "A beats B" decided on paired per-seed gains beyond their noise.
 
@@ -705,6 +749,10 @@ def monotone(
 
 def all_of(*parts: Criterion) -> AllOf:
     return AllOf(*parts)
+
+
+def any_of(*parts: Criterion) -> AnyOf:
+    return AnyOf(*parts)
 
 
 def each_of(

@@ -41,7 +41,9 @@ MARKS = {
     "quoted": "❝",
 }
 """Plain symbols (in DejaVu Sans), not emoji: they render in every browser and terminal."""
-COMPARATIVE = re.compile(r"\b(beats?|better|improves?|outperforms?|helps)\b", re.IGNORECASE)
+COMPARATIVE = re.compile(
+    r"\b(beats?|better|improves?|outperforms?|helps)\b", re.IGNORECASE
+)
 """A statement that says one thing is better than another: its criterion is a paired gain over
 seeds (`paired_gain`), or the claim says why not (`unpaired_because=`)."""
 JUDGED = ("reproduced", "not reproduced", "within noise")

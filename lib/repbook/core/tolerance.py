@@ -159,7 +159,7 @@ def _factor(criterion: Mapping) -> float:
     its own sign), 2 for a difference of two elements (order, monotone; a custom test, whose
     margin we cannot see), 1 + factor for a bound that is another value times a factor."""
     kind = criterion.get("kind", "")
-    if kind == "all of":
+    if kind in ("all of", "any of"):
         return max([_factor(p) for p in criterion.get("parts", [])] or [2.0])
     if kind in ("at least", "at most"):
         if isinstance(criterion.get("bound"), str):
