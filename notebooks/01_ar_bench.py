@@ -318,7 +318,8 @@ ledger.not_checked(
 ledger.ours(
     "1b",
     "adaptive queries identify far more secrets than the same number of fixed ones",
-    why="our simulation of why active questioning is the bottleneck, with ideal agents; "
+    why="our simulation of why active questioning is the bottleneck, with ideal "
+    "agents; "
     "the paper's claim 1 is about language models",
     measured={
         "adaptive − fixed share at k=5, per seed": gap5,

@@ -869,7 +869,7 @@ else:
     )
 
 # %%
-# The paper's own splits: each pair of runs shares its seed, so the gains are paired by seed.
+# The paper's own splits; each pair of runs shares its seed: gains paired by seed.
 crit_3b = paired_gain("LangDAug − ERM, per seed (mean over A–D)", 0.02)
 crit_3c = paired_gain("LangDAug − ERM on X, per seed", 0.02)
 if run["full_splits"]:

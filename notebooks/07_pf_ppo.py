@@ -937,7 +937,8 @@ ledger.check(
     measured=m4,
     criterion=at_least(lows4, 0, strict=True, scale=0.01),
     note="toy task; the paper's pass@1 is not re-measured",
-    unpaired_because="paired per prompt: the 95 % bootstrap lower end of each gain must clear 0",
+    unpaired_because="paired per prompt: the 95 % bootstrap lower end of each gain "
+    "must clear 0",
 )
 
 # %% [markdown]

@@ -790,7 +790,8 @@ ax.legend(fontsize=8)
 plt.show()
 
 # %%
-moved = {  # measured in other numerical environments (data/numerics): steps to target move
+# measured in other numerical environments (data/numerics): steps to target move
+moved = {
     "3a": {"cut-init (c = 3)": 40},
     "3b": {"GradScale (p = 1)": 200, "learning rate": 0.06},
 }

@@ -735,7 +735,8 @@ ledger.check(
     criterion=all_of(
         at_least("loss gain over SQT", 0.10), at_most("HAC p", 0.05, strict=True)
     ),
-    unpaired_because="one real data stream, no seeds to pair: a HAC test on the loss differences over time",
+    unpaired_because="one real data stream, no seeds to pair: a HAC test on the loss "
+    "differences over time",
 )
 ledger.check(
     "4c",

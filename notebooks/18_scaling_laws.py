@@ -291,7 +291,8 @@ ledger.check(
         at_most("Spearman ρ(m, median ARE)", -0.8),
     ),
     tolerance=tol(rel=1e-07),
-    unpaired_because="a trend over the fitted sizes (a rank correlation), not one method against another",
+    unpaired_because="a trend over the fitted sizes (a rank correlation), not one "
+    "method against another",
 )
 
 # %% [markdown]
@@ -365,7 +366,8 @@ ledger.check(
         "median ARE, all checkpoints": tol(abs=1e-10),
         "median ARE, final only": tol(abs=2e-09),
     },
-    unpaired_because="paired over the (size, seed) fits and decided by a one-sided sign test",
+    unpaired_because="paired over the (size, seed) fits and decided by a one-sided "
+    "sign test",
 )
 
 # %% [markdown]
@@ -536,7 +538,8 @@ ledger.check(
         "median ARE, first 10 % dropped": tol(abs=0.0002),
         "median ARE, all checkpoints": tol(abs=1e-10),
     },
-    unpaired_because="paired over the (size, seed) fits and decided by a one-sided sign test",
+    unpaired_because="paired over the (size, seed) fits and decided by a one-sided "
+    "sign test",
 )
 
 # %% [markdown]
@@ -698,7 +701,8 @@ ledger.check(
         "median ARE, A as is": tol(abs=2e-10),
         "median ARE, free fit": tol(abs=0.2),
     },
-    unpaired_because="paired over the (size, seed) fits and decided by a one-sided sign test",
+    unpaired_because="paired over the (size, seed) fits and decided by a one-sided "
+    "sign test",
 )
 
 # %% [markdown]
@@ -784,7 +788,8 @@ ledger.check(
         "median ARE, two seeds ≤ 128": tol(abs=7e-10),
         "median ARE, one seed ≤ 256": tol(abs=4e-10),
     },
-    unpaired_because="the paper's 'can': two medians over the same targets at equal compute, not paired by seed",
+    unpaired_because="the paper's 'can': two medians over the same targets at equal "
+    "compute, not paired by seed",
 )
 
 # %% [markdown]

@@ -26,7 +26,10 @@ def _assignments(tree: ast.Module) -> dict[str, list[ast.expr]]:
 
 def _uses_paired_gain(expr: ast.expr, names: dict, seen=()) -> bool:
     for node in ast.walk(expr):
-        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "paired_gain":
+        if (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "id", None) == "paired_gain"
+        ):
             return True
         if isinstance(node, ast.Name) and node.id in names and node.id not in seen:
             if any(
