@@ -112,7 +112,11 @@ class ReferenceClaim(_ReferenceItem):
 
     def runtest(self):
         from repbook.core.tolerance import compare_claims
-        from repbook.runner.references import ReferenceMismatch, claim_report
+        from repbook.runner.references import (
+            ReferenceMismatch,
+            claim_report,
+            comparable,
+        )
 
         now = {c.id: c for c in self.parent.current().claims}
         chapter = self.parent.reference.chapter
@@ -120,7 +124,7 @@ class ReferenceClaim(_ReferenceItem):
             raise ReferenceMismatch(
                 f"{chapter} claim {self.claim.id}: in the reference but not in this run"
             )
-        cmp = compare_claims(self.claim, now[self.claim.id])
+        cmp = compare_claims(comparable(self.claim), comparable(now[self.claim.id]))
         if cmp.near_boundary:
             self.user_properties.append(
                 (

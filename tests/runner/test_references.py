@@ -174,3 +174,31 @@ def test_sanitize_cfg_mirrors_the_ledger(tmp_path):
     cfg.read(repo_root() / "tests" / "sanitize.cfg", encoding="utf-8")
     assert cfg["load-dependent"]["regex"] == LOAD_DEPENDENT.pattern.replace("\n", "\\n")
     assert cfg["load-dependent"]["replace"] == LOAD_MARK
+
+
+def test_an_unmet_gate_note_is_compared_by_its_gate_not_by_its_values():
+    from repbook.core import Ledger, at_least
+    from repbook.core.tolerance import compare_claims, tol
+    from repbook.runner.references import comparable
+
+    def run(gap, note=""):
+        lg = Ledger("99_demo", "quick", seed=0)
+        lg.check(
+            "1", "A beats B", paper="better", source="paper",
+            measured={"gain": 0.1, "gap": gap}, gate=at_least("gap", 0.04),
+            criterion=at_least("gain", 0.0), tolerance=tol(abs=0.01), note=note,
+            unpaired_because="a test",
+        )  # fmt: skip
+        return lg.claims[0]
+
+    ref, moved = run(0.00233), run(0.000342)  # another machine: the gate's value moved
+    assert ref.note != moved.note  # the ledger's note shows the value
+    assert compare_claims(ref, moved).failures  # compared as text, it would fail
+    assert comparable(ref).note == "gate unmet: gap ≥ 0.04"
+    assert not compare_claims(comparable(ref), comparable(moved)).failures
+    far = run(
+        0.5
+    )  # beyond its tolerance: the value is still compared (and the gate flips)
+    assert compare_claims(comparable(ref), comparable(far)).failures
+    mine = comparable(run(0.00233, note="our note"))
+    assert mine.note == "gate unmet: gap ≥ 0.04; our note"  # a chapter's own note stays
