@@ -107,13 +107,11 @@ def comparable(claim):
     import dataclasses
 
     note, gate = claim.note or "", claim.gate or {}
-    prefix = f"{GATE_NOTE}{gate.get('criterion', {}).get('text', '')} ("
-    if not gate or gate.get("passed") or not note.startswith(prefix):
+    base = GATE_NOTE + gate.get("criterion", {}).get("text", "")
+    if not gate or gate.get("passed") or not note.startswith(base + " ("):
         return claim
-    _, sep, rest = note[len(prefix) :].partition("; ")
-    return dataclasses.replace(
-        claim, note=prefix.rstrip(" (") + (sep + rest if sep else "")
-    )
+    _, sep, rest = note[len(base) :].partition("; ")
+    return dataclasses.replace(claim, note=base + sep + rest)
 
 
 def compare_chapter(reference, current) -> tuple[list[str], list[str]]:
