@@ -30,17 +30,23 @@
 # $i$.
 #
 # ```{admonition} Claims we test
-# *The regime (a gate, not a claim):* our benchmark has a real shortcut. ERM trained
-# where the base graph's type tracks the response does clearly worse when that pairing
-# is reversed (OOD MAE ≥ 1.4 × IID MAE). Claims 2 and 4 are judged only if it holds.
+# *The regime (two gates, not claims):* (i) our benchmark has a real shortcut: ERM
+# trained where the base graph's type tracks the response does clearly worse when that
+# pairing is reversed (OOD MAE ≥ 1.4 × IID MAE); (ii) CGR's mechanism forms: its causal
+# attention is higher on the cycle that decides $y$ than on the base graph (mean $a_o$
+# on cycle nodes − base nodes ≥ 0.05). Claims 2 and 4 are judged only if both hold;
+# claim 3, an in-distribution claim, needs no shortcut and is gated on (ii) alone.
 #
 # 2. CGR (enhanced GIB + contrastive intervention) has a lower out-of-distribution MAE
 #    than ERM with the same encoder, beyond the noise of paired per-seed differences.
-# 3. CGR pays no large in-distribution price: its IID MAE is at most 0.05 above ERM's.
+# 3. CGR has a lower in-distribution MAE than ERM, beyond the noise of paired per-seed
+#    differences.
 # 4. The paper's ablation directions: (a) training the confounder head to predict $Y$
-#    (enhanced GIB) gives a lower OOD MAE than the released code's penalty that makes it
-#    uninformative; (b) removing the contrastive intervention $L_\mathrm{mix}$ raises
-#    the OOD MAE (both beyond the noise of paired per-seed differences).
+#    (enhanced GIB) gives a lower OOD MAE than ignoring the confounder's predictive role
+#    (the paper's Fig. 3 comparator; the released code's variance penalty is shown
+#    beside it); (b) removing the contrastive intervention $L_\mathrm{mix}$ raises
+#    the OOD MAE (both beyond the noise of paired per-seed differences; full scale, or
+#    `ablations=True`).
 # 5. *Quoted:* the paper's GOOD-ZINC (Table 1) and ReactionOOD Cycloaddition (Table 2)
 #    results.
 # ```
@@ -52,8 +58,11 @@
 # %% tags=["parameters"]
 scale = "quick"  # "quick" (≤ 150 s on 2 CPU cores, training-heavy) or "full" (one GPU)
 seed = 0
+ablations = None  # None: the scale's default (off at quick, on at full); True / False
+mechanism_search = False  # True: rerun the bounded search and rewrite its data file
 
 # %%
+import json
 import warnings
 
 import matplotlib.pyplot as plt
@@ -64,12 +73,13 @@ import torch
 
 from repbook.core import (
     Ledger,
+    data_file,
     setup,
     use_style,
     color_for,
     register_colors,
+    all_of,
     at_least,
-    at_most,
     paired_gain,
     tol,
 )
@@ -81,7 +91,6 @@ warnings.filterwarnings(
 )
 warnings.filterwarnings("ignore", message="IProgress not found")
 from torch_geometric.data import Batch  # noqa: E402
-from torch_geometric.loader import DataLoader  # noqa: E402
 
 from repbook.papers import causal_graph_regression as C  # noqa: E402
 
@@ -95,8 +104,9 @@ SIZES = {
         epochs=20,
         batch=64,
         select_after=10,
-        seeds=3,
+        seeds=5,
         shortcut=0.9,
+        ablations=False,
         sweep=[],
         sweep_seeds=0,
     ),
@@ -111,18 +121,28 @@ SIZES = {
         select_after=10,
         seeds=10,
         shortcut=0.9,
+        ablations=True,
         sweep=[0.5, 0.7, 0.8, 0.95],
         sweep_seeds=3,
     ),
 }
 run = setup(scale=scale, seed=seed, sizes=SIZES)
+if ablations not in (None, True, False):
+    raise ValueError(f"ablations must be None, True or False, got {ablations!r}")
+ABLATE = run["ablations"] if ablations is None else ablations
 ledger = Ledger.for_run(
-    run, regime="synthetic graphs of our own (600 training graphs); small GNNs; CPU"
+    run,
+    regime=f"synthetic graphs of our own ({run['n_train']:,} training graphs); "
+    "small GNNs; CPU",
 )
 use_style()
 ERM, PEER = "ERM", "ERM (torch-geometric)"
 CGR, VAR, NOMIX = "CGR (enhanced GIB)", "CGR (variance penalty)", "CGR without L_mix"
-register_colors({CGR: "ours", ERM: "baseline", PEER: "peer", VAR: "alt", NOMIX: "alt2"})
+NONE, KL = "CGR (confounder ignored)", "CGR (GSAT KL)"
+register_colors(
+    {CGR: "ours", ERM: "baseline", PEER: "peer", VAR: "alt", NOMIX: "alt2"}
+    | {NONE: "alt3", KL: "muted"}
+)
 
 # %% [markdown]
 # ## The method
@@ -157,10 +177,20 @@ register_colors({CGR: "ours", ERM: "baseline", PEER: "peer", VAR: "alt", NOMIX: 
 # positive left out of the denominator. Our total loss is
 #
 # $$L = |\hat y_o - y| + \beta\,\mathrm{conf}
-#   + \alpha\,\mathrm{KL}\big(a^o\,\|\,\mathrm{Bern}(0.3)\big)
+#   + \tfrac{\alpha}{D}\,\tfrac12\mathbb E\|\mu(G)\|^2
 #   + \lambda L_\mathrm{mix}$$
 #
-# with $\alpha=\beta=\lambda=0.5$ (the paper sets every weight to 0.5), where "conf" is
+# with $\alpha=\beta=\lambda=0.5$ (the paper sets every weight to 0.5). The $I(C;G)$
+# term is a Gaussian information bottleneck: the pooled causal branch is the mean
+# $\mu(G)$, and in training the model samples $h_o=\mu(G)+\varepsilon$,
+# $\varepsilon\sim\mathcal N(0, I)$, which feeds the causal head and $L_\mathrm{mix}$
+# (evaluation uses $h_o=\mu(G)$). Its KL to $\mathcal N(0, I)$ is
+# $\tfrac12\|\mu(G)\|^2$, the paper's proxy (its Eq. 8); we divide it by the width $D$,
+# a rescaling of the weight to $\alpha/D$ so that $\alpha=0.5$ weighs the same at
+# every width. Without the noise the penalty would press on nothing: the BatchNorm at
+# the head's input undoes any scale of $h_o$. GSAT's
+# $\mathrm{KL}(a^o\,\|\,\mathrm{Bern}(0.3))$ on node attention is the variant
+# `CGRLoss(info="kl")` (with `noise=0`). "conf" is
 # $|\hat y_c - y|$ for the enhanced GIB (our default, the paper's text) or the batch
 # variance of $\hat y_c$ (the released code's penalty).
 #
@@ -198,13 +228,8 @@ print(f"library, one (B, B, B) einsum:       L_mix = {C.mix_loss(h_o, h_c, h_g):
 
 # %%
 def make_splits(r):
-    rng, p = run.child_rng(100 + r), run["shortcut"]
-    return {
-        "train": C.make_dataset(run["n_train"], rng, shortcut=p),
-        "OOD val": C.make_dataset(run["n_val"], rng, shortcut=p, shift="reversed"),
-        "IID test": C.make_dataset(run["n_test"], rng, shortcut=p),
-        "OOD test": C.make_dataset(run["n_test"], rng, shortcut=p, shift="reversed"),
-    }
+    n = {k: run[k] for k in ("n_train", "n_val", "n_test")}
+    return C.make_splits(run.child_rng(100 + r), shortcut=run["shortcut"], **n)
 
 
 splits0 = make_splits(0)
@@ -234,80 +259,45 @@ print(table.loc[["train", "OOD test"]].to_string())
 #
 # ## Training: ERM, CGR and its ablations, with the torch-geometric peer
 #
-# Five models per seed, on the same data: ERM (our GIN encoder, sum pooling, an MLP
-# head, L1 loss); the same ERM built from torch-geometric's `GINConv`, `global_add_pool`
-# and `DataLoader` (the peer); CGR with the enhanced GIB (the default); CGR with the
-# released code's variance penalty; and CGR without $L_\mathrm{mix}$. All use Adam
+# Per seed, on the same data: ERM (our GIN encoder, sum pooling, an MLP head, L1
+# loss); the same ERM built from torch-geometric's `GINConv`, `global_add_pool` and
+# `DataLoader` (the peer); CGR with the enhanced GIB (the default); and, at full scale
+# or with `ablations=True`, CGR ignoring the confounder's predictive role, CGR with the
+# released code's variance penalty, CGR without $L_\mathrm{mix}$, and CGR with GSAT's
+# KL in place of the Gaussian bottleneck (a sensitivity check of the $I(C;G)$ form;
+# `C.train_methods` trains them all). All use Adam
 # (learning rate $10^{-3}$, cosine decay to $10^{-8}$), and the weights of the epoch
 # with the best OOD-validation MAE after epoch 10 (the released selection rule). The
 # sizes for this scale are printed at the top.
 
 # %% tags=["hide-input"]
 METHODS = {
-    ERM: ("erm", C.erm_loss),
-    CGR: ("cgr", C.CGRLoss(confounder="gib")),
-    VAR: ("cgr", C.CGRLoss(confounder="var")),
-    NOMIX: ("cgr", C.CGRLoss(confounder="gib", lam=0.0)),
+    ERM: C.Method("erm", C.erm_loss),
+    PEER: C.Method("pyg-erm", C.erm_loss),
+    CGR: C.Method("cgr", C.CGRLoss(confounder="gib")),
+    VAR: C.Method("cgr", C.CGRLoss(confounder="var")),
+    NOMIX: C.Method("cgr", C.CGRLoss(confounder="gib", lam=0.0)),
+    NONE: C.Method("cgr", C.CGRLoss(confounder="none")),
+    KL: C.Method("cgr", C.CGRLoss(info="kl"), noise=0.0),
 }
 dev = run.device
-arch = dict(hidden=run["hidden"], layers=run["layers"], device=dev)
-fit_kw = dict(epochs=run["epochs"], select_after=run["select_after"])
+fit_kw = {k: run[k] for k in ("hidden", "layers", "epochs", "batch", "select_after")}
 
 
-def train_all(splits, r, methods):
-    """Fit each method on one seed's splits; return result rows and models."""
-    train = C.GraphSet(splits["train"], dev)
-    arch["target"] = (float(train.y.mean()), float(train.y.std()))  # y's scale
-    val, iid, ood = (
-        C.GraphSet(splits[k], dev).full() for k in ("OOD val", "IID test", "OOD test")
+def train_all(splits, r, names):
+    """C.train_methods on one seed's splits: the same initial weights and batches."""
+    rows, models = C.train_methods(
+        splits,
+        {n: METHODS[n] for n in names},
+        model_seed=1000 * seed + r,
+        batch_seed=seed * 1_000_003 + r,  # the stream of run.torch_generator(r)
+        device=dev,
+        **fit_kw,
     )
-    rows, models = [], {}
-    for name in methods:
-        if name == PEER:  # torch-geometric's layers, pooling, batching and collation
-            loader = DataLoader(
-                splits["train"],
-                batch_size=run["batch"],
-                shuffle=True,
-                drop_last=True,
-                generator=run.torch_generator(r),
-            )
-            pyg = {
-                k: Batch.from_data_list(splits[k]).to(dev)
-                for k in ("OOD val", "IID test", "OOD test")
-            }
-            model = C.make_model("pyg-erm", seed=1000 * seed + r, **arch)
-            f = C.fit(
-                model,
-                C.erm_loss,
-                lambda e: (b.to(dev) for b in loader),
-                pyg["OOD val"],
-                **fit_kw,
-            )
-            test = {"IID": pyg["IID test"], "OOD": pyg["OOD test"]}
-        else:
-            kind, loss = METHODS[name]
-            gen = run.torch_generator(r)  # every method sees the same batches
-            model = C.make_model(kind, seed=1000 * seed + r, **arch)
-            f = C.fit(
-                model, loss, lambda e: train.batches(run["batch"], gen), val, **fit_kw
-            )
-            test = {"IID": iid, "OOD": ood}
-        row = dict(
-            method=name,
-            seed=r,
-            epoch=f.best_epoch,
-            IID=C.mae(f.model, test["IID"]),
-            OOD=C.mae(f.model, test["OOD"]),
-        )
-        if isinstance(f.model, C.CausalGIN):
-            att = C.attention_by_part(f.model, ood)
-            row.update({"a_o cycle": att["cycle"], "a_o base": att["base"]})
-        rows.append(row)
-        models[name] = f.model
-    return rows, models
+    return [dict(row, seed=r) for row in rows], models
 
 
-ORDER = [ERM, PEER, CGR, VAR, NOMIX]
+ORDER = [ERM, PEER, CGR] + ([NONE, VAR, NOMIX, KL] if ABLATE else [])
 rows, models0 = [], None
 for r in range(run["seeds"]):
     splits = splits0 if r == 0 else make_splits(r)
@@ -341,6 +331,8 @@ for ax, split in zip(axes, ["IID", "OOD"]):
             s=22,
         )
     labels = [n.replace(" (", "\n(").replace(" without", "\nwithout") for n in ORDER]
+    if len(ORDER) > 4:
+        ax.tick_params(axis="x", labelrotation=45)
     ax.set_xticks(range(len(ORDER)), labels, fontsize=8)
     ax.set(
         title=f"{split} test", ylabel="MAE (lower is better)" if split == "IID" else ""
@@ -359,6 +351,14 @@ plt.show()
 # **Gate (fixed before the run).** Mean over seeds of ERM's OOD-test MAE ≥ 1.4 × its
 # mean IID-test MAE. It is unmet if ERM finds the cycle sum alone (then the two MAEs are
 # close), and claims 2 and 4 are then not checked.
+#
+# **Second gate: the mechanism forms (fixed before the run that first used it).** CGR
+# can only beat ERM by the route the paper describes if its causal mask puts more
+# weight on the cycle than on the base graph. Mean over seeds of CGR's $a_o$ on the
+# cycle nodes of the OOD test graphs minus its $a_o$ on their base nodes ≥ 0.05. It is
+# unmet when the mask gives both parts about the same weight, so that $h_o$ and $h_c$
+# are close to fixed fractions of one embedding; claims 2, 3 and 4 are then not
+# checked (claim 3 reads this gate alone).
 
 # %%
 erm, cgr = (res[res.method == m].sort_values("seed") for m in (ERM, CGR))
@@ -370,8 +370,21 @@ print(
 )
 
 # %%
-shortcut = at_least("ERM OOD MAE", "ERM IID MAE", factor=1.4)  # the gate
-regime = {"ERM OOD MAE": erm.OOD.mean(), "ERM IID MAE": erm.IID.mean()}
+sep = (cgr["a_o cycle"] - cgr["a_o base"]).to_numpy()
+print(
+    "CGR's a_o on OOD test graphs, cycle − base per seed: "
+    + ", ".join(f"{v:+.3f}" for v in sep)
+    + f" (mean {sep.mean():+.3f}; gate ≥ 0.05)"
+)
+SEP = "a_o cycle − base (CGR)"
+shortcut = at_least("ERM OOD MAE", "ERM IID MAE", factor=1.4)  # gate (i)
+mask_gate = at_least(SEP, 0.05)  # gate (ii)
+regime_gate = all_of(shortcut, mask_gate)  # gates (i) and (ii): claims 2 and 4
+regime = {
+    "ERM OOD MAE": erm.OOD.mean(),
+    "ERM IID MAE": erm.IID.mean(),
+    SEP: float(sep.mean()),
+}
 
 # %% [markdown]
 # ## Claim 2 · CGR beats ERM out of distribution
@@ -385,7 +398,9 @@ regime = {"ERM OOD MAE": erm.OOD.mean(), "ERM IID MAE": erm.IID.mean()}
 #
 # **Criterion.** The gain ERM − CGR in OOD-test MAE, paired by seed: its mean minus two
 # standard errors > 0. It fails if the mean plus two standard errors is ≤ 0; in between
-# the gain is within the noise of three seeds, neither ✓ nor ✗.
+# the gain is within the noise of the seeds, neither ✓ nor ✗. It is gated on both
+# regime gates. A plausible failing outcome: CGR's regularisers cost it OOD accuracy
+# (the mean gain negative beyond its noise).
 
 # %%
 gap = cgr.OOD.to_numpy() - erm.OOD.to_numpy()
@@ -431,8 +446,8 @@ ledger.check(
         "a_o cycle": cgr["a_o cycle"].mean(),
         "a_o base": cgr["a_o base"].mean(),
     },
-    gate=shortcut,
-    criterion=paired_gain("ERM − CGR OOD MAE, per seed"),
+    gate=regime_gate,
+    criterion=paired_gain("ERM − CGR OOD MAE, per seed", min_seeds=5),
     tolerance={
         "ERM − CGR OOD MAE, per seed": tol(abs=0.2),
         "CGR OOD MAE": tol(abs=0.03),
@@ -533,10 +548,10 @@ for name in (ERM, CGR):
         f"{name:19s} seed 0, mean signed error on the OOD tails: "
         + ", ".join(f"{k} {np.mean(pred[m] - y0[m]):+.3f}" for k, m in tails.items())
     )
-verb = "separates" if abs(att_diff) >= 0.05 else "does not separate"
+verb = "separates" if att_diff >= 0.05 else "does not separate"
 print(
     f"over all seeds, a_o on cycle nodes minus base nodes = {att_diff:+.3f}: the "
-    f"causal mask {verb} the cycle from the base (reading threshold ±0.05)"
+    f"causal mask {verb} the cycle from the base (the second gate: ≥ 0.05)"
 )
 size_word = "smaller" if abs(gap.mean()) < erm_sd else "larger"
 print(
@@ -545,36 +560,95 @@ print(
 )
 
 # %% [markdown]
-# ## Claim 3 · No large IID sacrifice
+# ### Where could the mask form? A bounded search
 #
-# A model that ignores the shortcut gives up a little information that was valid in
-# training. The paper's Table 1 even shows CGR with a lower ID error than ERM.
-#
-# **Criterion.** Mean IID-test MAE of CGR − mean IID-test MAE of ERM ≤ 0.05. It fails if
-# CGR's regularisers cost it more than 0.05 in distribution (a prototype saw 0.165
-# against 0.123 on one seed).
+# The second gate asks for a set-up in which the causal attention can single out the
+# cycle. We searched a short list of quick-scale set-ups of CGR alone, chosen for the
+# attention and never for an MAE: the chapter's form, the bottleneck without the width
+# rescaling, a deterministic $h_o$, GSAT's KL, larger learning rates, a sharper
+# attention, twice the training graphs and 100 epochs (`C.MECHANISM_SETUPS`). The
+# search ran once, by `C.write_mechanism_search()`, which stored its rows, parameters
+# and commit in `data/16_causal_graph_regression/mechanism_search.json`; the table and
+# sentences below are read from that file (`mechanism_search=True` reruns the search
+# and rewrites the file, a few minutes on 2 cores). A set-up met the gate only if every
+# seed did.
 
 # %%
-iid_gap = cgr.IID.mean() - erm.IID.mean()
+if mechanism_search:
+    C.write_mechanism_search()
+search = json.loads(data_file(*C.SEARCH_FILE).read_text())
+found = pd.DataFrame(C.search_summary(search)).set_index("setup")
+seeds_s = search["params"]["seeds"]
+for k, r in enumerate(seeds_s):
+    found[f"gap, seed {r}"] = [g[k] for g in found.gaps]
 print(
-    f"IID MAE: CGR {cgr.IID.mean():.3f}, ERM {erm.IID.mean():.3f}, "
-    f"difference {iid_gap:+.3f}"
+    f"{len(found)} set-ups × {len(seeds_s)} seeds, CGR alone, made at commit "
+    f"{search['commit']} in {search['seconds']:.0f} s; gap = a_o cycle − base on the "
+    f"OOD test graphs, gate ≥ {search['gate']} on every seed; MAE means over seeds"
+)
+cols = [f"gap, seed {r}" for r in seeds_s] + ["mean_gap", "meets_gate", "OOD", "IID"]
+print(found[cols].round(3).to_string())
+passing = list(found.index[found.meets_gate])
+best = found.mean_gap.idxmax()
+if passing:
+    search_text = f"set-ups that met the gate on every seed: {', '.join(passing)}"
+else:
+    search_text = (
+        f"no set-up met the gate on every seed; the largest mean gap was "
+        f"{found.mean_gap.max():+.3f} ({best}), and "
+        f"{int((found[cols[: len(seeds_s)]] >= search['gate']).any(axis=1).sum())} of "
+        f"{len(found)} set-ups met it on at least one seed"
+    )
+print(search_text)
+print(
+    "the chapter keeps its quick set-up (the first row); the gate measured on the "
+    "chapter's own run decides"
+)
+
+# %% [markdown]
+# What we think would let the mask form, untested: under the enhanced GIB both heads
+# are trained to predict $y$, so only $L_\mathrm{mix}$ and the bottleneck on $h_o$ tell
+# the branches apart and nothing in one training distribution says which part is
+# causal; training data in which the base type's pairing with $y$ varies (several
+# environments, as IRM and VREx assume) would give the attention that signal.
+
+# %% [markdown]
+# ## Claim 3 · A lower IID error too
+#
+# A model that ignores the shortcut gives up a little information that was valid in
+# training, yet the paper's Table 1 shows CGR with a lower ID error than ERM on every
+# GOOD-ZINC split.
+#
+# **Criterion.** The gain ERM − CGR in IID-test MAE, paired by seed: its mean minus two
+# standard errors > 0 (fails when the mean plus two standard errors is ≤ 0, within the
+# noise in between). It fails if CGR's regularisers cost it accuracy in distribution (a
+# prototype saw 0.165 against 0.123 on one seed). It is gated on the mask gate (ii)
+# alone: without a mask that separates the cycle, CGR is ERM with extra regularisers,
+# and its IID error says nothing about the paper's recipe; the shortcut gate (i) is
+# about the OOD split and is not needed for an in-distribution claim.
+
+# %%
+iid_gain = erm.IID.to_numpy() - cgr.IID.to_numpy()
+print(
+    f"IID MAE: CGR {cgr.IID.mean():.3f}, ERM {erm.IID.mean():.3f}; ERM − CGR per "
+    f"seed {', '.join(f'{v:+.3f}' for v in iid_gain)} (mean {iid_gain.mean():+.3f})"
 )
 
 # %%
 ledger.check(
     "3",
-    "CGR's IID MAE is at most 0.05 above ERM's",
+    "CGR has a lower IID MAE than ERM",
     paper="ID MAE below ERM's on GOOD-ZINC (Table 1)",
     source="paper",
     measured={
-        "CGR − ERM IID MAE": iid_gap,
+        "ERM − CGR IID MAE, per seed": iid_gain.tolist(),
         "CGR IID MAE": cgr.IID.mean(),
         "ERM IID MAE": erm.IID.mean(),
+        SEP: regime[SEP],
     },
-    criterion=at_most("CGR − ERM IID MAE", 0.05),
+    gate=mask_gate,
+    criterion=paired_gain("ERM − CGR IID MAE, per seed", min_seeds=5),
     tolerance={
-        "CGR − ERM IID MAE": tol(abs=0.03),
         "CGR IID MAE": tol(abs=0.03),
         "ERM IID MAE": tol(abs=0.03),
     },
@@ -586,85 +660,141 @@ ledger.check(
 # The paper ablates on GOOD-Motif (its Fig. 3: letting the confounder be predictive
 # against ignoring its predictive role) and on four regression sets (its Fig. 4: the
 # full model has the lowest error, and removing the causal intervention hurts). We
-# compare, on the same seeds and data, the enhanced GIB against the released code's
-# variance penalty (both with $L_\mathrm{mix}$), and CGR against CGR without
-# $L_\mathrm{mix}$.
+# compare, on the same seeds and data, the enhanced GIB against CGR whose confounder
+# head is not trained at all (`confounder="none"`, our reading of Fig. 3's "ignoring"),
+# and CGR against CGR without $L_\mathrm{mix}$. The released code's variance penalty
+# (make the confounder head uninformative) is shown beside 4a as context, not judged.
 #
-# **Criteria.** Paired by seed, as in claim 2: (a) the gain variance penalty − enhanced
-# GIB in OOD MAE, (b) the gain without $L_\mathrm{mix}$ − CGR; each holds when its mean
-# minus two standard errors is > 0, fails when its mean plus two standard errors is ≤ 0,
-# and is within the noise otherwise. Both are gated on the shortcut.
+# **Criteria.** Paired by seed, as in claim 2: (a) the gain confounder ignored −
+# enhanced GIB in OOD MAE, (b) the gain without $L_\mathrm{mix}$ − CGR; each holds when
+# its mean minus two standard errors is > 0, fails when its mean plus two standard errors is ≤ 0,
+# and is within the noise otherwise. Both are gated on the shortcut and on the mask
+# separating the cycle (the regime gates). A plausible failing outcome: the ablated
+# model does as well, since without a separating mask both variants train nearly the
+# same encoder. The two ablations cost two more models per seed; the quick run leaves
+# them out to afford five seeds, and records 4a and 4b as not checked.
 
 # %%
-var, nomix = (res[res.method == m].sort_values("seed") for m in (VAR, NOMIX))
-print(
-    f"mean OOD MAE: enhanced GIB {cgr.OOD.mean():.3f}, variance penalty "
-    f"{var.OOD.mean():.3f}, without L_mix {nomix.OOD.mean():.3f}"
-)
-print(
-    "per seed: variance penalty "
-    + ", ".join(f"{v:.3f}" for v in var.OOD)
-    + "  ·  without L_mix "
-    + ", ".join(f"{v:.3f}" for v in nomix.OOD)
-)
-for label, other in (("variance penalty − GIB", var), ("without L_mix − CGR", nomix)):
-    d = other.OOD.to_numpy() - cgr.OOD.to_numpy()
-    print(
-        f"{label}: per seed {', '.join(f'{v:+.3f}' for v in d)}, "
-        f"mean {d.mean():+.3f}, positive on {(d > 0).sum()} of {d.size} seeds"
+crit4 = {
+    "4a": paired_gain("ignored − GIB OOD MAE, per seed", min_seeds=5),
+    "4b": paired_gain("without L_mix − CGR OOD MAE, per seed", min_seeds=5),
+}
+text4 = {
+    "4a": (
+        "enhanced GIB gives a lower OOD MAE than ignoring the confounder",
+        "predictive confounder beats ignoring it (Fig. 3 left, GOOD-Motif)",
+    ),
+    "4b": (
+        "removing L_mix raises the OOD MAE",
+        "w/o CI worse than the full model on 4 datasets (Fig. 4)",
+    ),
+}
+if ABLATE:
+    none_, var, nomix, kl = (
+        res[res.method == m].sort_values("seed") for m in (NONE, VAR, NOMIX, KL)
     )
-
-# %%
-ledger.check(
-    "4a",
-    "enhanced GIB gives a lower OOD MAE than the variance penalty",
-    paper="predictive confounder beats ignoring it (Fig. 3 left, GOOD-Motif)",
-    source="paper",
-    measured={
-        "variance penalty − GIB OOD MAE, per seed": (
-            var.OOD.to_numpy() - cgr.OOD.to_numpy()
-        ).tolist(),
-        "GIB OOD MAE": cgr.OOD.mean(),
-        "variance-penalty OOD MAE": var.OOD.mean(),
-        **regime,
-    },
-    gate=shortcut,
-    criterion=paired_gain("variance penalty − GIB OOD MAE, per seed"),
-    tolerance={
-        "variance penalty − GIB OOD MAE, per seed": tol(abs=0.4),
-        "GIB OOD MAE": tol(abs=0.03),
-        "variance-penalty OOD MAE": tol(abs=0.1),
-        "ERM OOD MAE": tol(abs=0.04),
-        "ERM IID MAE": tol(abs=0.03),
-    },
-)
-ledger.check(
-    "4b",
-    "removing L_mix raises the OOD MAE",
-    paper="w/o CI worse than the full model on 4 datasets (Fig. 4)",
-    source="paper",
-    measured={
-        "without L_mix − CGR OOD MAE, per seed": (
-            nomix.OOD.to_numpy() - cgr.OOD.to_numpy()
-        ).tolist(),
-        "without L_mix OOD MAE": nomix.OOD.mean(),
-        "CGR OOD MAE": cgr.OOD.mean(),
-        **regime,
-    },
-    gate=shortcut,
-    criterion=paired_gain("without L_mix − CGR OOD MAE, per seed"),
-    tolerance={
-        "without L_mix − CGR OOD MAE, per seed": tol(abs=0.3),
-        "without L_mix OOD MAE": tol(abs=0.2),
-        "CGR OOD MAE": tol(abs=0.03),
-        "ERM OOD MAE": tol(abs=0.04),
-        "ERM IID MAE": tol(abs=0.03),
-    },
-)
+    print(
+        f"mean OOD MAE: enhanced GIB {cgr.OOD.mean():.3f}, confounder ignored "
+        f"{none_.OOD.mean():.3f}, without L_mix {nomix.OOD.mean():.3f}; context: "
+        f"variance penalty {var.OOD.mean():.3f}"
+    )
+    pairs = (
+        ("confounder ignored − GIB", none_),
+        ("without L_mix − CGR", nomix),
+        ("context: variance penalty − GIB", var),
+    )
+    for label, other in pairs:
+        d = other.OOD.to_numpy() - cgr.OOD.to_numpy()
+        print(
+            f"{label}: per seed {', '.join(f'{v:+.3f}' for v in d)}, "
+            f"mean {d.mean():+.3f}, positive on {(d > 0).sum()} of {d.size} seeds"
+        )
+    ledger.check(
+        "4a",
+        text4["4a"][0],
+        paper=text4["4a"][1],
+        source="paper",
+        measured={
+            "ignored − GIB OOD MAE, per seed": (
+                none_.OOD.to_numpy() - cgr.OOD.to_numpy()
+            ).tolist(),
+            "GIB OOD MAE": cgr.OOD.mean(),
+            "confounder-ignored OOD MAE": none_.OOD.mean(),
+            "variance-penalty OOD MAE (context)": var.OOD.mean(),
+            **regime,
+        },
+        gate=regime_gate,
+        criterion=crit4["4a"],
+        tolerance={
+            "GIB OOD MAE": tol(abs=0.03),
+            "ERM OOD MAE": tol(abs=0.04),
+            "ERM IID MAE": tol(abs=0.03),
+        },
+    )
+    ledger.check(
+        "4b",
+        text4["4b"][0],
+        paper=text4["4b"][1],
+        source="paper",
+        measured={
+            "without L_mix − CGR OOD MAE, per seed": (
+                nomix.OOD.to_numpy() - cgr.OOD.to_numpy()
+            ).tolist(),
+            "without L_mix OOD MAE": nomix.OOD.mean(),
+            "CGR OOD MAE": cgr.OOD.mean(),
+            **regime,
+        },
+        gate=regime_gate,
+        criterion=crit4["4b"],
+        tolerance={
+            "without L_mix − CGR OOD MAE, per seed": tol(abs=0.3),
+            "without L_mix OOD MAE": tol(abs=0.2),
+            "CGR OOD MAE": tol(abs=0.03),
+            "ERM OOD MAE": tol(abs=0.04),
+            "ERM IID MAE": tol(abs=0.03),
+        },
+    )
+else:
+    print(f"ablations: not trained at scale {run.scale!r} (ablations=True trains them)")
+    kl = None
+    for cid, (statement, paper) in text4.items():
+        ledger.not_checked(
+            cid,
+            statement,
+            paper=paper,
+            source="paper",
+            criterion=crit4[cid],
+            note="the ablations are trained at full scale (or with ablations=True); "
+            "the quick run spends their time on five seeds of claims 2 and 3",
+        )
 
 # %% [markdown]
-# Both directions are judged on the paired per-seed differences printed above, against
-# their own spread: a mean that three seeds cannot tell from zero is within the noise.
+# Both directions are judged on the paired per-seed differences, against their own
+# spread: a mean that the seeds cannot tell from zero is within the noise.
+#
+# **Sensitivity of the $I(C;G)$ form** (not a claim; trained with the ablations). CGR
+# with GSAT's KL on node attention in place of the Gaussian bottleneck, against ERM on
+# the same seeds, and its mask separation.
+
+# %%
+if kl is not None:
+    for split in ("IID", "OOD"):
+        d = erm[split].to_numpy() - kl[split].to_numpy()
+        print(
+            f"ERM − CGR (GSAT KL) {split} MAE per seed: "
+            + ", ".join(f"{v:+.3f}" for v in d)
+            + f" (mean {d.mean():+.3f}; the Gaussian bottleneck: "
+            f"{(erm[split].to_numpy() - cgr[split].to_numpy()).mean():+.3f})"
+        )
+    kl_sep = (kl["a_o cycle"] - kl["a_o base"]).to_numpy()
+    print(
+        f"CGR (GSAT KL) a_o cycle − base: mean {kl_sep.mean():+.3f} "
+        f"(the Gaussian bottleneck: {regime[SEP]:+.3f}; gate ≥ 0.05)"
+    )
+else:
+    print(
+        "GSAT-KL sensitivity: trained with the ablations (full scale, ablations=True)"
+    )
 #
 # ## Claim 5 · The paper's benchmarks (quoted)
 #
@@ -748,17 +878,9 @@ for split in ("IID", "OOD"):
 sweep_rows = []
 for p in run["sweep"]:
     for r in range(run["sweep_seeds"]):
+        n = {k: run[k] for k in ("n_train", "n_val", "n_test")}
         rng = run.child_rng(10_000 + r)
-        sp = {
-            "train": C.make_dataset(run["n_train"], rng, shortcut=p),
-            "OOD val": C.make_dataset(
-                run["n_val"], rng, shortcut=0.9, shift="reversed"
-            ),
-            "IID test": C.make_dataset(run["n_test"], rng, shortcut=p),
-            "OOD test": C.make_dataset(
-                run["n_test"], rng, shortcut=0.9, shift="reversed"
-            ),
-        }
+        sp = C.make_splits(rng, shortcut=p, ood_shortcut=0.9, **n)
         sweep_rows += [dict(row, shortcut=p) for row in train_all(sp, r, [ERM, CGR])[0]]
 if sweep_rows:
     sweep = pd.DataFrame(sweep_rows)
@@ -771,7 +893,7 @@ if sweep_rows:
     ax.set(
         xlabel="training shortcut strength",
         ylabel="OOD test MAE",
-        title="OOD error grows with the shortcut's strength",
+        title="OOD test MAE against training shortcut strength",
     )
     ax.legend()
     plt.show()
@@ -785,25 +907,116 @@ else:
 # %% tags=["nbval-check-output"]
 ledger.show()
 
+# %% [markdown]
+# **Unmet gates.** For every claim whose gate is unmet, the part of the gate that failed
+# (read from the ledger, with its value) and what would check the claim.
+
+# %%
+GATE_PARTS = {
+    "the shortcut gate (i)": (
+        shortcut,
+        "a benchmark whose base type ERM exploits (a stronger training shortcut)",
+    ),
+    "the mask gate (ii)": (
+        mask_gate,
+        "a set-up in which CGR's causal attention is on average ≥ 0.05 higher on the "
+        f"cycle than on the base graph (the bounded search: {search_text}); the full "
+        "scale, not yet run, is the next place to look",
+    ),
+}
+unmet = [c for c in ledger.claims if c.gate and not c.gate["passed"]]
+for c in unmet:
+    for label, (part, remedy) in GATE_PARTS.items():
+        if not set(part.names()) <= set(c.gate["criterion"]["reads"]):
+            continue
+        o = part.evaluate(c.measured)
+        value = ", ".join(f"{n} = {c.measured[n]:.3f}" for n in part.names())
+        line = f"claim {c.id}: {label} {'met' if o.passed else 'unmet'} ({value})"
+        print(line + ("" if o.passed else f"; what would check it: {remedy}"))
+if not unmet:
+    print("every gated claim met its gate")
+
 # %% tags=["nbval-ignore-output"]
 print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.device}")
+
+# %%
+record = ledger.stability()
+now = {claim.id: claim for claim in ledger.claims}
+NOW_GATES = {"1": "the shortcut gate (i)"}  # former claims that became gates
+for old in record.claims if record is not None else []:
+    if old.id in NOW_GATES and old.id not in now:
+        print(f"claim {old.id}: now a gate ({NOW_GATES[old.id]}), no longer a claim")
+        continue
+    c = record.current(now[old.id]) if old.id in now else None
+    if c is None:
+        print(f"claim {old.id}: stale record (the claim changed since it was made)")
+        continue
+    print(
+        f"claim {c.id}: " + ", ".join(f"seed {k}: {v}" for k, v in c.verdicts.items())
+    )
+if record is None:
+    print("no stability record of this chapter yet")
 
 # %% [markdown]
 # ## Deviations from the paper
 #
-# - **What a verdict audit of issue 38 found, left for the chapter's group issue (14–16).**
-#   The causal mask never separates here (attention on cycle nodes about equal to that on
-#   base nodes, printed under claim 2), so the split into causal and confounder parts is
-#   close to fixed fractions of one embedding: a second gate on that separation (e.g.
-#   a_o cycle − a_o base ≥ 0.05) would make claims 2 and 4b "not checked" rather than
-#   "within noise"; we kept them as outcome claims, which the paper states, with the mask
-#   shown. Claim 4a's bar is the released code's variance penalty, while the paper field
-#   reads "ignoring it" (the module's `confounder="none"`); claim 3's +0.05 allowance is
-#   the research brief's (the paper says CGR's ID MAE is lower). The stability record
-#   predates the gate, so claims 2, 4a and 4b read "stale record".
-# - **Criteria changed after their results were known** (the book-wide rule that a
-#   "better" claim is a gain beyond the noise of paired per-seed differences, and that a
-#   check of our benchmark is a gate, not a claim). Old → new:
+# - **Criteria and objective changed after their results were known, second verdict
+#   audit.** Old → new, and why:
+#   - claim 3 (ERM − CGR IID MAE, paired gain) was not gated, and read "not reproduced"
+#     (margin −0.010, with the mask gate unmet at −0.021) in the run before this
+#     change; it is now gated on the mask gate (ii) alone, because without a mask that
+#     separates the cycle the ✗ described an ERM with extra regularisers rather than
+#     the paper's recipe; the shortcut gate (i) is left out since the claim is about
+#     the IID split. GSAT's KL as a sensitivity of claims 2 and 3 is trained with the
+#     ablations (full scale, `ablations=True`): at quick scale it does not fit the 90 s
+#     budget;
+#   - the $I(C;G)$ term was $\tfrac{1}{2D}\mathbb E\|h_o\|^2$ on a deterministic $h_o$,
+#     which puts no pressure on the model (the head's BatchNorm undoes any scale of
+#     $h_o$); it is now the Gaussian bottleneck (train: $h_o=\mu+\varepsilon$,
+#     $\varepsilon\sim\mathcal N(0,I)$; eval: $h_o=\mu$) with the penalty
+#     $\tfrac12\|\mu\|^2$, its KL to $\mathcal N(0,I)$, still divided by $D$: a
+#     rescaling of $\alpha$ to $\alpha/D$. What we could confirm: the research brief we
+#     worked from does not describe the paper's Eq. 8 at all; the form
+#     $\tfrac12\mathbb E\|\mu_\phi(G)\|^2$ of a Gaussian causal embedding is an
+#     earlier reading of the paper's text extraction, which we could not re-check here,
+#     and the unit variance of $\varepsilon$ is our assumption (it is what makes
+#     $\tfrac12\|\mu\|^2$ the KL). The search also tries the penalty without $/D$;
+#   - claim 4a's bar was the released code's variance penalty; it is now CGR with the
+#     confounder head untrained (`confounder="none"`), our reading of the paper's
+#     Fig. 3 comparator ("ignoring" the confounder's predictive power), with the
+#     variance penalty printed beside it as context. At the reference run (commit
+#     0bf9c6d) 4a's old gain was measured on three seeds; at quick scale both the old
+#     and the new 4a are not checked;
+#   - the bounded mechanism search was described in hand-typed prose; it now lives in
+#     `C.write_mechanism_search` with set-ups that include learning rates
+#     $3\cdot10^{-3}$ and $10^{-2}$ and 100 epochs, and its stored result is printed
+#     above. No set-up was adopted from it unless the printout says so.
+# - **Criteria changed after their results were known** (issue 35's verdict audit: a
+#   "better" claim is a gain beyond the noise of paired per-seed differences on at least
+#   five seeds; a claim is judged only where its mechanism can show). Old → new:
+#   - claims 2, 4a and 4b were gated on the shortcut alone; they are now also gated on
+#     the mask separating the cycle (CGR's mean $a_o$ on cycle − base nodes ≥ 0.05, the
+#     threshold an earlier audit proposed, fixed before this run). The reference ledger
+#     of commit 0bf9c6d (`tests/reference/16_causal_graph_regression.json`) has the
+#     mask's mean $a_o$ at 0.3431 on the cycle and 0.3453 on the base (commit 238c14c's
+#     reference notebook printed them as 0.346 and 0.344), so under the old gate the
+#     claims read "within noise" and "reproduced" on gains made without the paper's
+#     mechanism;
+#   - claims 2, 3, 4a and 4b: the paired gains now need five seeds (`min_seeds=5`); the
+#     quick run has five instead of three, and pays for them by leaving the two
+#     ablation models out, so 4a and 4b are not checked at quick scale (full scale, or
+#     `ablations=True`, checks them);
+#   - claim 3 was "CGR − ERM IID MAE ≤ 0.05" (reproduced at 238c14c with −0.017), an
+#     allowance from the research brief, while the paper reports a *lower* ID MAE; it
+#     is now the paired gain ERM − CGR in IID MAE, mean − 2 SE > 0;
+#   - the $I(C;G)$ term was GSAT's KL of the node attention to Bernoulli(0.3), which
+#     pulls every node's attention towards 0.3 whatever its part; it is now the paper's
+#     $\tfrac12\mathbb E\|h_o\|^2$ (divided by the width), with GSAT's form kept as
+#     `CGRLoss(info="kl")` (replaced again by the Gaussian bottleneck, above);
+#   - the note under claim 1 that its verdict differed between chapter seeds 0 and 1
+#     (printed whatever seed ran) was already gone; the remaining prose about seeds is
+#     computed;
+#   Earlier changes (the book-wide rule that a check of our benchmark is a gate):
 #   - claim 1, "ERM's OOD MAE ≥ 1.4 × its IID MAE", was a claim of ours counted in the
 #     paper's tally; it is now the gate of claims 2, 4a and 4b, with the same bound;
 #   - claim 2, "mean CGR OOD MAE < mean ERM OOD MAE" (at commit 238c14c reproduced by a
@@ -820,28 +1033,33 @@ print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.d
 #   standardised scale, $\hat y=\bar y+s_y\cdot\mathrm{MLP}(h)$, with $\bar y, s_y$
 #   fixed from the training targets; nothing else changed (sizes were fixed by timing
 #   before any MAE).
-# - **Stability.** Each chapter seed draws three data sets and initialisations of its
-#   own; the seeds column of the verdict table gives each claim's verdicts over chapter
-#   seeds 0–4. At quick scale the OOD gap between CGR and ERM is of the order of the
-#   run-to-run noise, which the two ERM implementations (same function, other initial
-#   weights and batch order) make visible; the full scale's ten seeds can settle it.
+# - **Stability.** Each chapter seed draws its own data sets and initialisations; the
+#   seeds column of the verdict table gives each claim's verdicts over the chapter seeds
+#   of the stability record (a claim changed since reads "stale record"), and the cell
+#   after the verdict table prints them from that record.
 # - **Data.** GOOD-ZINC and ReactionOOD are downloaded at run time, so claims 2–4 use
 #   our own synthetic regression task with a structural shortcut (the base graph's type
 #   tracks the response bin). The reversed OOD pairing maps bin $b$ to type $2-b$, which
 #   leaves the middle bin's pairing unchanged: the shift acts on the tails of $y$ only.
 #   The paper's own ablation used GOOD-Motif, a *classification* task; ours is
 #   regression.
-# - **Scale.** Quick scale: 600 training graphs, hidden width 32, 20 epochs, batch 64, 3
-#   seeds. The paper: three-layer GIN of width 300, 300 epochs, GOOD-ZINC's 100–150k
-#   training graphs, 3 seeds (its Appendix A.4). With 3 seeds a paired gain needs to be
-#   large against its spread to leave the noise.
+# - **Scale.** The sizes of both scales are printed from the chapter's `SIZES` in the
+#   chapter's last cell. The paper: a three-layer GIN of width 300, 300 epochs and
+#   GOOD-ZINC's 100–150k training graphs (its Appendix A.4, as read from the paper's text); our
+#   full scale trains 100 epochs, not 300, to fit a GPU session. Seeds: Table 1 reports
+#   3 seeds (the paper's text, as quoted under claim 5), while the released shell
+#   scripts run 10 trials (the research brief, from the official code); our full scale
+#   uses 10 seeds and the quick scale 5.
 # - **Objective, as the paper writes it and as we run it.**
 #   - The paper derives least-squares terms for $-I(C;Y)$ and $-I(S;Y)$ (its Eq. 14–15);
 #     the released code and we use L1 on both heads (MAE is the metric).
 #   - $I(C;G)$: the paper's proxy is $\tfrac12\,\mathbb E\|\mu_\phi(G)\|^2$ of a
-#     Gaussian causal embedding (its Eq. 8); the released code has no such term.
-#     Following the chapter's specification, we use the KL of the causal node attention
-#     to Bernoulli(0.3) (GSAT's form).
+#     Gaussian causal embedding (its Eq. 8); the released code has no such term. Ours
+#     is Gaussian too: the pooled causal branch is $\mu(G)$, training samples
+#     $h_o=\mu(G)+\varepsilon$ with unit variance (our assumption), evaluation uses
+#     $\mu(G)$, and the penalty is divided by the width $D$, a rescaling of $\alpha$ to
+#     $\alpha/D$ (so that $\alpha=0.5$ weighs the same at every width); GSAT's KL of the
+#     causal node attention to Bernoulli(0.3) is the variant `CGRLoss(info="kl")`.
 #   - $L_\mathrm{mix}$: the paper's Eq. 17 writes the denominator with
 #     $s(h_{G,i}, h_{G,k})$; the released code (and we) use
 #     $s(h^{\mathrm{mix}}_{ij}, h_{G,k})$, $k\ne i$, without the positive.
@@ -862,7 +1080,8 @@ print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.d
 #   The paper's appendix gives no per-split hyper-parameters beyond those above.
 # - **Not implemented.** The issue's full-scale extras beyond size, width, seeds and the
 #   shortcut sweep — concept and covariate variants, house/crane motifs, IRM and VREx —
-#   are not in this chapter. The full scale has not been run on a GPU yet.
+#   are not in this chapter. The full scale has not been run on a GPU yet; it does not
+#   fit a CPU (see the last section).
 #
 # ## Run it at full scale
 #
@@ -872,6 +1091,28 @@ print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.d
 # jupytext --to ipynb -o - notebooks/16_causal_graph_regression.py \
 #   | papermill - out.ipynb -p scale full -k python3
 # ```
-# Full scale: 10,000 training graphs, 1,000 OOD-validation and 2,000 + 2,000 test
-# graphs, hidden width 300, 100 epochs, batch 128, 10 seeds for the five models, and the
-# shortcut sweep (4 strengths × 3 seeds × ERM and CGR). It needs a GPU (hours on CPU).
+# The full scale's sizes are printed below from `SIZES`. GPU only: scaled up from the
+# quick fits by its graphs, epochs and width, its fits would take days on 2 CPU cores.
+
+
+# %%
+def sizes_text(name):
+    z, abl = SIZES[name], SIZES[name]["ablations"]
+    n_models = 3 + 4 * abl
+    sweep = (
+        f"; shortcut sweep: {len(z['sweep'])} strengths × {z['sweep_seeds']} seeds × "
+        "ERM and CGR"
+        if z["sweep"]
+        else "; no shortcut sweep"
+    )
+    return (
+        f"{name} scale: {z['n_train']:,} training graphs, {z['n_val']:,} "
+        f"OOD-validation and {z['n_test']:,} + {z['n_test']:,} test graphs, "
+        f"hidden width {z['hidden']}, {z['layers']} GIN layers, "
+        f"{z['epochs']} epochs, batch {z['batch']}, {z['seeds']} seeds × "
+        f"{n_models} models ({'with' if abl else 'without'} the ablation models){sweep}"
+    )
+
+
+for name in SIZES:
+    print(sizes_text(name))

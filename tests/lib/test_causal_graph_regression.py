@@ -1,3 +1,5 @@
+import json
+
 import networkx as nx
 import numpy as np
 import pytest
@@ -374,6 +376,25 @@ def test_batch_too_small_for_mix_loss():
         (lambda: C.CGRLoss(confounder="kl"), "confounder must be one of"),
         (lambda: C.CGRLoss(r=1.0), "r must lie"),
         (lambda: C.CGRLoss(lam=-0.5), "lam must be"),
+        (lambda: C.CGRLoss(info="mi"), "info must be one of"),
+        (lambda: C.make_model("cgr", seed=0, att_temperature=0), "att_temperature"),
+        (lambda: C.make_model("erm", seed=0, att_temperature=0.5), "kind 'cgr' only"),
+        (lambda: C.Method("gat", C.erm_loss), "kind must be one of"),
+        (lambda: C.Method("erm", 3), "objective must be callable"),
+        (lambda: C.embedding_info(torch.zeros(0, 4)), "non-empty"),
+        (
+            lambda: C.attention_search(
+                {"a": dict(epochs=2)},
+                [0],
+                n_val=4,
+                n_test=4,
+                hidden=4,
+                batch=4,
+                select_after=0,
+                shortcut=0.9,
+            ),
+            "exactly the keys",
+        ),
         (lambda: C.shortcut_rate([], "train"), "graphs is empty"),
     ],
 )
@@ -399,3 +420,147 @@ def test_bad_training_arguments(graphs):
         s.batch([0, 99])
     with pytest.raises(TypeError, match="CausalGIN"):
         C.attention_by_part(C.make_model("erm", seed=0), s.full())
+
+
+# --- the paper's I(C;G), attention temperature, the protocol ---------------------------
+def test_embedding_info_is_half_the_mean_squared_norm():
+    h = torch.tensor([[3.0, 4.0], [0.0, 2.0]])
+    # ½ · mean(25, 4), and per width: / 2
+    assert float(C.embedding_info(h)) == pytest.approx(0.5 * 14.5)
+    assert float(C.embedding_info(h, per_width=True)) == pytest.approx(0.5 * 14.5 / 2)
+    # KL(N(μ, I) ‖ N(0, I)) for one graph equals ½‖μ‖²
+    mu = torch.tensor([[0.3, -1.2, 2.0]])
+    p = torch.distributions.Normal(mu, torch.ones_like(mu))
+    q = torch.distributions.Normal(torch.zeros_like(mu), torch.ones_like(mu))
+    kl = torch.distributions.kl_divergence(p, q).sum()
+    assert float(C.embedding_info(mu)) == pytest.approx(float(kl))
+
+
+def test_bottleneck_samples_in_training_only_and_is_seeded(graphs):
+    b = C.GraphSet(graphs).batch(range(10))
+    m = C.make_model("cgr", seed=3, hidden=16).train()
+    out = m(b)
+    assert out.mu_causal is not None
+    eps = out.h_causal - out.mu_causal
+    assert eps.std().item() == pytest.approx(1.0, abs=0.15)  # ε ~ N(0, I)
+    assert abs(eps.mean().item()) < 0.2
+    # the same seed gives the same ε; a later draw gives another
+    twin = C.make_model("cgr", seed=3, hidden=16).train()
+    assert torch.equal(twin(b).h_causal, out.h_causal)
+    assert not torch.equal(m(b).h_causal, out.h_causal)
+    m.seed_noise(3)
+    assert torch.allclose(m(b).h_causal, out.h_causal)
+    # eval mode: h_o = μ, and predict never adds noise
+    m.eval()
+    ev = m(b)
+    assert torch.equal(ev.h_causal, ev.mu_causal)
+    assert torch.allclose(m.predict(b), ev.y_causal)
+    # noise 0: deterministic in training too; the noise scales ε
+    det = C.make_model("cgr", seed=3, hidden=16, noise=0.0).train()
+    o = det(b)
+    assert torch.equal(o.h_causal, o.mu_causal)
+    half = C.make_model("cgr", seed=3, hidden=16, noise=0.5).train()
+    oh = half(b)
+    assert torch.allclose(oh.h_causal - oh.mu_causal, 0.5 * eps, atol=1e-5)
+    with pytest.raises(ValueError, match="noise"):
+        C.make_model("cgr", seed=0, hidden=8, noise=-1.0)
+
+
+def test_cgr_loss_info_terms(graphs):
+    model = C.make_model("cgr", seed=0, hidden=16).train()
+    b = C.GraphSet(graphs).batch(range(10))
+    out = model(b)
+    emb = C.CGRLoss().parts(out, b.y)["I(C;G)"]
+    want = 0.5 * C.embedding_info(out.mu_causal, per_width=True).item()
+    assert emb.item() == pytest.approx(want)  # on μ, not on the noisy sample
+    full = C.CGRLoss(per_width=False).parts(out, b.y)["I(C;G)"]
+    assert full.item() == pytest.approx(0.5 * C.embedding_info(out.mu_causal).item())
+    kl = C.CGRLoss(info="kl").parts(out, b.y)["I(C;G)"]
+    assert kl.item() == pytest.approx(0.5 * C.bernoulli_kl(out.node_att, 0.3).item())
+
+
+def test_attention_temperature_sharpens_the_split(graphs):
+    b = C.GraphSet(graphs).batch(range(10))
+    soft = C.make_model("cgr", seed=4, hidden=16).eval()
+    sharp = C.make_model("cgr", seed=4, hidden=16, att_temperature=0.25).eval()
+    a1, a2 = C.node_attention(soft, b), C.node_attention(sharp, b)
+    # same logits over a smaller temperature: further from ½, same side of it
+    assert torch.all((a2 - 0.5).abs() >= (a1 - 0.5).abs() - 1e-7)
+    assert torch.equal(a1 > 0.5, a2 > 0.5)
+
+
+def test_make_splits_keeps_the_pairings():
+    sp = C.make_splits(
+        np.random.default_rng(0), n_train=200, n_val=20, n_test=30, shortcut=0.9
+    )
+    assert list(sp) == list(C.SPLITS)
+    assert [len(v) for v in sp.values()] == [200, 20, 30, 30]
+    assert C.shortcut_rate(sp["train"], "train") > 0.8
+    assert C.shortcut_rate(sp["OOD test"], "reversed") > 0.7
+    again = C.make_splits(
+        np.random.default_rng(0), n_train=200, n_val=20, n_test=30, shortcut=0.9
+    )
+    assert torch.equal(again["OOD test"][3].x, sp["OOD test"][3].x)
+    weak = C.make_splits(
+        np.random.default_rng(1),
+        n_train=300,
+        n_val=5,
+        n_test=5,
+        shortcut=0.0,
+        ood_shortcut=1.0,
+    )
+    assert C.shortcut_rate(weak["train"], "train") == 0.0
+    assert C.shortcut_rate(weak["OOD val"], "reversed") == 1.0
+
+
+def test_train_methods_rows_and_shared_start():
+    sp = C.make_splits(
+        np.random.default_rng(2), n_train=32, n_val=8, n_test=8, shortcut=0.9
+    )
+    methods = {
+        "ERM": C.Method("erm", C.erm_loss),
+        "peer": C.Method("pyg-erm", C.erm_loss),
+        "CGR": C.Method("cgr", C.CGRLoss()),
+    }
+    kw = dict(
+        model_seed=1, batch_seed=2, hidden=8, layers=2, epochs=3, batch=8,
+        select_after=1,
+    )  # fmt: skip
+    rows, models = C.train_methods(sp, methods, **kw)
+    assert [r["method"] for r in rows] == list(methods) == list(models)
+    for r in rows:
+        assert 1 < r["epoch"] <= 3 and r["IID"] > 0 and r["OOD"] > 0
+    assert {"a_o cycle", "a_o base"} <= set(rows[2]) and "a_o cycle" not in rows[0]
+    again, _ = C.train_methods(sp, {"ERM": methods["ERM"]}, **kw)
+    assert again[0]["OOD"] == pytest.approx(rows[0]["OOD"], abs=1e-6)
+    with pytest.raises(ValueError, match="splits lacks"):
+        C.train_methods({"train": sp["train"]}, methods, **kw)
+    with pytest.raises(TypeError, match="must be a Method"):
+        C.train_methods(sp, {"ERM": C.erm_loss}, **kw)
+
+
+def test_mechanism_search_tiny(tmp_path):
+    base = dict(zip(C.SETUP_KEYS, ("embedding", True, 1.0, 1.0, 1e-3, 3, 32, 2)))
+    setups = {"a": base, "b": dict(base, info="kl", noise=0.0, lr=3e-3)}
+    kw = dict(n_val=8, n_test=8, hidden=8, batch=8, select_after=1, shortcut=0.9)
+    path = tmp_path / "search.json"
+    rec = C.write_mechanism_search(path, setups=setups, seeds=[0, 1], commit="x", **kw)
+    on_disk = json.loads(path.read_text())
+    assert on_disk["commit"] == "x" and on_disk["params"]["seeds"] == [0, 1]
+    assert on_disk["setups"] == setups and len(on_disk["rows"]) == 4
+    for r in on_disk["rows"]:
+        assert r["a_o cycle − base"] == pytest.approx(r["a_o cycle"] - r["a_o base"])
+        assert r["IID"] > 0 and r["OOD"] > 0 and r["setup"] in setups
+    assert on_disk["rows"] == json.loads(json.dumps(rec["rows"]))
+    # seeded: the same set-up and seed give the same row
+    again = C.attention_search({"a": base}, [1], **kw)
+    row = next(r for r in rec["rows"] if r["setup"] == "a" and r["seed"] == 1)
+    assert again[0]["OOD"] == pytest.approx(row["OOD"], abs=1e-6)
+    summ = C.search_summary(on_disk)
+    assert [s["setup"] for s in summ] == ["a", "b"]
+    for s in summ:
+        assert s["meets_gate"] == (min(s["gaps"]) >= 0.05)
+    with pytest.raises(ValueError, match="exactly the keys"):
+        C.attention_search({"bad": {"info": "kl"}}, [0], **kw)
+    with pytest.raises(ValueError, match="no rows"):
+        C.search_summary({"rows": []})

@@ -14,17 +14,21 @@ Notation (the paper's, where it helps):
 
 Losses (`CGRLoss`): L1 on the causal head (−I(C;Y)); the confounder term, either the
 paper's enhanced GIB (the confounder head also predicts y, −β·I(S;Y)) or the released
-code's variance penalty (make the confounder head uninformative); α·I(C;G) as the KL of
-the causal node attention to Bernoulli(r); and the contrastive intervention L_mix
-(`mix_loss`), which pulls h_o,i + h_c,j towards h_graph,i and away from h_graph,k (k ≠
-i).
+code's variance penalty (make the confounder head uninformative); α·I(C;G), the paper's
+Gaussian bottleneck ½E‖μ(G)‖² (h_o = μ + ε, ε ~ N(0, I), sampled in training; divided
+by the width, a rescaling of α) or GSAT's KL of the causal node attention to
+Bernoulli(r); and the contrastive intervention L_mix (`mix_loss`), which pulls
+h_o,i + h_c,j towards h_graph,i and away from h_graph,k (k ≠ i). The protocol:
+`make_splits` (one seed's splits), `train_methods` (the methods on them) and
+`attention_search` / `write_mechanism_search` (the bounded search for a set-up where
+the causal mask separates the cycle, recorded in data/16_causal_graph_regression/).
 
 Data (`make_dataset`): a causal 5-cycle whose node values v ~ U(0, 1) set y = Σv + N(0,
 σ²), joined by one edge to a base graph (random tree, ladder or wheel) whose type
 follows the y-bin with probability `shortcut`: a structural shortcut.
 
-No printing, plotting or file writing; randomness comes in as generators or explicit
-seeds.
+No printing or plotting; the one function that writes a file is
+`write_mechanism_search`; randomness comes in as generators or explicit seeds.
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ from torch import Tensor, nn
 BASE_TYPES = ("tree", "ladder", "wheel")
 SHIFTS = ("train", "reversed")
 CONFOUNDER_TERMS = ("gib", "var", "none")
+INFO_TERMS = ("embedding", "kl")
 BIN_EDGES = (2.0, 3.0)
 
 
@@ -455,20 +460,42 @@ class GINRegressor(nn.Module):
 class CGROutput:
     y_causal: Tensor  # (graphs,) the prediction
     y_conf: Tensor  # (graphs,) the confounder head
-    h_causal: Tensor  # (graphs, hidden) h_o
+    h_causal: Tensor  # (graphs, hidden) h_o: μ + ε in training (noise > 0), else μ
     h_conf: Tensor  # (graphs, hidden) h_c
     h_graph: Tensor  # (graphs, hidden) h_G
     node_att: Tensor  # (nodes,) a_o
     edge_att: Tensor  # (edges,) e_o
+    mu_causal: Tensor | None = None  # (graphs, hidden) μ(G), the mean of h_o
 
 
 class CausalGIN(nn.Module):
     """CGR's model: GIN encoder; node and edge attention split causal from confounder; a
     separate BatchNorm per branch, then one shared norm-free weighted GCN layer; sum
-    pooling; a causal and a confounder head. `predict` uses the causal branch only."""
+    pooling; a causal and a confounder head. `predict` uses the causal branch only.
+    `att_temperature` divides the attention logits before their softmax (1 as released;
+    below 1 sharpens the split).
 
-    def __init__(self, in_dim: int = 2, hidden: int = 64, layers: int = 3):
+    The causal embedding is the paper's Gaussian bottleneck: its mean μ(G) is the pooled
+    causal branch; in training mode `forward` samples h_o = μ + noise·ε, ε ~ N(0, I), from
+    the model's own generator (seeded by `seed_noise`, or by `make_model`), and feeds
+    that sample to the causal head and to L_mix; in eval mode h_o = μ. `noise` = 0 gives
+    the deterministic embedding."""
+
+    def __init__(
+        self,
+        in_dim: int = 2,
+        hidden: int = 64,
+        layers: int = 3,
+        att_temperature: float = 1.0,
+        noise: float = 1.0,
+    ):
         super().__init__()
+        t = _non_negative("att_temperature", att_temperature)
+        if t == 0:
+            raise ValueError("att_temperature must be > 0, got 0")
+        self.att_temperature = t
+        self.noise = _non_negative("noise", noise)
+        self.seed_noise(0)
         self.encoder = GINEncoder(in_dim, hidden, layers)
         self.node_att = nn.Linear(hidden, 2)
         self.edge_att = nn.Linear(2 * hidden, 2)
@@ -482,9 +509,22 @@ class CausalGIN(nn.Module):
         _check_batch(data)
         x = self.encoder(data.x, data.edge_index)
         row, col = data.edge_index
-        a = torch.softmax(self.node_att(x), dim=-1)  # [:, 0] c, [:, 1] o
-        e = torch.softmax(self.edge_att(torch.cat([x[row], x[col]], -1)), dim=-1)
+        t = self.att_temperature
+        a = torch.softmax(self.node_att(x) / t, dim=-1)  # [:, 0] c, [:, 1] o
+        e = torch.softmax(self.edge_att(torch.cat([x[row], x[col]], -1)) / t, dim=-1)
         return x, a, e
+
+    def seed_noise(self, seed: int) -> None:
+        """Restart the generator of the bottleneck's noise ε at `seed` (a CPU generator:
+        every device draws the same ε)."""
+        self._noise_gen = torch.Generator().manual_seed(_positive_int("seed", seed, 0))
+
+    def sample(self, mu: Tensor) -> Tensor:
+        """h_o from its mean: μ + noise·ε in training mode, μ in eval mode."""
+        if not self.training or self.noise == 0:
+            return mu
+        eps = torch.randn(mu.shape, generator=self._noise_gen, dtype=mu.dtype)
+        return mu + self.noise * eps.to(mu.device)
 
     def _branch(self, x, att, eatt, bn, data):
         z = F.relu(self.shared_conv(bn(att.view(-1, 1) * x), data.edge_index, eatt))
@@ -492,7 +532,8 @@ class CausalGIN(nn.Module):
 
     def forward(self, data) -> CGROutput:
         x, a, e = self._split(data)
-        h_o = self._branch(x, a[:, 1], e[:, 1], self.bn_causal, data)
+        mu = self._branch(x, a[:, 1], e[:, 1], self.bn_causal, data)
+        h_o = self.sample(mu)
         h_c = self._branch(x, a[:, 0], e[:, 0], self.bn_conf, data)
         return CGROutput(
             y_causal=self.head_causal(h_o),
@@ -502,9 +543,11 @@ class CausalGIN(nn.Module):
             h_graph=sum_pool(x, data.batch, data.num_graphs),
             node_att=a[:, 1],
             edge_att=e[:, 1],
+            mu_causal=mu,
         )
 
     def predict(self, data) -> Tensor:
+        """The causal head on h_o = μ (no noise, whatever the mode)."""
         x, a, e = self._split(data)
         return self.head_causal(
             self._branch(x, a[:, 1], e[:, 1], self.bn_causal, data)
@@ -568,11 +611,16 @@ def make_model(
     layers: int = 3,
     device: str | torch.device = "cpu",
     target: tuple[float, float] = (0.0, 1.0),
+    att_temperature: float = 1.0,
+    noise: float = 1.0,
 ) -> nn.Module:
     """A freshly initialised model of `kind` in MODELS on `device`; `seed` fixes the
     initial weights (drawn on the CPU, so every device starts alike) without touching
     torch's global generator. `target` = (location, scale) of y (e.g. the training mean
-    and standard deviation): every head predicts on that standardised scale."""
+    and standard deviation): every head predicts on that standardised scale.
+    `att_temperature` is CGR's attention temperature and `noise` the standard deviation
+    of its Gaussian bottleneck (kind "cgr" only; its noise generator is seeded with
+    `seed`)."""
     if kind not in MODELS:
         raise ValueError(f"kind must be one of {tuple(MODELS)}, got {kind!r}")
     seed = _positive_int("seed", seed, 0)
@@ -591,7 +639,18 @@ def make_model(
         )
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
-        model = MODELS[kind](in_dim, hidden, layers)
+        if kind == "cgr":
+            model = CausalGIN(
+                in_dim, hidden, layers, att_temperature=att_temperature, noise=noise
+            )
+            model.seed_noise(seed)
+        elif att_temperature != 1.0:
+            raise ValueError(
+                f"att_temperature applies to kind 'cgr' only, got {att_temperature!r} "
+                f"for kind {kind!r}"
+            )
+        else:
+            model = MODELS[kind](in_dim, hidden, layers)
     for m in model.modules():
         if isinstance(m, TargetHead):
             m.loc.fill_(loc)
@@ -648,6 +707,17 @@ def mix_loss(
     return loss[~eye].mean()
 
 
+def embedding_info(mu: Tensor, *, per_width: bool = False) -> Tensor:
+    """The paper's I(C;G) proxy (its Eq. 8): ½·E‖μ(G)‖², the mean over graphs of half the
+    squared norm of the causal embedding's mean. For h_o ~ N(μ, I) it is
+    KL(N(μ, I) ‖ N(0, I)); `CausalGIN` samples that h_o in training. `per_width`
+    divides by the width D: a rescaling of the weight α by 1/D."""
+    if mu.dim() != 2 or mu.numel() == 0:
+        raise ValueError(f"mu must be a non-empty (B, D) tensor, got {tuple(mu.shape)}")
+    kl = 0.5 * mu.pow(2).sum(-1).mean()
+    return kl / mu.size(1) if per_width else kl
+
+
 def bernoulli_kl(att: Tensor, r: float = 0.3, eps: float = 1e-6) -> Tensor:
     """Mean over nodes of KL(Bernoulli(a) ‖ Bernoulli(r)): the I(C;G) proxy on node
     attention."""
@@ -661,18 +731,22 @@ def bernoulli_kl(att: Tensor, r: float = 0.3, eps: float = 1e-6) -> Tensor:
 
 @dataclass(frozen=True)
 class CGRLoss:
-    """L = L1(ŷ_o, y) + β·conf + α·KL(a_o ‖ Bern(r)) + λ·L_mix.
+    """L = L1(ŷ_o, y) + β·conf + α·I(C;G) + λ·L_mix.
 
-    `confounder`: "gib" (the paper: β·L1(ŷ_c, y), the confounder head predicts y), "var"
-    (the released code: β·Var_batch(ŷ_c)) or "none". λ = 0 removes L_mix. The paper sets
+    `info`: the I(C;G) proxy, "embedding" (the paper's ½E‖μ(G)‖², `embedding_info`) or
+    "kl" (GSAT's KL(a_o ‖ Bern(r)) on node attention, `bernoulli_kl`). `confounder`:
+    "gib" (the paper: β·L1(ŷ_c, y), the confounder head predicts y), "var" (the released
+    code: β·Var_batch(ŷ_c)) or "none". λ = 0 removes L_mix. The paper sets
     all weights to 0.5 (its Appendix A.4).
     """
 
     confounder: str = "gib"
+    info: str = "embedding"
     alpha: float = 0.5
     beta: float = 0.5
     lam: float = 0.5
     r: float = 0.3
+    per_width: bool = True  # "embedding": α·½E‖μ‖²/D, i.e. the weight α/D
     temperature: float = 1.0
     include_positive: bool = False
 
@@ -681,6 +755,8 @@ class CGRLoss:
             raise ValueError(
                 f"confounder must be one of {CONFOUNDER_TERMS}, got {self.confounder!r}"
             )
+        if self.info not in INFO_TERMS:
+            raise ValueError(f"info must be one of {INFO_TERMS}, got {self.info!r}")
         for name in ("alpha", "beta", "lam"):
             _non_negative(name, getattr(self, name))
         if not 0.0 < self.r < 1.0:
@@ -692,8 +768,11 @@ class CGRLoss:
             parts["confounder"] = self.beta * F.l1_loss(out.y_conf, y)
         elif self.confounder == "var":
             parts["confounder"] = self.beta * torch.var(out.y_conf)
-        if self.alpha:
+        if self.alpha and self.info == "kl":
             parts["I(C;G)"] = self.alpha * bernoulli_kl(out.node_att, self.r)
+        elif self.alpha:
+            mu = out.h_causal if out.mu_causal is None else out.mu_causal
+            parts["I(C;G)"] = self.alpha * embedding_info(mu, per_width=self.per_width)
         if self.lam:
             parts["L_mix"] = self.lam * mix_loss(
                 out.h_causal,
@@ -807,3 +886,329 @@ def node_attention(model: CausalGIN, data: GraphBatch) -> Tensor:
     model.eval()
     with torch.no_grad():
         return model._split(data)[1][:, 1]
+
+
+# --------------------------------------------------------------------------------------
+# the experiment protocol: one seed's splits and the methods trained on them
+SPLITS = ("train", "OOD val", "IID test", "OOD test")
+
+
+def make_splits(
+    rng: np.random.Generator,
+    *,
+    n_train: int,
+    n_val: int,
+    n_test: int,
+    shortcut: float,
+    ood_shortcut: float | None = None,
+) -> dict[str, list]:
+    """One seed's four splits, drawn in order from `rng`: training and IID test with the
+    training pairing at strength `shortcut`; OOD validation and OOD test with the
+    reversed pairing at strength `ood_shortcut` (default: `shortcut`)."""
+    _check_rng(rng)
+    p = _probability("shortcut", shortcut)
+    q = p if ood_shortcut is None else _probability("ood_shortcut", ood_shortcut)
+    return {
+        "train": make_dataset(n_train, rng, shortcut=p),
+        "OOD val": make_dataset(n_val, rng, shortcut=q, shift="reversed"),
+        "IID test": make_dataset(n_test, rng, shortcut=p),
+        "OOD test": make_dataset(n_test, rng, shortcut=q, shift="reversed"),
+    }
+
+
+@dataclass(frozen=True)
+class Method:
+    """A model kind of MODELS and its objective; kind "pyg-erm" trains on
+    torch-geometric's `DataLoader` and batches, the others on `GraphSet.batches`."""
+
+    kind: str
+    objective: Callable
+    att_temperature: float = 1.0
+    noise: float = 1.0  # CGR's bottleneck noise (kind "cgr" only)
+
+    def __post_init__(self):
+        if self.kind not in MODELS:
+            raise ValueError(f"kind must be one of {tuple(MODELS)}, got {self.kind!r}")
+        _non_negative("noise", self.noise)
+        if not callable(self.objective):
+            raise TypeError("objective must be callable (model output, y) → loss")
+
+
+def train_methods(
+    splits: dict[str, list],
+    methods: dict[str, Method],
+    *,
+    model_seed: int,
+    batch_seed: int,
+    hidden: int,
+    layers: int,
+    epochs: int,
+    batch: int,
+    select_after: int,
+    lr: float = 1e-3,
+    device: str | torch.device = "cpu",
+) -> tuple[list[dict], dict[str, nn.Module]]:
+    """Fit every method of `methods` on one seed's `splits` (keys SPLITS), selecting the
+    epoch on the OOD validation split. Every method starts from `model_seed` and sees
+    the batches of a generator seeded with `batch_seed` (the peer: torch-geometric's
+    shuffling with that generator); Adam starts at `lr`. Returns one row per method
+    (method, epoch, IID and OOD test MAE, and for CGR models the mean a_o on cycle and
+    base nodes of the OOD test graphs) and the fitted models by name."""
+    from torch_geometric.data import Batch
+    from torch_geometric.loader import DataLoader
+
+    missing = [k for k in SPLITS if k not in splits]
+    if missing:
+        raise ValueError(f"splits lacks {missing}; it needs the keys {SPLITS}")
+    if not methods:
+        raise ValueError("methods is empty: name at least one method")
+    for name, m in methods.items():
+        if not isinstance(m, Method):
+            raise TypeError(
+                f"methods[{name!r}] must be a Method, got {type(m).__name__}"
+            )
+    batch = _positive_int("batch", batch, 2)
+    train = GraphSet(splits["train"], device)
+    target = (float(train.y.mean()), float(train.y.std()))
+    ours = {k: GraphSet(splits[k], device).full() for k in SPLITS[1:]}
+    arch = dict(hidden=hidden, layers=layers, device=device, target=target)
+    fit_kw = dict(epochs=epochs, select_after=select_after, lr=lr)
+    rows, models = [], {}
+    for name, m in methods.items():
+        gen = torch.Generator().manual_seed(int(batch_seed))
+        cgr_kw = (
+            dict(att_temperature=m.att_temperature, noise=m.noise)
+            if m.kind == "cgr"
+            else {}
+        )
+        model = make_model(m.kind, seed=model_seed, **cgr_kw, **arch)
+        if m.kind == "pyg-erm":
+            loader = DataLoader(
+                splits["train"],
+                batch_size=batch,
+                shuffle=True,
+                drop_last=True,
+                generator=gen,
+            )
+            data = {k: Batch.from_data_list(splits[k]).to(device) for k in SPLITS[1:]}
+            f = fit(
+                model,
+                m.objective,
+                lambda e: (b.to(device) for b in loader),
+                data["OOD val"],
+                **fit_kw,
+            )
+        else:
+            data = ours
+            f = fit(
+                model,
+                m.objective,
+                lambda e: train.batches(batch, gen),
+                data["OOD val"],
+                **fit_kw,
+            )
+        row = dict(
+            method=name,
+            epoch=f.best_epoch,
+            IID=mae(f.model, data["IID test"]),
+            OOD=mae(f.model, data["OOD test"]),
+        )
+        if isinstance(f.model, CausalGIN):
+            att = attention_by_part(f.model, ours["OOD test"])
+            row.update({"a_o cycle": att["cycle"], "a_o base": att["base"]})
+        rows.append(row)
+        models[name] = f.model
+    return rows, models
+
+
+SETUP_KEYS = (
+    "info",
+    "per_width",
+    "noise",
+    "att_temperature",
+    "lr",
+    "epochs",
+    "n_train",
+    "layers",
+)
+
+# The bounded mechanism search (`write_mechanism_search`): quick-scale set-ups of CGR
+# alone, chosen for whether its causal mask can separate the cycle, never for an MAE.
+# Each changes one or two things from the paper's form as the chapter runs it.
+MECHANISM_SETUPS = {
+    name: dict(zip(SETUP_KEYS, values))
+    for name, values in {
+        "as the chapter (α/D, noise 1)": (
+            "embedding",
+            True,
+            1.0,
+            1.0,
+            1e-3,
+            20,
+            600,
+            3,
+        ),
+        "α on ½‖μ‖² (no /D)": ("embedding", False, 1.0, 1.0, 1e-3, 20, 600, 3),
+        "deterministic h_o (noise 0)": ("embedding", True, 0.0, 1.0, 1e-3, 20, 600, 3),
+        "GSAT KL, no noise": ("kl", True, 0.0, 1.0, 1e-3, 20, 600, 3),
+        "lr 3e-3": ("embedding", True, 1.0, 1.0, 3e-3, 20, 600, 3),
+        "lr 1e-2": ("embedding", True, 1.0, 1.0, 1e-2, 20, 600, 3),
+        "τ 0.3, lr 3e-3": ("embedding", True, 1.0, 0.3, 3e-3, 20, 600, 3),
+        "1,200 graphs, lr 3e-3": ("embedding", True, 1.0, 1.0, 3e-3, 20, 1200, 3),
+        "100 epochs, lr 3e-3": ("embedding", True, 1.0, 1.0, 3e-3, 100, 600, 3),
+    }.items()
+}
+
+
+def attention_search(
+    setups: dict[str, dict],
+    seeds: Sequence[int],
+    *,
+    n_val: int,
+    n_test: int,
+    hidden: int,
+    batch: int,
+    select_after: int,
+    shortcut: float,
+    device: str | torch.device = "cpu",
+) -> list[dict]:
+    """A bounded search for a set-up where CGR's causal attention separates the cycle:
+    for each named set-up (keys SETUP_KEYS) and seed, train CGR alone on
+    `make_splits(default_rng([seed, 100]))` and return a row with its OOD and IID MAE,
+    a_o on cycle and base nodes and their difference. The set-ups are chosen for the
+    attention, never for an MAE."""
+    if not setups:
+        raise ValueError("setups is empty: name at least one set-up")
+    if len(seeds) == 0:
+        raise ValueError("seeds is empty: name at least one seed")
+    rows = []
+    for name, s in setups.items():
+        if set(s) != set(SETUP_KEYS):
+            raise ValueError(
+                f"setup {name!r} must have exactly the keys {sorted(SETUP_KEYS)}, got "
+                f"{sorted(s)}"
+            )
+        for r in seeds:
+            sp = make_splits(
+                np.random.default_rng([int(r), 100]),
+                n_train=s["n_train"],
+                n_val=n_val,
+                n_test=n_test,
+                shortcut=shortcut,
+            )
+            loss = CGRLoss(info=s["info"], per_width=s["per_width"])
+            method = Method("cgr", loss, s["att_temperature"], s["noise"])
+            (row,), _ = train_methods(
+                sp,
+                {name: method},
+                model_seed=int(r),
+                batch_seed=int(r),
+                hidden=hidden,
+                layers=s["layers"],
+                epochs=s["epochs"],
+                batch=batch,
+                select_after=select_after,
+                lr=s["lr"],
+                device=device,
+            )
+            row = dict(row, setup=name, seed=int(r), **s)
+            row["a_o cycle − base"] = row["a_o cycle"] - row["a_o base"]
+            rows.append(row)
+    return rows
+
+
+def _git_commit() -> str:
+    """The checkout's commit, with "+uncommitted changes" when the tree is dirty."""
+    import subprocess
+
+    from repbook.core.data import repo_root
+
+    def git(*args):
+        return subprocess.run(
+            ["git", *args], cwd=repo_root(), capture_output=True, text=True
+        ).stdout.strip()
+
+    head = git("rev-parse", "--short", "HEAD") or "unknown"
+    return head + ("+uncommitted changes" if git("status", "--porcelain") else "")
+
+
+SEARCH_FILE = ("16_causal_graph_regression", "mechanism_search.json")
+
+
+def write_mechanism_search(
+    path=None,
+    *,
+    setups: dict[str, dict] | None = None,
+    seeds: Sequence[int] = (0, 1),
+    n_val: int = 200,
+    n_test: int = 300,
+    hidden: int = 32,
+    batch: int = 64,
+    select_after: int = 10,
+    shortcut: float = 0.9,
+    gate: float = 0.05,
+    commit: str | None = None,
+) -> dict:
+    """Run `attention_search` (default: MECHANISM_SETUPS on seeds 0 and 1 at the quick
+    scale's sizes) and write its rows, with the parameters and the commit that made
+    them, as JSON to `path` (default: data/16_causal_graph_regression/, file
+    mechanism_search.json, whose SHA256SUMS is rewritten). The one file-writing function of this module.
+    Returns what it wrote."""
+    import json
+    import time
+    from pathlib import Path
+
+    from repbook.core.data import repo_root, sha256
+
+    setups = MECHANISM_SETUPS if setups is None else setups
+    params = dict(
+        seeds=[int(r) for r in seeds],
+        n_val=n_val,
+        n_test=n_test,
+        hidden=hidden,
+        batch=batch,
+        select_after=select_after,
+        shortcut=shortcut,
+    )
+    start = time.perf_counter()
+    rows = attention_search(setups, **params)
+    record = dict(
+        commit=_git_commit() if commit is None else commit,
+        torch=torch.__version__,
+        seconds=round(time.perf_counter() - start, 1),
+        gate=gate,
+        params=params,
+        setups=setups,
+        rows=rows,
+    )
+    default = path is None
+    path = Path(
+        repo_root() / "data" / SEARCH_FILE[0] / SEARCH_FILE[1] if default else path
+    )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n")
+    if default:
+        (path.parent / "SHA256SUMS").write_text(f"{sha256(path)}  {path.name}\n")
+    return record
+
+
+def search_summary(record: dict) -> list[dict]:
+    """Per set-up of a `write_mechanism_search` record: the a_o gap per seed, its mean,
+    whether every seed meets the record's gate, and the mean OOD and IID MAE."""
+    if not record.get("rows"):
+        raise ValueError("record has no rows: is it a write_mechanism_search record?")
+    out = []
+    for name in record["setups"]:
+        rs = [r for r in record["rows"] if r["setup"] == name]
+        gaps = [r["a_o cycle − base"] for r in rs]
+        out.append(
+            dict(
+                setup=name,
+                gaps=gaps,
+                mean_gap=float(np.mean(gaps)),
+                meets_gate=bool(min(gaps) >= record["gate"]),
+                OOD=float(np.mean([r["OOD"] for r in rs])),
+                IID=float(np.mean([r["IID"] for r in rs])),
+            )
+        )
+    return out
