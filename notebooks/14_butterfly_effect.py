@@ -25,7 +25,8 @@
 # end up, and whether the answer depends on when the nudge happens.
 #
 # ```{admonition} Claims we test
-# 1. Early in training, even a perturbation of about one float ulp of one weight makes
+# 1. Early in training, even an extremely small perturbation (one weight moved by 1 % of
+#    its initialisation scale, or Gaussian noise of $10^{-4}$ of that scale) makes
 #    otherwise identical runs end far apart: a sizeable fraction of the distance that
 #    training noise alone (other batch orders from the same initialisation) puts between
 #    two runs.
@@ -42,22 +43,23 @@
 # The paper's main experiments train a ResNet-20 with LayerNorm on CIFAR-10 on a GPU. At
 # quick scale we use a ReLU MLP on 4,000 real MNIST digits on two CPU cores; the full
 # scale switches to the paper's LayerNorm ResNet-20 (on the same digits, see the
-# deviations). Claims 3 and 4a are about loss barriers, which an MLP on MNIST is not
-# expected to show (see claim 3): at quick scale they are *not checked*, and what would
-# check them is said.
+# deviations). Claims 3 and 4a are about loss barriers, which the paper predicts only
+# where training itself is unstable; both are gated on a measured instability (see claim
+# 3), and at quick scale a short scan of training recipes looks for one that meets the
+# gate. Claim 4a has a second gate: weight matching must have something to undo.
 
 # %% tags=["parameters"]
-scale = "quick"  # "quick" (≤ 90 s on 2 CPU cores) or "full" (ResNet-20-LN, one GPU)
+scale = "quick"  # "quick" (≤ 150 s on 2 CPU cores) or "full" (ResNet-20-LN, GPU only)
 seed = 0
 
 # %%
 import math
+import textwrap
 
 import numpy as np
 import pandas as pd
 import matplotlib.pyplot as plt
 import torch
-from scipy import stats
 
 from repbook.core import (
     Ledger,
@@ -72,7 +74,9 @@ from repbook.core import (
     at_most,
     tol,
 )
+from repbook.core.ledger import unstable_sentence
 from repbook.papers import butterfly as B
+from repbook.papers.butterfly import protocol as P
 
 SIZES = {
     "quick": dict(
@@ -84,10 +88,13 @@ SIZES = {
         lr=0.1,
         warmup=0.02,
         momentum=0.9,
-        t_fracs=[0, 0.005, 0.02, 0.1, 0.25, 0.5],
+        t_fracs=[0, 0.005, 0.1, 0.5],
         sigmas=[1e-4, 1e-2, 1e-1],
         reps_t0=3,
         reps=1,
+        claim1_draws=5,
+        one_weight_sigma=1e-2,
+        scan=True,
         n_independent=3,
         n_orders=3,
         n_alpha=11,
@@ -107,6 +114,9 @@ SIZES = {
         sigmas=[1e-4, 1e-2, 1e-1, 0.5],
         reps_t0=3,
         reps=3,
+        claim1_draws=8,
+        one_weight_sigma=1e-2,
+        scan=False,
         n_independent=4,
         n_orders=4,
         n_alpha=11,
@@ -118,8 +128,10 @@ run = setup(scale=scale, seed=seed, sizes=SIZES)
 ledger = Ledger.for_run(
     run,
     regime=(
-        "MLPs on 4,000 real MNIST digits, one-ulp and Gaussian perturbations, 3 "
-        "draws; CPU"
+        f"{'MLPs' if run['model'] == 'mlp' else 'LayerNorm ResNet-20'} on "
+        f"{run['n_train']:,} real MNIST digits; one-weight, one-ulp and Gaussian "
+        f"perturbations, {run['claim1_draws']} draws per kind for claim 1, "
+        f"{run['reps_t0']} elsewhere"
     ),
 )
 use_style()
@@ -328,26 +340,26 @@ if control_l2 != 0.0:  # every comparison below assumes that only ε separates t
 travel = {s: B.l2_distance(base_trace[s], base_trace[0]) for s in trace}
 
 
+runner = P.make_runner(model, Xtr, ytr, lrs, momentum=run["momentum"])
+
+
 def reference_runs(n, start, batches):
-    """n − 1 runs besides the base run: finals (base run first), distance curves."""
-    finals, curves = [theta_T], []
-    for i in range(1, n):
-        res = fit(B.TrainState.start(start(i)), batches(i), distance_to=base_trace)
-        finals.append(res.final.params)
-        curves.append(res.distances)
-    pairs = [(i, j) for i in range(n) for j in range(i + 1, n)]
-    return finals, curves, pairs
+    """n − 1 runs besides the base run (butterfly.protocol.reference_runs)."""
+    ref = P.reference_runs(
+        runner,
+        theta_T,
+        [start(i) for i in range(1, n)],
+        [batches(i) for i in range(1, n)],
+        distance_to=base_trace,
+    )
+    return ref.finals, ref.curves, ref.pairs, ref.l2()
 
 
-orders, order_curves, order_pairs = reference_runs(
+orders, order_curves, order_pairs, order_l2 = reference_runs(
     run["n_orders"], lambda i: init(1), make_order
 )
-independent, indep_curves, indep_pairs = reference_runs(
+independent, indep_curves, indep_pairs, indep_l2 = reference_runs(
     run["n_independent"], lambda i: init(1 + i), lambda i: order
-)
-order_l2 = np.array([B.l2_distance(orders[i], orders[j]) for i, j in order_pairs])
-indep_l2 = np.array(
-    [B.l2_distance(independent[i], independent[j]) for i, j in indep_pairs]
 )
 
 tr_loss, tr_err = B.evaluate(model, theta_T, Xtr, ytr)
@@ -371,36 +383,32 @@ print(
 print(f"distance travelled by the base run: ‖θ_T − θ_0‖ = {travel[T]:.2f}")
 
 ulp_weights = {}
-
-
-def perturb(params, kind_index, rep):
-    """The rep-th perturbation of a kind: the same weight or draw at every step t."""
-    g = run.torch_generator(10_000 + 100 * kind_index + rep)
-    if kind_index == 0:
-        name, idx = B.pick_weight(params, weight_names[1:], generator=g)
-        ulp_weights[rep] = (name, idx)
-        return B.nudge_one_ulp(params, name=name, index=idx)
-    eps = B.gaussian_perturbation(
-        params, stds, sigma=run["sigmas"][kind_index - 1], generator=g
-    )
-    return B.add(params, eps)
-
-
+PERTS = [P.Perturbation("ulp", tuple(weight_names[1:]))] + [
+    P.Perturbation("gaussian", tuple(weight_names), sigma=s) for s in run["sigmas"]
+]
 rows, finals, curves, followed = [], {}, {}, {}
 
 
 def spawn_copy(ki, kind, t, rep):
-    """Perturb the base run's state at step t with draw rep, train to T, record."""
-    spawn = base.saved[t]
-    moved = perturb(spawn.params, ki, rep)
-    res = fit(spawn.with_params(moved), distance_to=base_trace if t == 0 else None)
+    """Perturb the base run's state at step t with draw rep (the same weight or noise at
+    every t), train to T, record (butterfly.protocol.spawn_copy)."""
+    c = P.spawn_copy(
+        runner,
+        base.saved[t],
+        PERTS[ki],
+        stds,
+        theta_T,
+        order,
+        generator=run.torch_generator(10_000 + 100 * ki + rep),
+        distance_to=base_trace if t == 0 else None,
+    )
+    if ki == 0:
+        ulp_weights[rep] = c.where
     if t == 0:
-        curves[(kind, rep)] = res.distances
-    finals[(kind, t, rep)] = res.final.params
-    l2 = B.l2_distance(res.final.params, theta_T)
-    eps = B.l2_distance(moved, spawn.params)
-    rows.append(dict(kind=kind, t=t, rep=rep, eps=eps, l2=l2))
-    return l2
+        curves[(kind, rep)] = c.distances
+    finals[(kind, t, rep)] = c.final
+    rows.append(dict(kind=kind, t=t, rep=rep, eps=c.eps, l2=c.l2))
+    return c.l2
 
 
 for ki, kind in enumerate(KINDS):
@@ -416,7 +424,7 @@ eps_first = runs.groupby("kind", sort=False).eps.first()
 print(eps_first.map(lambda v: f"{v:.2e}").to_string())
 
 # %% [markdown]
-# ## Claim 1 · A one-ulp nudge at initialisation ends far away
+# ## Claim 1 · A tiny perturbation at initialisation ends far away
 #
 # "Far" needs a yardstick on the scale of training. Two runs from the same
 # initialisation that see the batches in different orders end some distance apart: that
@@ -426,22 +434,34 @@ print(eps_first.map(lambda v: f"{v:.2e}").to_string())
 # between their two random initialisations, which training barely changes; both are
 # printed above.)
 #
-# Which weight gets the ulp is a random draw, and the draws are not alike: a weight
-# whose ReLU units (the one it reads from, or the one it feeds) are never active on the
-# training digits passes no signal and receives a zero gradient, so its nudge cannot
-# grow in any regime. The paper's "reliably" is a statement about the typical draw, so
-# the rule is stated for the distribution: the **median** over the `reps_t0` drawn
-# weights. (A Gaussian perturbation touches every weight, so each of its draws is a full
-# sample; where a criterion asks every Gaussian draw to hold, it says so, as in claims 3
-# and 4b.)
+# The claim is tested with the paper's perturbations, each drawn `claim1_draws` times at
+# $t=0$:
 #
-# **Criterion (fixed before the run).** The median, over the `reps_t0` one-ulp nudges
-# applied at $t=0$, of the final $L^2$ distance is at least 10 % of the mean $L^2$
-# distance between the same-initialisation runs with other batch orders. A plausible
-# failure: the nudges grow for a while, then training contracts them again, and the
-# copies end a few percent of the training-noise distance apart. (The control run is a
-# precondition, not part of the claim: it ended exactly on the base run, $L^2 = 0$, or
-# the chapter would have stopped above.)
+# - **one weight**, the official code's single-weight mask: the noise is scaled over the
+#   mask and then masked, so the one weight, drawn uniformly among all weights, moves by
+#   $\sigma s_i$ with a random sign, here with $\sigma$ = `one_weight_sigma`, the smallest
+#   size of the official main script;
+# - **Gaussian, $\sigma=10^{-4}$**, every weight (the first `reps_t0` of its draws are
+#   the ones of the grid below).
+#
+# Which weight or which noise is a random draw, and draws are not alike: a weight whose
+# ReLU units are never active on the training digits (a first-layer weight on a pixel
+# blank in every digit, say) passes no signal, so its perturbation cannot grow in any
+# regime. The paper's "reliably" is a statement about most draws, so the rule is stated
+# for their distribution.
+#
+# **Criterion (fixed before the run).** For each of the two kinds, at least 80 % of the
+# draws (4 of 5 at quick scale) end with a final $L^2$ distance of at least 10 % of the
+# mean distance between the same-initialisation runs with other batch orders: the value
+# read is the ratio that 80 % of the draws reach. A plausible failure: the perturbations
+# grow for a while, then training contracts them again, and most copies end a few percent
+# of the training-noise distance apart. (The control run is a precondition, not part of
+# the claim: it ended exactly on the base run, $L^2 = 0$, or the chapter would have
+# stopped above.)
+#
+# *Our own check 1u* keeps the chapter's smaller nudge: one weight after the first layer
+# moved by one float32 ulp, $10^4$ to $10^6$ times less than the paper's one-weight
+# perturbation, with the rule "the median of the `reps_t0` nudges reaches 10 %".
 
 # %%
 ulp0 = runs[(runs.kind == ULP) & (runs.t == 0)].sort_values("rep")
@@ -461,6 +481,47 @@ t0_table = t0.l2.agg(["median", "min", "max"])
 t0_table["median / training noise"] = t0_table["median"] / order_l2.mean()
 t0_table["median / travel"] = t0_table["median"] / travel[T]
 print(t0_table.round(3).to_string())
+
+ONEW = f"1 weight, σ = {run['one_weight_sigma']:g}"
+G4 = KINDS[1]  # the Gaussian kind of size 1e-4
+register_colors({ONEW: "#8C564B"})
+paper_perts = {
+    ONEW: (
+        90,
+        P.Perturbation(
+            "gaussian", tuple(weight_names), sigma=run["one_weight_sigma"], n_weights=1
+        ),
+    ),
+    G4: (1, PERTS[1]),
+}
+c1_rows = runs[(runs.kind == G4) & (runs.t == 0)][["kind", "rep", "eps", "l2"]]
+c1_rows = c1_rows.to_dict("records")
+for kind, (ki, pert) in paper_perts.items():
+    done = {r["rep"] for r in c1_rows if r["kind"] == kind}
+    for rep in range(run["claim1_draws"]):
+        if rep in done:
+            continue
+        c = P.spawn_copy(
+            runner,
+            base.saved[0],
+            pert,
+            stds,
+            theta_T,
+            order,
+            generator=run.torch_generator(10_000 + 100 * ki + rep),
+        )
+        c1_rows.append(dict(kind=kind, rep=rep, eps=c.eps, l2=c.l2, where=c.where))
+claim1 = pd.DataFrame(c1_rows).sort_values(["kind", "rep"])
+claim1["ratio"] = claim1.l2 / order_l2.mean()
+n1 = run["claim1_draws"]
+k80 = n1 - math.ceil(0.8 * n1)  # the (k80 + 1)-th smallest ratio: 80 % reach it
+reach80 = {k: float(np.sort(claim1[claim1.kind == k].ratio)[k80]) for k in paper_perts}
+for k, d in claim1.groupby("kind", sort=False):
+    print(
+        f"{k}: ‖ε‖ = {d.eps.median():.2e} (median); final L² / training noise = "
+        + ", ".join(f"{v:.3f}" for v in d.ratio)
+        + f"; reached by 80 % of draws: {reach80[k]:.3f}"
+    )
 
 # %% [markdown]
 # A weight matters only if it can pass a signal: for a ReLU MLP, the unit it reads from
@@ -525,8 +586,11 @@ ax.set(
 )
 ax.legend(fontsize=7, loc="lower right")
 ax = axes[1]
-for i, kind in enumerate(KINDS):
-    d = runs[(runs.kind == kind) & (runs.t == 0)]
+shown = [ONEW, G4] + [k for k in KINDS if k != G4]
+for i, kind in enumerate(shown):
+    d = claim1[claim1.kind == kind] if kind in paper_perts else None
+    if d is None:
+        d = runs[(runs.kind == kind) & (runs.t == 0)]
     ax.scatter(
         np.full(len(d), i), d.l2 / order_l2.mean(), color=color_for(kind), zorder=3
     )
@@ -539,36 +603,59 @@ for i, kind in enumerate(KINDS):
         zorder=3,
         label="median" if i == 0 else None,
     )
+    if kind in reach80:  # what criterion 1 reads: the ratio 80 % of the draws reach
+        ax.scatter(
+            [i + 0.18],
+            [reach80[kind]],
+            marker="<",
+            s=40,
+            color=color_for(kind),
+            zorder=4,
+            label="reached by 80 % of draws" if i == 0 else None,
+        )
 ax.axhline(0.1, color=color_for("muted"), ls=":", lw=1.2, label="criterion: 10 %")
+ax.axvline(1.5, color=color_for("muted"), lw=0.8)
 reference_line(ax, 1.0, "training noise (mean)")
 ax.set(
-    xticks=range(len(KINDS)),
+    xticks=range(len(shown)),
     ylim=(0, 1.3),
     ylabel="final L² / training-noise L²",
-    title="Final distance, t = 0",
+    title="Final distance, t = 0 (left of the line: claim 1)",
 )
-ax.set_xticklabels(KINDS, rotation=20, fontsize=8)
+ax.set_xticklabels(shown, rotation=20, fontsize=8)
 ax.legend(fontsize=7, loc="upper center", ncols=3)
 plt.show()
 
 # %%
 ledger.check(
     1,
-    "a one-ulp nudge at t = 0 ends far away (vs training noise)",
-    paper="tiny early perturbations reliably cause divergence",
+    "a tiny perturbation at t = 0 ends far away (vs training noise)",
+    paper="abstract: in the early 'chaotic' phase, even extremely small perturbations "
+    "reliably cause otherwise identical trajectories to diverge",
     source="abstract",
     evidence="real data",
     measured={
         "control L²": control_l2,
+        "ratio reached by 80 % of draws": reach80,
+        "training-noise L² (mean)": order_l2.mean(),
+    },
+    criterion=at_least("ratio reached by 80 % of draws", 0.1),
+    tolerance={"training-noise L² (mean)": tol(abs=0.04)},
+)
+ledger.ours(
+    "1u",
+    "a one-ulp nudge at t = 0 ends far away (vs training noise)",
+    why="the one-ulp nudge is our perturbation, 10⁴–10⁶ times smaller than the "
+    "paper's one-weight perturbation",
+    evidence="real data",
+    measured={
         "ulp L² / training-noise L²": ratio_ulp,
         "median ulp L² / training-noise L²": float(np.median(ratio_ulp)),
-        "training-noise L² (mean)": order_l2.mean(),
     },
     criterion=at_least("median ulp L² / training-noise L²", 0.1),
     tolerance={
         "ulp L² / training-noise L²": tol(abs=0.6),
         "median ulp L² / training-noise L²": tol(abs=0.5),
-        "training-noise L² (mean)": tol(abs=0.04),
     },
 )
 
@@ -581,104 +668,195 @@ ledger.check(
 # amplification is printed above) when the nudged weight passes a signal; if its units
 # are (almost) never active, the nudge stays where it started, a flat line at the bottom
 # of the panel. The right panel is the criterion: each point a draw, the bar the median,
-# against the 10 % line. Read the margin in the verdict table before the verdict: how
-# far a nudge grows depends on the batch sequence it meets, so another seed (another
-# shuffle of the digits, batch order and draws) can give nudges that stay microscopic.
-# Run `.venv/bin/python -m repbook run 14 --seed 1` to see one such case.
+# against the 10 % line. Claim 1 reads the two columns left of the vertical line (the
+# paper's perturbations) at the ratio that 80 % of their draws reach (the triangle); our
+# check 1u reads the median of the one-ulp column. How far a one-ulp nudge grows
+# depends on the batch sequence it meets, so another seed (another shuffle of the
+# digits, batch order and draws) can give nudges that stay microscopic: run
+# `.venv/bin/python -m repbook run 14 --seed 1` to see one such case.
 #
 # ## Claim 2 · The later the perturbation, the smaller the effect
 #
-# Each kind is followed along its typical draw: the draw whose distance at $t=0$ is the
-# median of the `reps_t0` draws is repeated at every later $t$ (the same weight, or the
-# same Gaussian noise), so that only the time of the perturbation changes. The rule is
-# the one of claim 1: a single draw can be an inert weight, the median draw cannot be
-# one unless most are. (At full scale all draws are repeated, and the median is taken at
-# each $t$.)
+# Claim 2 is judged on the paper's kinds of perturbation: the one-weight perturbation of
+# claim 1 ($\sigma$ = `one_weight_sigma`) and the Gaussian ones of the grid. (The
+# official main script uses $\sigma\in\{0.01, 0.1, 0.5\}$, its `small_butterfly` scripts
+# $10^{-6}$ to 1; our $10^{-4}$ lies in that range.) Our one-ulp nudge is followed the
+# same way, as our own check 2u, outside the paper's tally.
 #
-# **Criterion.** For every perturbation kind, along its median draw: the Spearman
-# correlation between $t$ and the final $L^2$ is at most $-0.8$, and $L^2$ for a
-# perturbation at 10 % of training is at most half of $L^2$ for a perturbation at $t=0$.
-# A plausible failure: the distance stays flat in $t$, because it is set by the size of
-# the perturbation rather than by its growth.
+# Each kind is followed along its typical draw: the draw whose distance at $t=0$ is the
+# median of its draws at $t=0$ (`claim1_draws` for the one-weight kind, `reps_t0` for
+# the others) is repeated at every later $t$ (the same weight with the same
+# displacement, or the same Gaussian noise), so that only the time of the perturbation
+# changes. The rule is the one of claim 1: a single draw can be an inert weight, the
+# median draw cannot be one unless most are. (At full scale `reps` typical draws are
+# repeated, and the median is taken at each $t$.)
+#
+# What grows is the divergence *beyond* the perturbation: a copy that training neither
+# amplified nor undid still ends $\lVert\varepsilon\rVert$ away, whenever it was
+# perturbed (for $\sigma=0.1$ that floor is a sizeable part of the final distance at
+# $t=0$; both are printed below). The measure is therefore the excess divergence
+# $L^2_T-\lVert\varepsilon\rVert$ (`butterfly.protocol.excess_divergence`).
+#
+# **Criterion** (its set of kinds changed after its result was known, see the
+# deviations). For every one of the paper's kinds, along its median draw: the Spearman
+# correlation between $t$ and the excess divergence is at most $-0.8$, and the excess
+# divergence for a perturbation at 10 % of training is at most half of that for a
+# perturbation at $t=0$. On the four perturbation steps of the quick grid,
+# $\rho\le-0.8$ allows at most one adjacent swap of the ordering ($\rho=-0.8$ exactly);
+# whether such a swap is within the spread of the draws at $t=0$ is printed below. A
+# plausible failure: the excess stays flat in $t$, because training amplifies a late
+# perturbation as much as an early one. *Our check 2u*: the same rule for the one-ulp
+# nudge.
 
 # %%
 t10 = int(round(0.1 * T))
-by_t = runs.groupby(["kind", "t"]).l2.median().unstack("t").loc[KINDS, t_steps]
-
-
-def spearman(x, y):
-    """Spearman's ρ; NaN (no verdict can pass) for a constant series."""
-    return float(stats.spearmanr(x, y).statistic) if np.ptp(y) > 0 else math.nan
-
-
-rho = {k: spearman(t_steps, by_t.loc[k]) for k in KINDS}
-half = {k: float(by_t.loc[k, t10] / by_t.loc[k, 0]) for k in KINDS}
+C2_KINDS = [ONEW] + KINDS[1:]  # the paper's kinds; the one-ulp nudge is our check 2u
+ALL2 = C2_KINDS + [ULP]
+onew_pert = paper_perts[ONEW][1]
+onew0 = claim1[claim1.kind == ONEW].sort_values("rep")
+followed[ONEW] = [
+    int(onew0.rep.iloc[i]) for i in B.typical_draws(list(onew0.l2), run["reps"])
+]
+onew_rows = [
+    dict(kind=ONEW, t=0, rep=int(r.rep), eps=r.eps, l2=r.l2, where=r.where)
+    for r in onew0.itertuples()
+]
+for t in t_steps[1:]:
+    for rep in followed[ONEW]:
+        c = P.spawn_copy(
+            runner,
+            base.saved[t],
+            onew_pert,
+            stds,
+            theta_T,
+            order,
+            generator=run.torch_generator(10_000 + 100 * paper_perts[ONEW][0] + rep),
+        )
+        onew_rows.append(
+            dict(kind=ONEW, t=t, rep=rep, eps=c.eps, l2=c.l2, where=c.where)
+        )
+onew_runs = pd.DataFrame(onew_rows)
+kept = {r: onew_runs[onew_runs.rep == r]["where"].nunique() for r in followed[ONEW]}
+print(
+    f"{ONEW}: median draw(s) {followed[ONEW]} repeated at t = {t_steps[1:]}; the same "
+    f"weight at every t: {all(n == 1 for n in kept.values())}"
+)
+cols2 = ["kind", "t", "rep", "eps", "l2"]
+all2 = pd.concat([runs[cols2], onew_runs[cols2]], ignore_index=True)
+all2["excess"] = P.excess_divergence(all2.l2, all2.eps)
+grid2 = all2[[r in followed[k] for k, r in zip(all2.kind, all2.rep)]]
+by_t = grid2.groupby(["kind", "t"]).l2.median().unstack("t").loc[ALL2, t_steps]
+ex_t = grid2.groupby(["kind", "t"]).excess.median().unstack("t").loc[ALL2, t_steps]
+rho = {k: P.spearman_rho(t_steps, ex_t.loc[k]) for k in ALL2}
+half = {k: float(ex_t.loc[k, t10] / ex_t.loc[k, 0]) for k in ALL2}
+half_l2 = {k: float(by_t.loc[k, t10] / by_t.loc[k, 0]) for k in ALL2}
 print("final L² of the median draw, by perturbation step t:")
 print(by_t.round(3).to_string())
-print("Spearman ρ(t, L²): " + ", ".join(f"{k}: {v:.2f}" for k, v in rho.items()))
+print("excess divergence L² − ‖ε‖ of the median draw, by perturbation step t:")
+print(ex_t.round(3).to_string())
+print("Spearman ρ(t, L² − ‖ε‖): " + ", ".join(f"{k}: {v:.2f}" for k, v in rho.items()))
 print(
-    f"L²(t = {t10}) / L²(t = 0): " + ", ".join(f"{k}: {v:.3f}" for k, v in half.items())
+    f"excess ratio t = {t10} / t = 0: "
+    + ", ".join(f"{k}: {v:.3f}" for k, v in half.items())
 )
-eps0 = runs.groupby("kind", sort=False).eps.median()
+print(
+    "(plain L² ratio, the old measure: "
+    + ", ".join(f"{k}: {v:.3f}" for k, v in half_l2.items())
+    + ")"
+)
+spread0 = all2[all2.t == 0].groupby("kind").excess.agg(lambda s: s.max() - s.min())
+for k in ALL2:
+    rises = P.adjacent_rises(ex_t.loc[k])
+    print(
+        f"{k}: "
+        + (
+            "; ".join(
+                f"swap t = {t_steps[i]} → {t_steps[i + 1]} (rise {r:.3g}), "
+                + ("within" if r <= spread0[k] else "beyond")
+                + f" the t = 0 draw spread {spread0[k]:.3g}"
+                for i, r in rises
+            )
+            or "no swap, the excess falls at every step"
+        )
+    )
+eps0 = all2.groupby("kind", sort=False).eps.median()
 t_last = max(t_steps)
 print(
     f"size of the perturbation itself ‖ε‖ vs final L² at t = {t_last}: "
-    + ", ".join(f"{k}: {eps0[k]:.3g} vs {by_t.loc[k, t_last]:.3g}" for k in KINDS)
+    + ", ".join(f"{k}: {eps0[k]:.3g} vs {by_t.loc[k, t_last]:.3g}" for k in ALL2)
 )
 
 # %% tags=["hide-input"]
 fig, ax = plt.subplots(figsize=(7, 4))
-for kind in KINDS:
-    d = runs[runs.kind == kind]
-    ax.scatter(d.t, d.l2, color=color_for(kind), s=12, alpha=0.6)
+for kind in ALL2:
+    d = all2[(all2.kind == kind) & (all2.excess > 0)]
+    ax.scatter(d.t, d.excess, color=color_for(kind), s=12, alpha=0.6)
+    line = ex_t.loc[kind]
     ax.plot(
-        t_steps, by_t.loc[kind], marker="o", ms=4, color=color_for(kind), label=kind
+        [t for t in t_steps if line[t] > 0],
+        [v for v in line if v > 0],
+        marker="o",
+        ms=4,
+        color=color_for(kind),
+        ls=":" if kind == ULP else "-",
+        label=kind + (" (our check 2u)" if kind == ULP else ""),
     )
 ax.axhspan(
     order_l2.min(),
     order_l2.max(),
     color=color_for(ORDERS),
     alpha=0.15,
-    label=f"{ORDERS} (range)",
+    label=f"{ORDERS}: L² (range)",
 )
-reference_line(ax, indep_l2.mean(), INDEP)
 ax.set(
     xscale="symlog",
     xlim=(-0.3, T),
     yscale="log",
     xlabel=f"perturbation step t (of T = {T})",
-    ylabel=r"final $\|\theta_T-\theta'_T\|_2$",
-    title="Later perturbations end closer",
+    ylabel=r"excess divergence $\|\theta_T-\theta'_T\|_2-\|\varepsilon\|$",
+    title="Excess divergence by perturbation time",
 )
 ax.legend(fontsize=7, loc="lower left")
 plt.show()
 
 # %%
+CRIT_2 = all_of(
+    at_most("Spearman ρ(t, L² − ‖ε‖)", -0.8),
+    at_most("excess(t = 10 %) / excess(t = 0)", 0.5),
+)
 ledger.check(
     2,
     "the effect diminishes with the perturbation time",
-    paper="diminishes rapidly over training time",
+    paper="abstract: an effect that diminishes rapidly over training time",
     source="abstract",
     evidence="real data",
-    measured={"Spearman ρ(t, L²)": rho, "L²(t = 10 %) / L²(t = 0)": half},
-    criterion=all_of(
-        at_most("Spearman ρ(t, L²)", -0.8), at_most("L²(t = 10 %) / L²(t = 0)", 0.5)
-    ),
-    tolerance={
-        "Spearman ρ(t, L²)": tol(abs=0.4),
-        "L²(t = 10 %) / L²(t = 0)": tol(abs=3),
+    measured={
+        "Spearman ρ(t, L² − ‖ε‖)": {k: rho[k] for k in C2_KINDS},
+        "excess(t = 10 %) / excess(t = 0)": {k: half[k] for k in C2_KINDS},
     },
+    criterion=CRIT_2,
+)
+ledger.ours(
+    "2u",
+    "the effect of a one-ulp nudge diminishes with the perturbation time",
+    why="the one-ulp nudge is our perturbation, far smaller than the paper's",
+    evidence="real data",
+    measured={
+        "Spearman ρ(t, L² − ‖ε‖)": rho[ULP],
+        "excess(t = 10 %) / excess(t = 0)": half[ULP],
+    },
+    criterion=CRIT_2,
 )
 
 # %% [markdown]
-# Lines follow the median draw; points are single draws. Read the verdict from the
-# printed correlations and ratios, and compare the final distance of a late copy with
-# the size of the perturbation itself (printed above): where the two are close, training
-# has neither amplified nor undone the perturbation, and the distance has a floor that
-# no choice of $t$ removes. For the largest $\sigma$ that floor is of the same order as
-# the early divergence, so its distance cannot halve. In the paper's setting too,
-# according to a secondary summary, perturbations of that size (10 % of the
-# initialisation scale) still leave barriers when applied half-way through training.
+# Lines follow the median draw, points are single draws (the $t=0$ points of every
+# draw; excesses that are not positive, such as an inert nudge's, cannot be drawn on the
+# log axis). Compare the final distance of a late copy with the size of the perturbation
+# itself (printed above): where the two are close, training has neither amplified nor
+# undone the perturbation, and the plain distance has a floor that no choice of $t$
+# removes; the excess divergence does not. In the paper's setting too, according to a
+# secondary summary, perturbations of 10 % of the initialisation scale still leave
+# barriers when applied half-way through training.
 
 # %% [markdown]
 # ## Claim 3 · Different basins: a loss barrier for early perturbations only
@@ -694,22 +872,54 @@ ledger.check(
 # between perturbed copies of small MLPs and CNNs on MNIST, while independently
 # initialised networks had clear ones.
 #
-# So the paper does not predict a barrier for our quick-scale MLP: if training noise
-# from one initialisation leaves no barrier, a perturbation far smaller than that noise
-# is not expected to leave one either. No CPU regime within this chapter's budget is one
-# where it does: the paper's barriers come from a LayerNorm ResNet-20 trained for 50
-# epochs to near-zero loss on CIFAR-10, which no CPU trains dozens of times in 90 s, and
-# smaller conv nets on MNIST were stable in the prototypes. At quick scale claim 3 is
-# therefore *not checked*; we still measure every barrier and show it, and the full
-# scale (the paper's architecture) checks it.
+# So the paper predicts a barrier only where training noise from one initialisation
+# leaves one: a perturbation far smaller than that noise is not expected to do what the
+# noise cannot. That is the **gate** of claims 3 and 4a: *the mean training-noise
+# barrier is at least 10 % of the mean independent-init barrier*. It was written before
+# any perturbed copy of the scan recipes was trained, but not before every number: a
+# timing probe of the four recipes (their cost per run) had already printed their
+# barriers (see the deviations). Where it is unmet, the claims are *not checked*,
+# resting on the measured barriers.
 #
-# **Criterion (the test at full scale, fixed before any run).** (a) At $t=0$, the
-# training-loss barrier is at least 0.01 nats and at least 10 % of the mean barrier
-# between independently initialised runs, for every kind: for the one-ulp nudge in the
-# median over its draws (which weight), for the Gaussian kinds in every draw. (b) For
-# perturbations at half of training ($t=T/2$) no larger than $\sigma=10^{-2}$ (one ulp
-# included), the barrier of the median draw is at most 0.01 nats. A plausible failure of
-# (a): copies that end a measurable distance apart but on one connected valley floor.
+# The chapter's recipe (MLP, 2 % warm-up, peak learning rate 0.1) is tested first. At
+# quick scale a scan of three recipes follows, each one step further from it towards
+# what the paper and its official code report as unstable:
+#
+# 1. **no warm-up**: the official `small_butterfly` scripts train without warm-up, and
+#    the paper's hyper-parameter study (in the research brief's secondary summary) finds
+#    a 10× longer warm-up strongly more stable;
+# 2. **peak learning rate 0.3, no warm-up** (*ours*, an extrapolation: the paper's study
+#    does not vary the learning rate this way): larger early steps, in the same
+#    direction as removing the warm-up;
+# 3. **deep and narrow** (eight hidden layers of 64 units), no warm-up: the official
+#    `small_butterfly` scripts contrast a deep, narrow ResNet-34-16 with a shallow, wide
+#    ResNet-8-64, and the study finds wider or shallower nets more stable.
+#
+# Each scan recipe trains one base run, one training-noise partner (same
+# initialisation, another batch order) and one independent partner
+# (`butterfly.protocol.scan_recipe`, about as costly as three runs of the grid). Claims 3
+# and 4a are judged at the **first** recipe in this order that meets the gate (the one
+# closest to the paper's recipe; the rule was fixed with the gate, so a later recipe
+# that also meets the gate, even a paper-backed one, is shown but not judged), with the
+# paper's two perturbations of claim 1 (one
+# weight of size $\sigma$ = `one_weight_sigma`, Gaussian $\sigma=10^{-4}$), `reps_t0`
+# draws at $t=0$ and the median draw again at $t=T/2$. At full scale the gate is read on
+# the ResNet-20 itself, and no scan runs.
+#
+# **Criterion** (the paper's statement: early perturbations, even of one weight, leave a
+# non-zero barrier, late ones none; changed after its result was known, see the
+# deviations). (a) At $t=0$, the training-loss barrier is at least 0.01 nats, for every
+# kind: for the one-weight kinds (one ulp, one weight) in the median over their draws
+# (which weight), for the Gaussian kinds in every draw. (b) For perturbations at half of
+# training ($t=T/2$) no larger than $\sigma=10^{-2}$ (one ulp and one weight included),
+# the barrier of the median draw is at most 0.01 nats. The 0.01 nats are *ours*: the
+# paper says "non-zero", and 0.01 nats is the resolution we give a barrier measured on
+# `n_barrier` digits and `n_alpha` points. A plausible failure of (a): a barrier at
+# $t=0$ under 0.01 nats, copies that end a measurable distance apart but on one connected
+# valley floor (as on the chapter's recipe below and in the research brief's CPU
+# prototypes); of (b): a recipe so unstable that even late perturbations leave barriers.
+# How large the barrier is relative to the independent-init barrier and to the
+# training-noise barrier is shown as a diagnostic, outside the verdict.
 
 # %% tags=["hide-input"]
 Xbar, ybar = Xtr[: run["n_barrier"]], ytr[: run["n_barrier"]]
@@ -759,6 +969,12 @@ print(
     f"training noise: mean loss barrier {order_lb.mean():.4f} nats, "
     f"{share:.1%} of the independent-init barrier"
 )
+GATE_SHARE = (
+    0.1  # training-noise barrier / independent-init barrier, fixed with the gate
+)
+chapter_tag = (
+    "chapter recipe (gate " + ("met" if share >= GATE_SHARE else "unmet") + ")"
+)
 
 # %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(11, 4))
@@ -783,7 +999,7 @@ ax.set(
     ylim=(0, None),
     xlabel=r"perturbation size $\|\varepsilon\|/\sqrt{\sum s_i^2}$",
     ylabel="train-loss barrier (nats)",
-    title="Barrier vs perturbation size",
+    title=f"Barrier vs perturbation size: {chapter_tag}",
 )
 ax.legend(fontsize=7, ncols=2, loc="upper left", bbox_to_anchor=(0.0, 0.9))
 ax = axes[1]
@@ -801,7 +1017,7 @@ ax.set(
     ylim=(0, None),
     xlabel="perturbation step t",
     ylabel="train-loss barrier (nats)",
-    title="Barrier vs perturbation time",
+    title=f"Barrier vs perturbation time: {chapter_tag}",
 )
 ax.legend(fontsize=7, loc="upper right", bbox_to_anchor=(1.0, 0.92))
 plt.show()
@@ -809,64 +1025,323 @@ plt.show()
 
 # %%
 def per_kind(df, col, worst):
-    """A value per kind over its draws: the median for the one-ulp nudge (which weight
-    is a random draw), the worst draw for the Gaussian kinds (every draw must hold)."""
+    """A value per kind over its draws: the median for the one-weight kinds (which
+    weight is a random draw), the worst draw for the Gaussian kinds (every draw must
+    hold)."""
     return {
-        k: float(d[col].median() if k == ULP else worst(d[col]))
+        k: float(d[col].median() if k in (ULP, ONEW) else worst(d[col]))
         for k, d in df.groupby("kind", sort=False)
     }
 
 
+GATE_KEY = "training-noise / independent-init barrier"
+GATE = at_least(GATE_KEY, GATE_SHARE)
+t_half = max(t_steps)
 small = [k for k, s in zip(KINDS, [0.0] + list(run["sigmas"])) if s <= 1e-2]
 measured3 = {
     "barrier at t = 0": per_kind(runs[runs.t == 0], "loss_barrier", min),
     "independent-init barrier": indep_lb.mean(),
-    "barrier at t = T/2, σ ≤ 1e-2": bar_t.loc[small, max(t_steps)].to_dict(),
+    "barrier at t = T/2, σ ≤ 1e-2": bar_t.loc[small, t_half].to_dict(),
     "training-noise barrier": order_lb.mean(),
 }
-CRIT_3 = all_of(
-    at_least("barrier at t = 0", 0.01),
-    at_least("barrier at t = 0", "independent-init barrier", factor=0.1),
-    at_most("barrier at t = T/2, σ ≤ 1e-2", 0.01),
+w = run["width"]
+RECIPES = [
+    P.Recipe("no warm-up", (w,) * 3, run["lr"], 0.0, "official small scripts"),
+    P.Recipe(
+        f"lr {3 * run['lr']:g}, no warm-up (ours)",
+        (w,) * 3,
+        3 * run["lr"],
+        0.0,
+        "ours: an extrapolation (larger early steps)",
+    ),
+    P.Recipe("deep & narrow, no warm-up", (64,) * 8, run["lr"], 0.0, "ResNet-34-16"),
+]
+scan = []
+if run["scan"]:
+    scan = [
+        P.scan_recipe(
+            r,
+            Xtr,
+            ytr,
+            Xbar,
+            ybar,
+            orders=[order, make_order(1)],
+            inits=[run.torch_generator(1), run.torch_generator(2)],
+            momentum=run["momentum"],
+            save_at=[0, t_half],
+            n_alpha=run["n_alpha"],
+        )
+        for r in RECIPES
+    ]
+chain = [("chapter recipe", order_lb.mean(), indep_lb.mean(), tr_loss)] + [
+    (r.recipe.name, r.noise_barrier, r.indep_barrier, r.train_loss) for r in scan
+]
+scan_table = pd.DataFrame(
+    chain, columns=["recipe", "noise barrier", "indep. barrier", "train loss"]
+).set_index("recipe")
+scan_table["share"] = scan_table["noise barrier"] / scan_table["indep. barrier"]
+scan_table["meets gate"] = scan_table["share"] >= GATE_SHARE
+print(scan_table.round(4).to_string())
+meets = [i for i, ok in enumerate(scan_table["meets gate"]) if ok]
+judged = meets[0] if meets else None  # 0: the chapter's recipe; i ≥ 1: scan[i − 1]
+gate_value = float(
+    scan_table["share"].iloc[judged] if judged is not None else scan_table.share.max()
 )
-claim3 = dict(
-    statement="early perturbations end in a different basin (loss barrier)",
-    paper="barrier > 0 for early perturbations, even of one weight; none late",
-    source="paper",
-    evidence="real data",
+print(
+    "claims 3 and 4a are judged at: "
+    + (scan_table.index[judged] if judged is not None else "no recipe (gate unmet)")
 )
-if run["model"] == "mlp":
-    ledger.not_checked(
-        3,
-        **claim3,
-        criterion=CRIT_3,
-        measured=measured3,
-        note="an MLP on MNIST is stable to training noise from initialisation "
-        "(Frankle et al. 2020; the training-noise barrier is measured), so no "
-        "barrier is predicted; checked at full scale with the paper's LayerNorm "
-        "ResNet-20",
-        tolerance=tol(abs=0.05),
+
+# %% tags=["hide-input"]
+fig, ax = plt.subplots(figsize=(7, 3.6))
+xs = np.arange(len(scan_table))
+ax.bar(
+    xs - 0.2, scan_table["noise barrier"], 0.4, color=color_for(ORDERS), label=ORDERS
+)
+ax.bar(xs + 0.2, scan_table["indep. barrier"], 0.4, color=color_for(INDEP), label=INDEP)
+for x, sh in zip(xs, scan_table["share"]):
+    ax.annotate(
+        f"{sh:.1%}",
+        (x - 0.2, 0),
+        xytext=(0, 3),
+        textcoords="offset points",
+        ha="center",
+        fontsize=7,
     )
-else:
-    ledger.check(
-        3,
-        **claim3,
-        measured=measured3,
-        criterion=CRIT_3,
-        tolerance=tol(abs=0.05),
-    )
+ax.set(
+    xticks=xs,
+    ylabel="train-loss barrier to the base run (nats)",
+    title=f"Recipe scan: the gate asks for a share ≥ {GATE_SHARE:.0%}",
+)
+ax.set_xticklabels(scan_table.index, rotation=12, fontsize=8)
+ax.legend(fontsize=8, loc="upper left")
+plt.show()
 
 # %% [markdown]
-# Both panels use a symmetric-log vertical axis, linear below $10^{-3}$ nats, so that a
-# barrier of exactly zero is drawn at zero. The dash-dotted line is the instability
-# test: the barrier between runs from one initialisation with different batch orders.
-# The barriers of the perturbed copies shrink with the perturbation time and grow with
-# its size, the shape of the paper's Figure 1, but all of them stay far below the
-# barrier between independent initialisations (the values are in the verdict table).
-# Training noise itself leaves only a small fraction of that barrier (printed above),
-# short of the 10 % that criterion 3 asks of a different basin: this recipe is in the
-# stable regime, where the paper predicts no different basins for perturbations smaller
-# than the noise.
+# The bars are the barriers to each recipe's base run; the number over each pair is the
+# training-noise share that the gate reads. Where a scan recipe is the first to meet the
+# gate, the perturbed copies of claims 3 and 4a are trained with it below.
+
+# %% tags=["hide-input"]
+j_rows = []
+if judged is not None and judged > 0:
+    rr = scan[judged - 1]
+    j_model, j_final = rr.model, rr.base.final.params
+    j_stds, j_names = B.init_stds(j_model), tuple(B.perturbable(j_model))
+    j_spec = B.mlp_perm_spec(j_model)
+    j_perts = {
+        ONEW: P.Perturbation(
+            "gaussian", j_names, sigma=run["one_weight_sigma"], n_weights=1
+        ),
+        G4: P.Perturbation("gaussian", j_names, sigma=run["sigmas"][0]),
+    }
+
+    def j_barrier(a, b):
+        return B.loss_barrier(
+            j_model, a, b, Xbar, ybar, n_alpha=run["n_alpha"]
+        ).loss_barrier
+
+    for ki, (kind, pert) in enumerate(j_perts.items()):
+        l2s = []
+        for rep in range(run["reps_t0"]):
+            c = P.spawn_copy(
+                rr.runner,
+                rr.base.saved[0],
+                pert,
+                j_stds,
+                j_final,
+                order,
+                generator=run.torch_generator(50_000 + 100 * ki + rep),
+            )
+            row, _ = P.compare_with_barrier(
+                j_model,
+                j_final,
+                c.final,
+                j_spec,
+                Xte,
+                j_barrier,
+                j_barrier(j_final, c.final),
+                generator=run.torch_generator(55_000 + 10 * ki + rep),
+            )
+            j_rows.append(dict(kind=kind, t=0, rep=rep, **row))
+            l2s.append(c.l2)
+        rep = B.typical_draws(l2s, 1)[0]
+        c = P.spawn_copy(
+            rr.runner,
+            rr.base.saved[t_half],
+            pert,
+            j_stds,
+            j_final,
+            order,
+            generator=run.torch_generator(50_000 + 100 * ki + rep),
+        )
+        j_rows.append(
+            dict(
+                kind=kind,
+                t=t_half,
+                rep=rep,
+                l2=c.l2,
+                barrier=j_barrier(j_final, c.final),
+            )
+        )
+    j_indep, _ = P.compare_with_barrier(
+        j_model,
+        j_final,
+        rr.indep_final,
+        j_spec,
+        Xte,
+        j_barrier,
+        rr.indep_barrier,
+        generator=run.torch_generator(59_000),
+    )
+    judged_runs = pd.DataFrame(j_rows)
+    j0 = judged_runs[judged_runs.t == 0]
+    j_half = judged_runs[judged_runs.t == t_half]
+    measured3 = {
+        "barrier at t = 0": per_kind(j0, "barrier", min),
+        "independent-init barrier": rr.indep_barrier,
+        "barrier at t = T/2, σ ≤ 1e-2": j_half.set_index("kind").barrier.to_dict(),
+        "training-noise barrier": rr.noise_barrier,
+    }
+    print(f"perturbed copies at the judged recipe ({rr.recipe.name}):")
+    print(
+        judged_runs[["kind", "t", "rep", "l2", "barrier", "barrier_aligned"]]
+        .round(4)
+        .to_string(index=False)
+    )
+    print(
+        f"weight matching returned the identity for {int(j0.identity.sum())} of the "
+        f"{len(j0)} perturbed pairs at t = 0"
+    )
+    print(
+        f"independent pair: barrier {rr.indep_barrier:.4f}, aligned "
+        f"{j_indep['barrier_aligned']:.4f}; L² kept by alignment "
+        f"{j_indep['l2_aligned'] / j_indep['l2']:.3f}"
+    )
+else:
+    print("no scan recipe is judged; claims 3 and 4a read the chapter's grid above")
+
+# %%
+measured3[GATE_KEY] = gate_value
+judged_name = scan_table.index[judged] if judged is not None else None
+CRIT_3 = all_of(
+    at_least("barrier at t = 0", 0.01),
+    at_most("barrier at t = T/2, σ ≤ 1e-2", 0.01),
+)
+ledger.check(
+    3,
+    "early perturbations end in a different basin (loss barrier)",
+    paper="abstract + Figure 1 caption: perturbations drive training toward distinct "
+    "loss minima; a perturbation of one weight reliably leaves a barrier when applied "
+    "early, not later",
+    source="abstract",
+    evidence="real data",
+    measured=measured3,
+    criterion=CRIT_3,
+    gate=GATE,
+    note=(
+        "no recipe tried leaves a training-noise barrier of 10 % of the "
+        "independent-init barrier, so no barrier is predicted (the scan is shown)"
+        if judged is None
+        else f"judged at {judged_name}: training-noise barrier "
+        f"{gate_value:.1%} of the independent-init barrier"
+    ),
+    tolerance={
+        k: tol(abs=0.05)
+        for k in [
+            "barrier at t = 0",
+            "independent-init barrier",
+            "barrier at t = T/2, σ ≤ 1e-2",
+            "training-noise barrier",
+        ]
+    },
+)
+
+# %% tags=["hide-input"]
+b0 = measured3["barrier at t = 0"]
+ind_b, noi_b = (
+    measured3["independent-init barrier"],
+    measured3["training-noise barrier"],
+)
+print(
+    "diagnostic, outside the verdict: barrier at t = 0 as a share of the "
+    "independent-init barrier (the old 10 % bar): "
+    + ", ".join(f"{k}: {v / ind_b:.1%}" for k, v in b0.items())
+    + "; as a multiple of the training-noise barrier: "
+    + ", ".join(f"{k}: {v / noi_b:.3f}" for k, v in b0.items())
+)
+if j_rows:
+    tl = scan_table["train loss"]
+    later = [i for i in meets if i > judged]
+    text = (
+        f"Claims 3 and 4a are judged at the recipe '{judged_name}', the first in scan "
+        f"order that meets the gate: training noise leaves a barrier of {noi_b:.3f} "
+        f"nats, {gate_value:.1%} of the independent-init barrier ({ind_b:.3f} nats), "
+        f"and its base run ends at train loss {tl.iloc[judged]:.4f}. At t=0 the "
+        "barriers of the perturbed copies read by criterion 3 are "
+        + ", ".join(f"{k}: {v:.4f}" for k, v in b0.items())
+        + " nats; at t=T/2 "
+        + ", ".join(
+            f"{k}: {v:.4f}"
+            for k, v in measured3["barrier at t = T/2, σ ≤ 1e-2"].items()
+        )
+        + f" nats. Weight matching returned the identity for "
+        f"{int(j0.identity.sum())} of the {len(j0)} perturbed pairs at t=0."
+    )
+    for i in later:
+        text += (
+            f" The recipe '{scan_table.index[i]}' also meets the gate (share "
+            f"{scan_table.share.iloc[i]:.1%}, train loss {tl.iloc[i]:.4f}) but is not "
+            "judged: the rule, fixed with the gate, judges the first recipe that meets "
+            "it."
+        )
+    print(textwrap.fill(text, 88))
+
+    fig, ax = plt.subplots(figsize=(7, 3.6))
+    jk = list(j_perts)
+    for x, kind in enumerate(jk):
+        d0 = j0[j0.kind == kind]
+        ax.scatter(
+            np.full(len(d0), x - 0.12),
+            d0.barrier,
+            color=color_for(kind),
+            s=22,
+            label="t = 0 (each draw)" if x == 0 else None,
+        )
+        ax.scatter(
+            [x + 0.12],
+            j_half[j_half.kind == kind].barrier,
+            color=color_for(kind),
+            marker="s",
+            facecolors="none",
+            s=30,
+            label="t = T/2 (median draw)" if x == 0 else None,
+        )
+    ax.axhline(noi_b, color=color_for(ORDERS), ls="-.", lw=1.4, label=ORDERS)
+    reference_line(ax, ind_b, INDEP)
+    ax.axhline(0.01, color=color_for("muted"), ls=":", lw=1.2, label="0.01 nats")
+    ax.set_yscale("symlog", linthresh=1e-3)
+    ax.set(
+        xticks=range(len(jk)),
+        xlim=(-0.6, len(jk) - 0.4),
+        ylim=(0, None),
+        ylabel="train-loss barrier (nats)",
+        title=f"Judged recipe: {judged_name}",
+    )
+    ax.set_xticklabels(jk, fontsize=8)
+    ax.legend(fontsize=7, loc="center right")
+    plt.show()
+
+# %% [markdown]
+# The barrier panels further up belong to the chapter's recipe; their titles say
+# whether it meets the gate, and the dash-dotted line in them is the instability test,
+# the barrier between runs from one initialisation with different batch orders. Both use
+# a symmetric-log vertical axis, linear below $10^{-3}$ nats, so that a barrier of
+# exactly zero is drawn at zero. Where the chapter's recipe does not meet the gate, its
+# barriers are context: the paper predicts no different basins for perturbations smaller
+# than the noise of a stable recipe. The verdict table holds the values of the judged
+# recipe (paragraph and last panel above, when a scan recipe is judged): its copies at
+# $t=0$ and $t=T/2$ against the same two reference lines.
 #
 # ## Claim 4 · Alignment does not undo the divergence; representations stay close
 #
@@ -880,14 +1355,20 @@ else:
 #
 # **4a** is the paper's statement about barriers: the barrier of an early perturbation
 # survives alignment. Where there is no barrier (claim 3), there is nothing to survive;
-# and copies spawned from one initialisation keep their units' identities, so weight
-# matching returns the identity permutation and "aligned" equals "unaligned", whatever
-# happens. At quick scale 4a is *not checked*; we count the identity matchings.
+# and copies spawned from one initialisation may keep their units' identities, so that
+# weight matching returns the identity permutation and "aligned" equals "unaligned",
+# whatever happens: then the claim cannot be tested. 4a therefore has two gates, both
+# read at the recipe where claim 3 is judged: the gate of claim 3, and *weight matching
+# finds a non-identity permutation for at least one perturbed pair at $t=0$* (the
+# identity matchings are counted and printed). Both gates were added after the result of
+# the old criterion was known (see the deviations).
 #
-# **Criterion 4a (the test at full scale).** At $t=0$, the barrier after weight matching
-# is at least half the barrier before it, for every kind (one-ulp: median draw;
-# Gaussian: every draw); and weight matching lowers the $L^2$ distance of every
-# independently initialised pair, so that it is not a no-op. A plausible failure: the
+# **Criterion 4a.** At $t=0$, the barrier after weight matching is at least half the
+# barrier before it, for every kind (one-weight kinds: median draw; Gaussian: every
+# draw), read only on the draws whose barrier before matching is at least 0.01 nats
+# (below that the ratio is noise over noise, or 0/0; how many draws were read is
+# printed); and weight matching lowers the $L^2$ distance of every independently
+# initialised pair, so that the matching itself works. A plausible failure: the
 # perturbed copy's units swapped roles, and matching them removes most of the barrier.
 #
 # **4b** (our own check, not the paper's claim) asks whether the copies differ more in
@@ -907,31 +1388,20 @@ align_rows, comparisons = [], {}
 
 
 def compare(a_params, b_params, label, rep, key, lb):
-    """Weight matching, aligned L² and barrier (the same when the matching is the
-    identity), CKA per layer."""
-    c = B.compare_pair(
+    """Weight matching, aligned L² and barrier, CKA per layer
+    (butterfly.protocol.compare_with_barrier)."""
+    row, c = P.compare_with_barrier(
         model,
         a_params,
         b_params,
         spec,
         Xte,
+        lambda u, v: barrier(u, v).loss_barrier,
+        lb,
         generator=run.torch_generator(key),
         features_a=feats_base if a_params is theta_T else None,
     )
-    lb_aligned = lb if c.identity else barrier(a_params, c.aligned).loss_barrier
-    row = dict(
-        kind=label,
-        rep=rep,
-        identity=c.identity,
-        l2=c.l2,
-        l2_aligned=c.l2_aligned,
-        barrier=lb,
-        barrier_aligned=lb_aligned,
-        ang_mean=float(np.mean(c.angular)),
-    )
-    row.update({f"cka{i + 1}": v for i, v in enumerate(c.cka)})
-    row.update({f"ang{i + 1}": v for i, v in enumerate(c.angular)})
-    align_rows.append(row)
+    align_rows.append(dict(kind=label, rep=rep, **row))
     comparisons[(label, rep)] = (a_params, b_params, c)
 
 
@@ -975,7 +1445,7 @@ cols = [
 print("mean over draws or pairs:")
 print(align.groupby("kind", sort=False)[cols].mean().round(4).to_string())
 print(
-    "weight matching returned the identity permutation for "
+    "chapter recipe: weight matching returned the identity permutation for "
     + ", ".join(
         f"{k}: {int(d.identity.sum())}/{len(d)}"
         for k, d in align.groupby("kind", sort=False)
@@ -1044,45 +1514,71 @@ plt.show()
 # %%
 pert = align[align.kind.isin(KINDS)]
 indep_rows = align[align.kind == INDEP]
-pert = pert.assign(bar_kept=pert.barrier_aligned / pert.barrier)
 kept_indep = indep_rows["kept by alignment"].to_numpy()
+BAR_RES = 0.01  # nats: the resolution of a barrier in criterion 3 (ours)
+
+
+def kept_by_alignment(df):
+    """Aligned / unaligned barrier per kind on the draws with a barrier ≥ BAR_RES
+    (median for the one-weight kinds, worst draw for the Gaussian ones; NaN when none
+    is read), and how many draws were read (butterfly.protocol.barrier_kept)."""
+    vals, n_read = {}, {}
+    for k, d in df.groupby("kind", sort=False):
+        r, n = P.barrier_kept(d.barrier, d.barrier_aligned, floor=BAR_RES)
+        n_read[k] = n
+        vals[k] = (
+            float(np.median(r) if k in (ULP, ONEW) else r.min()) if n else math.nan
+        )
+    return vals, n_read
+
+
+src4 = j0 if j_rows else pert  # the perturbed pairs at t = 0 of the judged recipe
+kept4, read4 = kept_by_alignment(src4)
+n_ident = int(src4.identity.sum())
+KEPT_KEY = "aligned / unaligned barrier at t = 0 (barrier ≥ 0.01)"
+NONID_KEY = "non-identity matchings (perturbed pairs, judged recipe)"
 measured4a = {
-    "aligned / unaligned barrier at t = 0": per_kind(pert, "bar_kept", min),
-    "aligned / unaligned L², independent pairs": kept_indep,
+    KEPT_KEY: kept4,
+    "draws read (barrier ≥ 0.01)": read4,
+    "aligned / unaligned L², independent pairs": (
+        [j_indep["l2_aligned"] / j_indep["l2"]] if j_rows else kept_indep
+    ),
+    GATE_KEY: gate_value,
+    "identity matchings (perturbed pairs, judged recipe)": n_ident,
+    NONID_KEY: len(src4) - n_ident,
 }
+print(
+    f"4a at {judged_name or 'no judged recipe'}: weight matching returned the identity "
+    f"for {n_ident} of {len(src4)} perturbed pairs at t = 0; barrier ratio read on "
+    + ", ".join(f"{k}: {n} of {int((src4.kind == k).sum())}" for k, n in read4.items())
+    + " draws (barrier ≥ 0.01 nats)"
+)
 CRIT_4A = all_of(
-    at_least("aligned / unaligned barrier at t = 0", 0.5),
+    at_least(KEPT_KEY, 0.5),
     at_most("aligned / unaligned L², independent pairs", 1.0, strict=True),
 )
-claim4a = dict(
-    statement="alignment does not remove the barrier of early perturbations",
+if judged is None:
+    note4 = "no barrier to survive alignment: no recipe tried meets the gate of claim 3"
+elif n_ident == len(src4):
+    note4 = (
+        f"the copies are already aligned: at {judged_name} weight matching returns "
+        f"the identity for all {len(src4)} perturbed pairs, so alignment is a no-op "
+        "and the claim cannot be tested"
+    )
+else:
+    note4 = f"judged at {judged_name}; {sum(read4.values())} draws read"
+ledger.check(
+    "4a",
+    "alignment does not remove the barrier of early perturbations",
     paper="barriers persist after permutation alignment",
     source="secondary summary",
     evidence="real data",
+    measured=measured4a,
+    criterion=CRIT_4A,
+    gate=all_of(GATE, at_least(NONID_KEY, 1)),
+    note=note4,
+    tolerance={"aligned / unaligned L², independent pairs": tol(abs=0.006)},
 )
-if run["model"] == "mlp":
-    ledger.not_checked(
-        "4a",
-        **claim4a,
-        criterion=CRIT_4A,
-        measured={
-            "identity matchings (perturbed pairs)": int(pert.identity.sum()),
-            "perturbed pairs": len(pert),
-            "aligned / unaligned L², independent pairs": kept_indep,
-        },
-        note="no barrier to survive at this scale (claim 3), and weight matching "
-        "returns the identity for copies of one initialisation; checked at full "
-        "scale",
-        tolerance={"aligned / unaligned L², independent pairs": tol(abs=0.006)},
-    )
-else:
-    ledger.check(
-        "4a",
-        **claim4a,
-        measured=measured4a,
-        criterion=CRIT_4A,
-        tolerance={"aligned / unaligned L², independent pairs": tol(abs=0.006)},
-    )
 
 median_draw = pert.groupby("kind", sort=False)[
     ["angular CKA / noise", "aligned L² / noise"]
@@ -1108,8 +1604,9 @@ ledger.ours(
 
 # %% [markdown]
 # Copies perturbed at $t=0$ start from the same initialisation, so their hidden units
-# keep their identities and weight matching has nothing to undo (the number of identity
-# matchings is printed above); for independent runs it finds a permutation that lowers
+# can keep their identities, leaving weight matching nothing to undo (the numbers of
+# identity matchings, at the chapter's recipe and at the judged one, are printed above);
+# for independent runs it finds a permutation that lowers
 # the distance. The training-noise pairs share the initialisation too, which is what
 # makes them a yardstick for both ratios of 4b: neither contains the distance between
 # two random initialisations. The verdict table reads 4b from the per-kind differences
@@ -1184,29 +1681,101 @@ ledger.show()
 print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.device}")
 
 # %% [markdown]
-# **Stability.** The stability run (seeds 0–4 at quick scale,
-# `data/stability/14_butterfly_effect.json`) gives the *seeds* column above; the claims
-# whose verdict flips between seeds are named under the table with their range.
-#
+# **Stability.** The *seeds* column above comes from the committed stability record
+# (quick scale, `data/stability/14_butterfly_effect.json`); a claim changed since reads
+# "stale record". The line below is generated from that record.
+
+# %%
+stability_line = unstable_sentence(ledger, ledger.stability())
+print(stability_line or "No claim the record still describes flips between its seeds.")
+
+# %% [markdown]
 # ## Deviations from the paper
 #
-# - **What a verdict audit of issue 38 found, left for the chapter's group issue (14–16).**
-#   Claim 1 is decided by a one-ulp nudge, our perturbation; the paper's single-weight
-#   perturbation is larger, and claim 1's verdict flips between seeds and machines (its
-#   tolerance covers the numbers, not the flip). Claim 2 fails only at σ = 0.1, where the
-#   final distance is the perturbation's own size: divergence net of ‖ε‖, or "every kind"
-#   limited to σ ≤ 1e-2 as in 3(b), would remove a failure built into the measure. The
-#   stability record predates 4b's move to our own checks.
-# - **Criteria changed after their results were known** (a verdict audit found
+# - **The verdict audit of this revision, resolved here** (criteria changed after their
+#   results were known; old → new, with the reason):
+#   - *Claim 2.* Before: judged on the four kinds of the grid, our one-ulp nudge among
+#     them, but not on the paper's one-weight perturbation; reproduced with a margin of
+#     exactly 0 ($\rho=-0.8$ for $\sigma=10^{-4}$ on seed 0, one adjacent swap). On
+#     seeds 1, 2 and 4 of the stability record the median one-ulp nudges end at about
+#     10⁻⁶ to 3·10⁻⁴ of the training-noise distance, so an inert perturbation of ours could
+#     decide a paper claim. Now: judged on the paper's kinds, the one-weight
+#     perturbation of claim 1 (its median draw repeated at every $t$, three more
+#     copies) and the Gaussian ones, with the same thresholds; the one-ulp series is our check 2u.
+#   - *Claim 3.* Before: (a) at $t=0$ a barrier of at least 0.01 nats *and* at least
+#     10 % of the independent-init barrier, (b) at most 0.01 nats at $t=T/2$; not
+#     reproduced at the judged recipe by (a)'s 10 % (margin −0.171: the one-weight
+#     median barrier 0.037 nats against the 0.209 asked). The 10 % bar was ours, not the
+#     paper's, which states a non-zero barrier early and none late. Now: (a) at least
+#     0.01 nats (our resolution of "non-zero"), (b) unchanged; the share of the
+#     independent-init barrier and the ratio to the training-noise barrier are printed
+#     as a diagnostic outside the verdict.
+#   - *Claim 4a.* Before: the gate of claim 3 only, the barrier ratio read on every
+#     draw; reproduced with a margin of +0.135, all of it from the independent pair
+#     (the check that matching works): at the judged recipe weight matching returned
+#     the identity for every perturbed pair, so the ratio was 1 by construction (the
+#     identity count printed then, 12, was the chapter recipe's). Now: a second gate,
+#     a non-identity matching for at least one perturbed pair at the judged recipe
+#     (unmet: not checked, the copies being already aligned), and the ratio read only on
+#     draws with a barrier of at least 0.01 nats, with the number read printed.
+#   - Not criteria: the notes of claims 3 and 4a said that no recipe meets the gate
+#     even when one did; they now say so only when none does, and otherwise name the
+#     judged recipe and its share. Claim 3's source was "paper" though only the abstract
+#     and the Figure 1 caption were read; it is now "abstract" (the ledger has no label
+#     for a figure caption read without the paper), the statement saying both. The
+#     recipe "lr 0.3, no warm-up" is labelled ours (the paper's study does not vary the
+#     learning rate this way). The paper-backed deep-and-narrow recipe also meets the
+#     gate (its share and train loss are printed under claim 3) but is not judged: the
+#     rule fixed with the gate judges the first recipe in scan order that meets it, and
+#     it is kept.
+# - **Issue 35's audit, resolved here** (criteria changed after their results were
+#   known; old → new, with the reason):
+#   - *Claim 1.* Before: "the median of three one-ulp nudges at $t=0$ ends ≥ 10 % of the
+#     training-noise $L^2$", reproduced on seed 0 by +0.040 (+0.011 in the stability
+#     record, where seeds 1–4 did not reproduce). A one-ulp nudge is 10⁴–10⁶ times
+#     smaller than the paper's one-weight perturbation (the official code scales the
+#     noise, then masks it, so the weight moves by about $\sigma s_i$). Now: the paper's
+#     two perturbations, one weight ($\sigma$ = `one_weight_sigma`, drawn over all weight
+#     tensors as the official mask is) and Gaussian $\sigma=10^{-4}$, `claim1_draws` draws
+#     each, and at least 80 % of the draws of each kind must reach 10 % (a rule on the
+#     draws' distribution, so that one lucky draw cannot decide it). The one-ulp test
+#     stays, unchanged, as our own check 1u.
+#   - *Claim 2.* Before: Spearman $\rho(t, L^2)\le-0.8$ and
+#     $L^2(t=10\,\%)/L^2(t=0)\le0.5$, not reproduced only at $\sigma=0.1$ (0.616),
+#     where $\lVert\varepsilon\rVert$ is already about half of the final distance at
+#     $t=0$, a floor no choice of $t$ removes. Now: the same thresholds on the excess
+#     divergence $L^2_T-\lVert\varepsilon\rVert$. The quick grid of perturbation steps
+#     also lost two of its six steps (2 % and 25 % of training), to pay for the recipe
+#     scan and claim 1's draws within the chapter's time budget (with six steps the
+#     chapter took 165 s on these 2 cores). On four steps $\rho$ moves in steps of
+#     0.2, and $-0.8$ is one adjacent swap. The first run on four steps computed
+#     $\rho$ as scipy's Pearson correlation of the ranks, $-0.7999999999999999$ for
+#     $\sigma=10^{-4}$, and failed the bar by $10^{-16}$; $\rho$ is now computed
+#     exactly from the ranks (`butterfly.protocol.spearman_rho`, a ratio of integers
+#     when there are no ties), so a value on the bar meets it. Said here because the
+#     fix came after that result was seen; the criterion is unchanged.
+#   - *Claims 3 and 4a.* Before: not checked at quick scale by assertion ("no CPU regime
+#     exists", unmeasured). Now: gated on the training-noise barrier reaching 10 % of
+#     the independent-init barrier (the share criterion 3 asks of a perturbed copy),
+#     first on the chapter's recipe, then on a scan of three recipes the paper and its
+#     official scripts report as less stable; judged at the first recipe meeting the
+#     gate, with the paper's perturbations of claim 1. The criteria themselves are
+#     unchanged; the one-weight kind is judged by its median draw, like the one-ulp
+#     nudge. Before the gate was written, a timing probe of the four recipes (their
+#     cost per run) also printed their barriers.
+#   - *4b.* Already our own check (issue 38): the paper does not compare an angular-CKA
+#     ratio with an $L^2$ ratio; it is shown apart as a diagnostic.
+# - **Earlier changes (issue 38): criteria changed after their results were known** (a
+#   verdict audit found
 #   yardsticks that could hardly be passed, a test that could not fail, a rule that a
 #   single unlucky draw decided, and claims tested where the paper predicts nothing):
 #   - *Claim 1.* Before: "control $L^2=0$ exactly; every ulp nudge at $t=0$ ends at ≥
 #     10 % of the independent-init $L^2$", not reproduced (ratios 3.18e-11 to 0.0352).
-#     The independent-init distance (58.5) is mostly the distance between the two random
-#     initialisations (55.9), while training moves the weights by only 10.6, so almost
-#     no perturbation could pass (even $\sigma=0.1$ reached 12 %). And "every nudge"
-#     failed by the draw: one of the three nudged weights fed a unit active on 0.03 % of
-#     the digits. Now: the yardstick is the training-noise distance (same
+#     The independent-init distance is mostly the distance between the two random
+#     initialisations, while training moves the weights far less (all three are printed
+#     above), so almost no perturbation could pass (even $\sigma=0.1$ reached 12 %).
+#     And "every nudge" failed by the draw: one of the three nudged weights fed a unit
+#     active on 0.03 % of the digits. Now: the yardstick is the training-noise distance (same
 #     initialisation, other batch orders), the threshold stays 10 %, and the rule is
 #     stated for the distribution of nudged weights: the median draw. The control, a
 #     check of the set-up rather than of the paper, now stops the chapter if it fails
@@ -1252,6 +1821,10 @@ print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.d
 #   for 50 epochs, with a finer grid of perturbation times, one more size ($\sigma=0.5$)
 #   and three draws everywhere. MNIST is far easier than CIFAR-10, which may by itself
 #   make training more stable, at full scale too.
+# - **Open item: no synthetic stand-in at full scale.** The research brief proposed a
+#   synthetic 10-class image set (CIFAR-like) for the full run; it was not built, for
+#   cost: the full run is GPU only (its CPU time is estimated below), and MNIST is kept
+#   at both scales.
 # - **Perturbations.** We use the paper's Gaussian perturbation (normalised to the
 #   initialisation scale, biases and norm parameters excluded) and add a one-ulp nudge
 #   of a single weight; the paper's other kind (the gradient of one minibatch) and its
@@ -1290,5 +1863,32 @@ print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.d
 # ```bash
 # .venv/bin/python -m repbook run 14 --scale full
 # ```
-# Full scale trains about 130 ResNet-20 runs of 1,550 steps; it needs a GPU (minutes to
-# an hour on one modern GPU; far too slow on two CPU cores).
+# **GPU only.** Full scale trains the LayerNorm ResNet-20 on the full grid; the cell
+# below counts its optimiser steps from the full-scale settings and prices them at a measured
+# CPU step time, `FULL_STEP_S`: 20 optimiser steps of this model (batches of 128 digits,
+# 28×28) timed once on these 2 cores, outside the chapter.
+
+# %%
+FULL_STEP_S = 1.54  # measured: 20 steps of the full-scale ResNet-20-LN, 2 CPU cores
+
+
+def planned_steps(sz):
+    """Optimiser steps of one run of the chapter with the settings sz."""
+    T_ = sz["epochs"] * (sz["n_train"] // sz["batch"])
+    ts = sorted({int(round(f * T_)) for f in sz["t_fracs"]})
+    later = sum(T_ - t for t in ts[1:])
+    n_kinds = 1 + len(sz["sigmas"])  # one ulp + the Gaussian kinds
+    steps = (2 + sz["n_orders"] - 1 + sz["n_independent"] - 1) * T_  # reference runs
+    steps += n_kinds * (sz["reps_t0"] * T_ + sz["reps"] * later)  # the grid
+    steps += sz["claim1_draws"] * T_ + sz["reps"] * later  # one weight, claims 1-2
+    steps += (sz["claim1_draws"] - sz["reps_t0"]) * T_  # Gaussian 1e-4, claim 1
+    return T_, steps
+
+
+T_full, full_steps = planned_steps(SIZES["full"])
+print(
+    f"full scale: T = {T_full} steps a run, {full_steps:,} optimiser steps in all; at "
+    f"{FULL_STEP_S} s a step on these 2 CPU cores about "
+    f"{full_steps * FULL_STEP_S / 3600:.0f} hours (barriers, matching and CKA not "
+    "counted): run it on a GPU"
+)
