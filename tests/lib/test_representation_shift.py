@@ -324,3 +324,213 @@ def test_saturation_time():
         R.saturation_time([1.0, 2.0])
     with pytest.raises(ValueError, match="fraction"):
         R.saturation_time(curve, fraction=0)
+
+
+def test_interpolated_saturation_time():
+    curve = [1.0, 2.0, 3.0, 3.9, 4.0, 4.1, 4.0, 3.95, 4.05]
+    # plateau 4.0, level 3.6: crossed between Δt = 3 (3.0) and Δt = 4 (3.9)
+    assert R.saturation_time(curve, interpolate=True) == pytest.approx(3 + 0.6 / 0.9)
+    # already above the level at Δt = 1: read from D = 0 at Δt = 0
+    assert R.saturation_time([5.0, 5.0, 5.0], interpolate=True) == pytest.approx(0.9)
+    # a straight line through the origin crosses 90 % of its plateau exactly there
+    line = np.arange(1.0, 10.0)  # plateau (mean of 7, 8, 9) = 8, level 7.2
+    assert R.saturation_time(line, interpolate=True) == pytest.approx(7.2)
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        c = np.cumsum(rng.uniform(0.0, 1.0, size=12)) + 0.01
+        tau = R.saturation_time(c, interpolate=True)
+        first = R.saturation_time(c)
+        assert first - 1 < tau <= first
+    with pytest.raises(ValueError, match="curve ≥ 0"):
+        R.saturation_time([-1.0, 2.0, 3.0], interpolate=True)
+    with pytest.raises(ValueError, match="positive plateau"):
+        R.saturation_time([0.0, 0.0, 0.0], interpolate=True)
+
+
+# --- the experiment protocols ----------------------------------------------------------
+P = R  # the protocols live in the same module
+
+
+def tiny_tasks(n_tasks=3, n=60, d=10, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n * n_tasks, d)).astype(np.float32)
+    y = np.repeat(np.arange(2 * n_tasks), n // 2)
+    X[np.arange(y.size), y % d] += 3.0  # separable classes
+    groups = [(2 * i, 2 * i + 1) for i in range(n_tasks)]
+    return R.split_tasks(X, y, groups, np.random.default_rng(seed + 1))
+
+
+def test_corrupted_probe_sets():
+    task = tiny_tasks()[0]
+    Xtr, ytr, Xte, yte = P.corrupted_probe_sets(
+        task, 0.0, np.random.default_rng(0), test_copies=3
+    )
+    np.testing.assert_array_equal(Xtr, task.X_train)
+    np.testing.assert_array_equal(Xte, np.concatenate([task.X_test] * 3))
+    np.testing.assert_array_equal(yte, np.tile(task.y_test, 3))
+    np.testing.assert_array_equal(ytr, task.y_train)
+    a = P.corrupted_probe_sets(task, 0.5, np.random.default_rng(1))
+    b = P.corrupted_probe_sets(task, 0.5, np.random.default_rng(1))
+    np.testing.assert_array_equal(a[0], b[0])
+    noise = a[0] - task.X_train
+    assert noise.std() == pytest.approx(0.5, rel=0.1)
+    assert a[2].shape[0] == 4 * task.X_test.shape[0]  # four test copies by default
+    with pytest.raises(ValueError, match="std must be"):
+        P.corrupted_probe_sets(task, -1.0, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="test_copies"):
+        P.corrupted_probe_sets(task, 1.0, np.random.default_rng(0), test_copies=0)
+    with pytest.raises(TypeError, match="rng must be"):
+        P.corrupted_probe_sets(task, 1.0, 0)
+
+
+def test_pooled_probe_sets_use_global_labels_and_the_cap():
+    tasks = tiny_tasks()
+    Xtr, ytr, Xte, yte = P.pooled_probe_sets(tasks, 5)
+    assert sorted(np.unique(ytr)) == list(range(6))
+    assert np.all(np.bincount(ytr) <= 5) and Xtr.shape[0] == ytr.size
+    assert yte.size == sum(t.X_test.shape[0] for t in tasks) == Xte.shape[0]
+    with pytest.raises(ValueError, match="per_class"):
+        P.pooled_probe_sets(tasks, 0)
+    with pytest.raises(ValueError, match="empty"):
+        P.pooled_probe_sets([], 3)
+
+
+def test_permuted_tasks():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 12)).astype(np.float32)
+    y = np.arange(200) % 4
+    tasks = P.permuted_tasks(X, y, 3, np.random.default_rng(1), n_per_task=50)
+    assert len(tasks) == 3
+    for i, t in enumerate(tasks):
+        assert t.X_train.shape == (40, 12) and t.X_test.shape == (10, 12)
+        assert t.classes == (0, 1, 2, 3)
+        np.testing.assert_array_equal(t.y_train, t.y_train_global)  # labels 0..3
+        # every input is a row of X with its columns in the task's one fixed order
+        # (task 0: the original order)
+        rows = {tuple(np.sort(r)): r for r in X}
+        srcs = [rows[tuple(np.sort(r))] for r in t.X_train]
+        pi = np.array([np.flatnonzero(srcs[0] == v)[0] for v in t.X_train[0]])
+        for r, src in zip(t.X_train, srcs):
+            np.testing.assert_array_equal(r, src[pi])
+        if i == 0:
+            np.testing.assert_array_equal(pi, np.arange(12))
+        else:
+            assert not np.array_equal(pi, np.arange(12))
+    again = P.permuted_tasks(X, y, 3, np.random.default_rng(1), n_per_task=50)
+    np.testing.assert_array_equal(again[2].X_test, tasks[2].X_test)
+    with pytest.raises(ValueError, match="n_per_task"):
+        P.permuted_tasks(X, y, 2, np.random.default_rng(0), n_per_task=500)
+    with pytest.raises(ValueError, match="2-D"):
+        P.permuted_tasks(X[:, :, None], y, 2, np.random.default_rng(0), n_per_task=50)
+    with pytest.raises(ValueError, match="test_fraction"):
+        P.permuted_tasks(
+            X, y, 2, np.random.default_rng(0), n_per_task=50, test_fraction=1.0
+        )
+
+
+def stream_kwargs(seed=0):
+    return dict(
+        epochs=2,
+        lr=0.05,
+        momentum=0.9,
+        batch_size=16,
+        generator=torch.Generator().manual_seed(seed),
+    )
+
+
+def test_measure_stream_rows_match_direct_measurements():
+    tasks = tiny_tasks(n_tasks=3)
+
+    def go():
+        net = R.make_network("mlp", n_in=10, width=4, depth=2, n_tasks=3, seed=1)
+        with R.single_threaded():
+            out = P.measure_stream(
+                net,
+                tasks,
+                eval_tasks=2,
+                noise_std=0.5,
+                noise_rng=np.random.default_rng(3),
+                pooled_per_class=5,
+                extra={"twice_D": lambda a, b: 2 * R.discrepancy(a, b)},
+                **stream_kwargs(),
+            )
+        return net, out
+
+    net, (rows, heads) = go()
+    _, (rows2, _) = go()
+    assert rows == rows2  # reproducible
+    # t = 0: Δt = 1, 2; t = 1: Δt = 1; two layers each
+    assert len(rows) == (2 + 1) * 2
+    assert [(h["t"], h["dt"]) for h in heads] == [
+        (0, 0),
+        (0, 1),
+        (0, 2),
+        (1, 0),
+        (1, 1),
+    ]
+    for row in rows:
+        assert row["twice_D"] == pytest.approx(2 * row["D"])
+        assert -1.0 <= row["dP2"] <= 1.0 and -1.0 <= row["dPn"] <= 1.0
+        assert {"dPn", "dP10", "D_held", "sigma", "R", "Pn_before"} <= set(row)
+        assert 0.0 <= row["Pn_before"] <= 1.0 and row["D"] >= 0
+    # D of (t=0, Δt=2, k=1) against the snapshots trained directly
+    net2 = R.make_network("mlp", n_in=10, width=4, depth=2, n_tasks=3, seed=1)
+    with R.single_threaded():
+        snaps = R.train_sequence(net2, tasks, **stream_kwargs())
+    A = R.layer_features(net2, snaps[0], tasks[0].X_train)[0]
+    B = R.layer_features(net2, snaps[2], tasks[0].X_train)[0]
+    row = next(r for r in rows if (r["t"], r["dt"], r["k"]) == (0, 2, 1))
+    assert row["D"] == pytest.approx(R.discrepancy(A, B), rel=1e-9)
+    assert row["R"] == pytest.approx(R.representation_size(A).max, rel=1e-9)
+    net3 = R.make_network("mlp", n_in=10, width=4, depth=2, n_tasks=3, seed=1)
+    with pytest.raises(ValueError, match="eval_tasks must be smaller"):
+        P.measure_stream(
+            net3,
+            tasks,
+            eval_tasks=3,
+            noise_std=0.5,
+            noise_rng=np.random.default_rng(3),
+            **stream_kwargs(),
+        )
+    with pytest.raises(TypeError, match="noise_rng"):
+        P.measure_stream(
+            net3, tasks, eval_tasks=1, noise_std=0.5, noise_rng=3, **stream_kwargs()
+        )
+
+
+def test_first_task_drift():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 10)).astype(np.float32)
+    y = (X[:, 0] > 0).astype(np.int64) + 2 * (X[:, 1] > 0)
+    tasks = P.permuted_tasks(X, y, 4, np.random.default_rng(1), n_per_task=100)
+    net = R.make_network(
+        "mlp", n_in=10, width=5, depth=3, n_tasks=4, n_classes=4, seed=2
+    )
+    with R.single_threaded():
+        out = P.first_task_drift(net, tasks, **stream_kwargs())
+    assert out["D"].shape == (3, 3) and out["R"].shape == (3,)
+    assert out["own_acc"].shape == (4,) and out["first_acc"].shape == (4,)
+    assert out["own_acc"][0] == out["first_acc"][0]
+    assert np.all(out["D"] >= 0) and np.all(out["R"] > 0)
+    with pytest.raises(ValueError, match="at least two tasks"):
+        P.first_task_drift(net, tasks[:1], **stream_kwargs())
+
+
+def test_trend_slope_and_plateau_drift():
+    assert P.trend_slope([1.0, 3.0, 5.0, 7.0]) == pytest.approx(2.0)
+    assert P.trend_slope([2.0, 2.0, 2.0]) == pytest.approx(0.0)
+    assert P.trend_slope([4.0, 3.0, 2.0, 1.0]) == pytest.approx(-1.0)
+    assert P.plateau_drift([1.0, 2.0, 3.0, 3.0, 3.0, 3.0]) == pytest.approx(0.0)
+    line = np.arange(1.0, 16.0)  # a straight line through the origin, Δt = 1..15
+    # last third: Δt = 11..15, slope 1, span 4, mean 13
+    assert P.plateau_drift(line) == pytest.approx(4 / 13)
+    # the docstring's formula (m − 1) / (n − (m − 1)/2), e.g. n = 31, m = 10
+    assert P.plateau_drift(np.arange(1.0, 32.0)) == pytest.approx(9 / 26.5)
+    with pytest.raises(ValueError, match="at least 2 points"):
+        P.trend_slope([1.0])
+    with pytest.raises(ValueError, match="finite"):
+        P.trend_slope([1.0, np.nan])
+    with pytest.raises(ValueError, match="tail"):
+        P.plateau_drift(line, tail=1.5)
+    with pytest.raises(ValueError, match="positive mean"):
+        P.plateau_drift([0.0, 0.0, 0.0])

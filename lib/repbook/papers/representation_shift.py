@@ -18,8 +18,14 @@ snapshots of the network.
   of snapshot t minus that of snapshot t+Δt.
 
 The training helpers build the flat networks the paper studies (constant width across
-layers, one output head per task) and train them task-incrementally. Randomness comes in
-as generators or seeds; nothing here prints, plots or writes files.
+layers, one output head per task) and train them task-incrementally. The protocols at
+the end run the chapter's experiments: `measure_stream` trains one flat network on a
+task stream and measures every (t, Δt, k), with three probes (the paper's task-t probe
+on clean inputs, the same probe on inputs corrupted by noise, off its ceiling on easy
+tasks, and optionally a probe over the classes of several tasks); `permuted_tasks` and
+`first_task_drift` build and follow a long stream of permuted-pixel tasks (the test of
+saturation); `trend_slope` and `plateau_drift` summarise a D(Δt) curve. Randomness
+comes in as generators or seeds; nothing here prints, plots or writes files.
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -728,10 +734,18 @@ def task_accuracy(
 
 
 # --------------------------------------------------------------------------------------
-# the saturation phase (full scale)
-def saturation_time(curve, *, fraction: float = 0.9, tail: float = 1 / 3) -> int:
-    """The first Δt (curve[i] is D at Δt = i + 1) at which D reaches `fraction` of its
-    plateau, the plateau being the mean of the last `tail` share of the curve."""
+# the saturation phase
+def saturation_time(
+    curve, *, fraction: float = 0.9, tail: float = 1 / 3, interpolate: bool = False
+) -> float:
+    """When a D(Δt) curve (curve[i] is D at Δt = i + 1) first reaches `fraction` of its
+    plateau, the plateau being the mean of the last `tail` share of the curve.
+
+    With `interpolate=False` the first Δt (an integer) whose value reaches the level.
+    With `interpolate=True` the crossing on a continuous scale: the curve is read as
+    piecewise linear between its points and as 0 at Δt = 0 (a snapshot against itself
+    has D = 0), and the first point where that line reaches the level is returned, a
+    float in (0, first integer Δt]. It needs a curve ≥ 0 with a positive plateau."""
     c = np.asarray(curve, dtype=np.float64)
     if c.ndim != 1 or c.size < 3:
         raise ValueError(
@@ -744,5 +758,336 @@ def saturation_time(curve, *, fraction: float = 0.9, tail: float = 1 / 3) -> int
     if not (0.0 < tail < 1.0):
         raise ValueError(f"tail must lie in (0, 1), got {tail!r}")
     m = max(1, int(round(tail * c.size)))
-    plateau = c[-m:].mean()
-    return int(np.argmax(c >= fraction * plateau)) + 1
+    level = fraction * c[-m:].mean()
+    i = int(np.argmax(c >= level))
+    if not interpolate:
+        return i + 1
+    if np.any(c < 0) or not level > 0:
+        raise ValueError(
+            "an interpolated saturation time needs a curve ≥ 0 with a positive plateau"
+        )
+    before = 0.0 if i == 0 else c[i - 1]  # D at Δt = i
+    return float(i + (level - before) / (c[i] - before))
+
+
+# ======================================================================================
+# experiment protocols: the chapter's streams, trained and measured
+Measure = Callable[[np.ndarray, np.ndarray], float]
+
+
+def _generator(name: str, rng) -> np.random.Generator:
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(
+            f"{name} must be a numpy.random.Generator, got {type(rng).__name__}"
+        )
+    return rng
+
+
+def _positive_int(name: str, v, lo: int = 1) -> int:
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
+        raise ValueError(f"{name} must be an int ≥ {lo}, got {v!r}")
+    return int(v)
+
+
+# --------------------------------------------------------------------------------------
+# probe data
+def corrupted_probe_sets(
+    task: Task, std: float, rng: np.random.Generator, *, test_copies: int = 4
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Task `task`'s own probe data with i.i.d. Gaussian noise of `std` added to every
+    input value: one noisy copy of the training inputs, `test_copies` noisy copies of
+    the test inputs (finer accuracy steps). Labels are the task's local ones.
+
+    Draw it once per task and feed the same noisy inputs to both snapshots, so that ΔP
+    compares the two snapshots on identical inputs.
+    """
+    _generator("rng", rng)
+    if not (isinstance(std, (int, float)) and np.isfinite(std) and std >= 0):
+        raise ValueError(f"std must be a finite number ≥ 0, got {std!r}")
+    copies = _positive_int("test_copies", test_copies)
+    Xtr = np.asarray(task.X_train, dtype=np.float32)
+    Xte = np.concatenate([np.asarray(task.X_test, dtype=np.float32)] * copies)
+    Xtr = Xtr + std * rng.standard_normal(Xtr.shape).astype(np.float32)
+    Xte = Xte + std * rng.standard_normal(Xte.shape).astype(np.float32)
+    return Xtr, task.y_train, Xte, np.tile(task.y_test, copies)
+
+
+def pooled_probe_sets(
+    tasks: Sequence[Task], per_class: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A probe over the (global) classes of all `tasks`: up to `per_class` training
+    inputs of each class, all test inputs."""
+    per_class = _positive_int("per_class", per_class)
+    if not tasks:
+        raise ValueError("tasks must not be empty")
+    keep = [
+        np.concatenate(
+            [np.flatnonzero(t.y_train == c)[:per_class] for c in range(len(t.classes))]
+        )
+        for t in tasks
+    ]
+    Xtr = np.concatenate([t.X_train[i] for t, i in zip(tasks, keep)])
+    ytr = np.concatenate([t.y_train_global[i] for t, i in zip(tasks, keep)])
+    Xte = np.concatenate([t.X_test for t in tasks])
+    yte = np.concatenate([t.y_test_global for t in tasks])
+    return Xtr, ytr, Xte, yte
+
+
+# --------------------------------------------------------------------------------------
+# the main stream
+def measure_stream(
+    net: torch.nn.Module,
+    tasks: Sequence[Task],
+    *,
+    epochs: int,
+    lr: float,
+    momentum: float,
+    batch_size: int,
+    generator: torch.Generator,
+    eval_tasks: int,
+    noise_std: float,
+    noise_rng: np.random.Generator,
+    test_copies: int = 4,
+    pooled_per_class: int | None = None,
+    extra: Mapping[str, Measure] | None = None,
+    device: str = "cpu",
+) -> tuple[list[dict], list[dict]]:
+    """Train `net` on `tasks` in turn (`train_sequence`), then measure every (t, Δt, k)
+    with t < `eval_tasks`.
+
+    Returns (rows, heads). A row holds t, dt, k, D, sigma, R (‖R‖), D_held (T fitted on
+    task t's training inputs, max over its test inputs), the probes' accuracies at
+    snapshot t (`P2_before`, `Pn_before`) and their forgetting: `dP2` (the task-t probe,
+    clean inputs), `dPn` (the task-t probe, inputs corrupted with noise of `noise_std`,
+    see `corrupted_probe_sets`), `dP10` (a probe over the classes of the first five
+    tasks, `pooled_per_class` training inputs per class; absent when None), and one
+    value per `extra` measure (name → f(A, B) on the training features). `heads` holds
+    the accuracy of task t's own head on its test inputs after task t + dt.
+    """
+    eval_tasks = _positive_int("eval_tasks", eval_tasks)
+    if eval_tasks >= len(tasks):
+        raise ValueError(
+            f"eval_tasks must be smaller than the number of tasks ({len(tasks)}), so "
+            f"that every measured task has a later snapshot; got {eval_tasks}"
+        )
+    _generator("noise_rng", noise_rng)
+    extra = dict(extra or {})
+    snaps = train_sequence(
+        net,
+        tasks,
+        epochs=epochs,
+        lr=lr,
+        momentum=momentum,
+        batch_size=batch_size,
+        generator=generator,
+        device=device,
+    )
+    n_snap = len(tasks)
+
+    def feats(j, X):
+        return layer_features(net, snaps[j], X, device=device)
+
+    depth = len(feats(0, tasks[0].X_train[:1]))
+    P10 = {}
+    if pooled_per_class is not None:
+        Ptr, ptr_y, Pte, pte_y = pooled_probe_sets(tasks[:5], pooled_per_class)
+        for j in range(n_snap):
+            ftr, fte = feats(j, Ptr), feats(j, Pte)
+            for k in range(depth):
+                P10[j, k] = probe_accuracy(ftr[k], ptr_y, fte[k], pte_y)
+    rows, heads = [], []
+    for t in range(eval_tasks):
+        task = tasks[t]
+        Ntr, ntr_y, Nte, nte_y = corrupted_probe_sets(
+            task, noise_std, noise_rng, test_copies=test_copies
+        )
+
+        def probes(j):
+            F_tr, F_te = feats(j, task.X_train), feats(j, task.X_test)
+            G_tr, G_te = feats(j, Ntr), feats(j, Nte)
+            clean = [
+                probe_accuracy(F_tr[k], task.y_train, F_te[k], task.y_test)
+                for k in range(depth)
+            ]
+            noisy = [
+                probe_accuracy(G_tr[k], ntr_y, G_te[k], nte_y) for k in range(depth)
+            ]
+            return F_tr, F_te, clean, noisy
+
+        A_tr, A_te, P2, Pn = probes(t)
+        for j in range(t, n_snap):
+            acc = task_accuracy(
+                net, snaps[j], t, task.X_test, task.y_test, device=device
+            )
+            heads.append(dict(t=t, dt=j - t, acc=acc))
+        for j in range(t + 1, n_snap):
+            B_tr, B_te, P2_j, Pn_j = probes(j)
+            for k in range(depth):
+                a, b = A_tr[k], B_tr[k]
+                shift = measure_shift(a, b)
+                row = dict(
+                    t=t,
+                    dt=j - t,
+                    k=k + 1,
+                    D=shift.D,
+                    sigma=shift.sigma,
+                    R=shift.size.max,
+                    D_held=heldout_discrepancy(a, b, A_te[k], B_te[k]),
+                    P2_before=P2[k],
+                    Pn_before=Pn[k],
+                    dP2=P2[k] - P2_j[k],
+                    dPn=Pn[k] - Pn_j[k],
+                )
+                if P10:
+                    row["dP10"] = P10[t, k] - P10[j, k]
+                for name, f in extra.items():
+                    row[name] = float(f(a, b))
+                rows.append(row)
+    return rows, heads
+
+
+# --------------------------------------------------------------------------------------
+# the long stream
+def permuted_tasks(
+    X,
+    y,
+    n_tasks: int,
+    rng: np.random.Generator,
+    *,
+    n_per_task: int,
+    test_fraction: float = 0.2,
+) -> list[Task]:
+    """`n_tasks` tasks over all classes of (X, y), task i seeing its inputs' features
+    (pixels) in its own fixed random order; task 0 keeps the original order. Each task
+    draws its own `n_per_task` rows and splits them into train and test.
+    """
+    X, y = np.asarray(X), np.asarray(y)
+    if X.ndim != 2 or X.shape[0] != y.shape[0]:
+        raise ValueError(
+            f"X must be 2-D with one row per label: X shape {X.shape}, y shape "
+            f"{y.shape}"
+        )
+    _generator("rng", rng)
+    n_tasks = _positive_int("n_tasks", n_tasks)
+    n_per_task = _positive_int("n_per_task", n_per_task, 2)
+    if n_per_task > X.shape[0]:
+        raise ValueError(f"n_per_task={n_per_task} exceeds the {X.shape[0]} rows of X")
+    if not (isinstance(test_fraction, (int, float)) and 0.0 < test_fraction < 1.0):
+        raise ValueError(f"test_fraction must lie in (0, 1), got {test_fraction!r}")
+    classes = tuple(int(c) for c in np.unique(y))
+    if len(classes) < 2:
+        raise ValueError("y must hold at least two classes")
+    local = np.searchsorted(np.asarray(classes), y).astype(np.int64)
+    n_test = int(round(test_fraction * n_per_task))
+    if not 0 < n_test < n_per_task:
+        raise ValueError(
+            f"test_fraction={test_fraction} leaves no rows on one side of "
+            f"n_per_task={n_per_task}"
+        )
+    tasks = []
+    for i in range(n_tasks):
+        perm = np.arange(X.shape[1]) if i == 0 else rng.permutation(X.shape[1])
+        rows = rng.choice(X.shape[0], size=n_per_task, replace=False)
+        te, tr = rows[:n_test], rows[n_test:]
+        tasks.append(
+            Task(
+                classes,
+                X[tr][:, perm],
+                local[tr],
+                X[te][:, perm],
+                local[te],
+                y[tr].astype(np.int64),
+                y[te].astype(np.int64),
+            )
+        )
+    return tasks
+
+
+def first_task_drift(
+    net: torch.nn.Module,
+    tasks: Sequence[Task],
+    *,
+    epochs: int,
+    lr: float,
+    momentum: float,
+    batch_size: int,
+    generator: torch.Generator,
+    device: str = "cpu",
+) -> dict:
+    """Train `net` on `tasks` in turn and follow task 0 through every later snapshot.
+
+    Returns {"D": (depth × n−1) array, D of task 0's training inputs at layer k+1 and
+    Δt = 1..n−1; "R": (depth,) ‖R‖ at snapshot 0; "own_acc": (n,) accuracy of each
+    task's head on its test inputs right after its training; "first_acc": (n,) task 0's
+    head accuracy after task 0 + Δt}.
+    """
+    if len(tasks) < 2:
+        raise ValueError(f"the stream needs at least two tasks, got {len(tasks)}")
+    snaps = train_sequence(
+        net,
+        tasks,
+        epochs=epochs,
+        lr=lr,
+        momentum=momentum,
+        batch_size=batch_size,
+        generator=generator,
+        device=device,
+    )
+    X0 = tasks[0].X_train
+    A = layer_features(net, snaps[0], X0, device=device)
+    D = np.empty((len(A), len(tasks) - 1))
+    for j in range(1, len(tasks)):
+        B = layer_features(net, snaps[j], X0, device=device)
+        for k in range(len(A)):
+            D[k, j - 1] = discrepancy(A[k], B[k])
+    own = [
+        task_accuracy(net, snaps[i], i, t.X_test, t.y_test, device=device)
+        for i, t in enumerate(tasks)
+    ]
+    first = [
+        task_accuracy(net, s, 0, tasks[0].X_test, tasks[0].y_test, device=device)
+        for s in snaps
+    ]
+    return dict(
+        D=D,
+        R=np.array([representation_size(a).max for a in A]),
+        own_acc=np.array(own),
+        first_acc=np.array(first),
+    )
+
+
+# --------------------------------------------------------------------------------------
+# curve summaries
+def _curve(curve, lo: int) -> np.ndarray:
+    c = np.asarray(curve, dtype=np.float64)
+    if c.ndim != 1 or c.size < lo:
+        raise ValueError(
+            f"curve must be 1-D with at least {lo} points, got shape {c.shape}"
+        )
+    if not np.all(np.isfinite(c)):
+        raise ValueError("curve must be finite")
+    return c
+
+
+def trend_slope(curve) -> float:
+    """Least-squares slope of curve[i] against Δt = i + 1 (per task learned since)."""
+    c = _curve(curve, 2)
+    x = np.arange(1, c.size + 1, dtype=np.float64)
+    x -= x.mean()
+    return float(np.dot(x, c - c.mean()) / np.dot(x, x))
+
+
+def plateau_drift(curve, *, tail: float = 1 / 3) -> float:
+    """How far the curve still moves over its last `tail` share, relative to its level
+    there: the least-squares slope over those m points times their span m − 1 in Δt,
+    divided by their mean. Near 0 on a plateau. For a straight line through the origin
+    sampled at Δt = 1..n it is (m − 1) / (n − (m − 1)/2): 4/13 ≈ 0.31 for n = 15 (m =
+    5), 9/26.5 ≈ 0.34 for n = 31 (m = 10), tending to 0.4 at large n with tail = 1/3."""
+    c = _curve(curve, 3)
+    if not (isinstance(tail, (int, float)) and 0.0 < tail < 1.0):
+        raise ValueError(f"tail must lie in (0, 1), got {tail!r}")
+    m = max(2, int(round(tail * c.size)))
+    last = c[-m:]
+    if last.mean() <= 0:
+        raise ValueError("the curve's last points must have a positive mean")
+    return trend_slope(last) * (m - 1) / float(last.mean())
