@@ -788,7 +788,8 @@ plt.show()
 drift_name = "drift over the last third, W={}".format
 learned = at_least("own-head accuracy after training, by width", 0.5)
 level_parts = [at_most(drift_name(w), LEVEL_BOUND) for w in LW]
-rho_name = "Spearman ρ(k, τ) at the widths that levelled off"
+rho_name = "largest Spearman ρ(k, τ) among the widths that levelled off"
+rho_all = "Spearman ρ(k, τ) by width"
 not_judged = [w for w in LW if w not in levelled]
 ledger.check(
     "3b",
@@ -801,14 +802,18 @@ ledger.check(
     measured={
         "own-head accuracy after training, by width": own_acc,
         **{drift_name(w): plateau[w] for w in LW},
-        rho_name: {f"W={w}": rho_tau[w] for w in levelled} or {"none": float("nan")},
+        # NaN (fails) when a judged width's τ_k tie, or when no width levelled off
+        rho_name: float(np.max([rho_tau[w] for w in levelled]))
+        if levelled
+        else float("nan"),
+        rho_all: {f"W={w}": rho_tau[w] for w in LW},
         "Spearman ρ(k, τ) of each seed": {
             f"W={w} seed {r}": spearman(LAYERS, tau_seed[w, r])
             for w in LW
             for r in range(NS)
         },
     },
-    show=[rho_name, *[drift_name(w) for w in LW]],
+    show=[rho_name, rho_all, *[drift_name(w) for w in LW]],
     gate=all_of(learned, any_of(*level_parts) if len(LW) > 1 else level_parts[0]),
     criterion=at_most(rho_name, -0.8),
     note="not judged, curve not levelled off: "
