@@ -26,16 +26,22 @@
 #
 # ```{admonition} Claims we test
 # 1. **Adversarial guarantee.** On any bounded score sequence the fraction of missed rounds tends to
-#    $\alpha$, off by at most $C/(\eta T)$ after $T$ rounds with step size $\eta$.
+#    $\alpha$ (the abstract's words), judged as the limit itself on streams where a fixed
+#    threshold fails; the rate form $C/(\eta T)$ is a diagnostic of ours.
 # 2. **Stochastic guarantee.** When the conditional $(1-\alpha)$-quantile of the score is linear in
-#    the past scores, the tracker's parameter converges to the true coefficients and the coverage
-#    *conditional on the past* tends to $1-\alpha$ at every round, not only on average.
+#    the past scores, the coverage *conditional on the past* tends to $1-\alpha$ at every round,
+#    not only on average (the abstract's words). That the parameter converges to the true
+#    coefficients is the research brief's reading, checked as a diagnostic of ours.
 # 3. **The gain grows with dependence.** The advantage of linear tracking over existing methods grows
 #    with how strongly the scores depend on their past, even when the competitors are tuned on the
-#    test data.
-# 4. **Real series.** On real forecasting residuals every method keeps its coverage, and linear
-#    tracking has lower quantile loss and smaller sets (the paper's experiments span 15+ data sets;
-#    the authors' repository has electricity demand and stock prices among them).
+#    test data (3a, a controlled demonstration on autoregressions; the real-data test is 4c).
+#    Beside it, a derivation of ours (3b, not counted in the paper's tally): on
+#    an AR(1) series the reduction against the best *constant* threshold is $1-\sqrt{1-\varphi^2}$.
+# 4. **Real series.** On real forecasting residuals linear tracking keeps its coverage (4a) and,
+#    on electricity demand, has a much lower quantile loss than the baselines (4b; judged on
+#    electricity only, set sizes shown as context); its gain follows the dependence of the
+#    series (4c). The paper's experiments span 15+ data sets; the authors' repository has
+#    electricity demand and stock prices among them.
 # 5. **Pre-registered test** (ERCOT electricity demand, Texas): over 10 % smaller sets, over 30 %
 #    lower quantile and absolute losses, 78 of 78 pre-registered hypotheses significant.
 # 6. **Implementation** (ours, not the paper's): our linear tracker gives the same thresholds as the
@@ -43,8 +49,8 @@
 # ```
 #
 # Claims 1–3 are checked on streams we can control exactly (bounded adversarial sequences and Gaussian
-# autoregressions, where the conditional coverage has a closed form); claim 4 uses two real series
-# that ship offline inside `pmdarima`; claim 5 is quoted; claim 6 runs the authors' package side by
+# autoregressions, where the conditional coverage has a closed form); claim 4 uses three real series
+# that ship offline inside `pmdarima`; claim 5 is quoted; check 6 runs the authors' package side by
 # side.
 
 # %% tags=["parameters"]
@@ -52,6 +58,7 @@ scale = "quick"  # "quick" (≤ 90 s on 2 CPU cores) or "full" (the paper's leng
 seed = 0
 
 # %%
+import dataclasses
 import time
 
 import numpy as np
@@ -69,18 +76,19 @@ from repbook.core import (
     all_of,
     at_least,
     at_most,
-    monotone,
-    same_order,
+    paired_gain,
 )
+from repbook.core.ledger import unstable_sentence
 from repbook.papers import online_conformal as O
 
 SIZES = {
     "quick": dict(
-        adv_T=100_000,
-        checkpoints=[10_000, 100_000],
+        adv_T=1_000_000,
+        checkpoints=[10_000, 100_000, 1_000_000],
         ar2_T=200_000,
         ar2_seeds=5,
-        ar1_T=100_000,
+        ar1_T=50_000,
+        ar1_seeds=5,
         peer_T=100_000,
         peer_short=20_000,
     ),
@@ -90,6 +98,7 @@ SIZES = {
         ar2_T=1_000_000,
         ar2_seeds=10,
         ar1_T=1_000_000,
+        ar1_seeds=10,
         peer_T=1_000_000,
         peer_short=100_000,
     ),
@@ -98,7 +107,7 @@ run = setup(scale=scale, seed=seed, sizes=SIZES)
 ledger = Ledger.for_run(
     run,
     regime=(
-        "synthetic bounded and AR streams; two real series shipped with pmdarima; CPU"
+        "synthetic bounded and AR streams; three real series shipped with pmdarima; CPU"
     ),
 )
 use_style()
@@ -114,11 +123,13 @@ register_colors(
         "ACI": "alt",
         "conformal PI": "alt2",
         "conformalopt": "peer",
+        "LQT, lags only": "alt3",
     }
 )
 
 ALPHA = 0.1  # target miscoverage, as in the authors' experiments
 BASELINES = list(O.BASELINES)  # SQT, ACI, conformal PI; grids: O.AUTHORS_LR_GRID, ...
+timings = {}  # seconds per section, for the full-scale estimate at the end
 
 # %% [markdown]
 # ## The method
@@ -172,108 +183,326 @@ print(
 # $\{0,1\}$), a deterministic **sawtooth** (a ramp from 0 to 1 over 1,000 rounds, repeated), and an
 # **adversary** that sees $q_t$ before choosing $s_t$ and makes the tracker miss whenever it can
 # ($s_t=B$ when $q_t<B$, else $s_t=0$). Each stream is fed to SQT, LQT(1) and LQT(2) with a fixed step
-# $\eta=0.05$ and $b=1$. Write $E_t=\sum_{i\le t}(\mathrm{err}_i-\alpha)$, so that the miscoverage
-# after $t$ rounds is $\alpha+E_t/t$, and let $C_T=\eta\max_{t\le T}|E_t|$: the smallest constant for
-# which $|\text{miscoverage}_t-\alpha|\le C_T/(\eta t)$ at every $t\le T$. The guarantee says $C$ does
-# not grow with $T$. For SQT it has a closed form: with $q_1\in[0,B]$ the threshold never leaves
-# $[-\alpha\eta,\,B+(1-\alpha)\eta]$, hence $C\le B+\eta$ [derived]. For LQT we could not read the
-# paper's constant, so we test that $C$ stops growing.
+# $\eta=0.05$ and $b=1$. The abstract's claim is the limit itself: the fraction of missed rounds
+# tends to $\alpha$ as $T$ grows. We judge it on those words, at $T=10^6$ rounds, with checkpoints
+# at $10^4$, $10^5$ and $10^6$.
 #
-# **Criterion (fixed before the run).** (i) For SQT on every stream, $C_T\le B+\eta=1.05$ at every
-# checkpoint $T$ (10k and 100k at quick scale, also 1M at full scale). (ii) For every tracker on every
-# stream, $C$ at the last checkpoint is at most twice $C$ at 10k rounds.
+# A limit is only a test when coverage is not free on the stream. The comparator has no
+# guarantee: the **split-conformal threshold** of the first $10^4$ rounds (its
+# $\lceil(1-\alpha)(n+1)\rceil$-th smallest score), then held fixed for the rest of the stream;
+# against the adversary it announces 0 while it calibrates, and the adversary answers the fixed
+# threshold afterwards. The sawtooth repeats one ramp, so a threshold calibrated on whole periods
+# is right on it by construction: it is shown, not judged.
+#
+# **Gate (fixed before the run).** On the regime switches and on the adversary, the fixed
+# split-conformal threshold misses $\alpha$ by at least 0.02 over the rounds after its calibration
+# (the stream is hard enough that coverage is not free).
+#
+# **Criterion (fixed before the run).** On the regime switches and the adversary, for SQT, LQT(1)
+# and LQT(2): $|\text{miscoverage}-\alpha|\le0.01$ after $10^6$ rounds, and the error after $10^6$
+# rounds is not larger than after $10^4$ rounds plus the resolution
+# $3\sqrt{\alpha(1-\alpha)/10^4}=0.009$ (the research brief's coverage tolerance at $10^4$
+# rounds). It fails if a tracker's parameter drifts so that its miscoverage stops approaching
+# $\alpha$ (for example LQT(2) on the regime switches, where the lagged scores are nearly
+# constant within a regime and the features nearly collinear), or if the adversary keeps it off.
+#
+# Two checks of ours sit beside it. Write $E_t=\sum_{i\le t}(\mathrm{err}_i-\alpha)$ and
+# $C_t=\eta\max_{i\le t}|E_i|$, the smallest constant with
+# $|\text{miscoverage}_i-\alpha|\le C_t/(\eta i)$ at every $i\le t$. For SQT the threshold never
+# leaves $[-\alpha\eta,\,B+(1-\alpha)\eta]$, so $C_t\le B+\eta$ [derived]: a theorem, which only a
+# bug can fail, recorded as a sanity check. And the rate form $C/(\eta T)$ needs $C_t$ to level
+# off: our diagnostic asks that $C$ at most doubles from $10^4$ to $10^5$ rounds (the rule this
+# chapter used to judge claim 1 by) and from $10^5$ to $10^6$, for every tracker and stream and on
+# every seed of the stability record; the bias coordinate $\theta^{(b)}$ and $\lVert\theta\rVert$
+# show where $C_t$ comes from.
 
 # %%
+t_section = time.perf_counter()
 T_adv, ETA, B = run["adv_T"], 0.05, 1.0
-streams = {
-    "regime switches": O.regime_switch_stream(T_adv, run.child_rng(1)),
-    "sawtooth": O.sawtooth_stream(T_adv, period=1000),
-}
+cps = run["checkpoints"]
+first, last = cps[0], cps[-1]
+N_CAL = first  # the comparator calibrates on the first checkpoint's rounds
+JUDGED1 = ["regime switches", "adversary"]
 trackers = {"SQT": 0, "LQT(1)": 1, "LQT(2)": 2}
-adv_rows, adv_curves = [], {}
-for sname in [*streams, "adversary"]:
+theta_marks = np.unique(np.geomspace(10, T_adv - 1, 60).astype(int))
+runs1 = O.bounded_stream_runs(
+    T_adv,
+    run.child_rng(1),
+    alpha=ALPHA,
+    lr=ETA,
+    ps=list(trackers.values()),
+    bound=B,
+    n_cal=N_CAL,
+    path_at=theta_marks,
+)
+resolution1 = 3 * np.sqrt(ALPHA * (1 - ALPHA) / first)
+adv_rows = []
+for sname in O.BOUNDED_STREAMS:
     for tname, p in trackers.items():
-        if sname == "adversary":
-            s, r = O.lqt_against(
-                O.miss_when_possible(B), T_adv, alpha=ALPHA, p=p, lr=ETA
-            )
-        else:
-            s, r = streams[sname], O.lqt(streams[sname], alpha=ALPHA, p=p, lr=ETA)
-        E = np.cumsum((s > r.q) - ALPHA)
-        C_running = ETA * np.maximum.accumulate(np.abs(E))
-        row = {"stream": sname, "tracker": tname}
-        for T in run["checkpoints"]:
-            row[f"miscov @{T:,}"] = ALPHA + E[T - 1] / T
-            row[f"C @{T:,}"] = C_running[T - 1]
+        tr = runs1[sname, p]
+        row = {"stream": sname, "method": tname}
+        for T in cps:
+            row[f"|miscov − α| @{T:,}"] = abs(tr.miscoverage(T) - ALPHA)
+        for T in cps:
+            row[f"C @{T:,}"] = tr.C[T - 1]
+        row[f"‖θ‖ @{last:,}"] = float(np.linalg.norm(tr.theta[-1]))
         adv_rows.append(row)
-        adv_curves[sname, tname] = (np.abs(E) / np.arange(1, T_adv + 1), C_running[-1])
+    sp = runs1[sname, "split"]
+    adv_rows.append(
+        {
+            "stream": sname,
+            "method": f"split conformal ({N_CAL:,})",
+            f"|miscov − α| @{last:,}": abs(sp.miscoverage(sp.E.size) - ALPHA),
+        }
+    )
 adv = pd.DataFrame(adv_rows)
-print(adv.round(4).to_string(index=False))
+with pd.option_context("display.float_format", "{:.4g}".format, "display.width", 150):
+    print(adv.to_string(index=False, na_rep="—"))
+
+# %% [markdown]
+# Only the regime-switch stream depends on the seed (the sawtooth and the adversary are
+# deterministic). So that the diagnostic reads every seed, the regime-switch runs are repeated on
+# every seed of the chapter's stability record (the committed record of the chapter run on
+# several seeds), each with the generator its chapter run used.
+
+# %%
+record = ledger.stability()
+record_seeds = (
+    sorted({int(x) for x in record.seeds} | {run.seed}) if record else [run.seed]
+)
+per_seed = {}  # seed -> {tracker: CoverageTrace} on the regime switches
+for sd in record_seeds:
+    rr = (
+        runs1
+        if sd == run.seed
+        else O.bounded_stream_runs(
+            T_adv,
+            dataclasses.replace(run, seed=sd).child_rng(1),
+            alpha=ALPHA,
+            lr=ETA,
+            ps=list(trackers.values()),
+            bound=B,
+            streams=["regime switches"],
+            path_at=theta_marks,
+        )
+    )
+    per_seed[sd] = {t: rr["regime switches", p] for t, p in trackers.items()}
+seed_table = pd.DataFrame(
+    {
+        sd: {
+            **{
+                f"{t}: C({b:,})/C({a:,})": tr.growth(a, b)
+                for t, tr in d.items()
+                for a, b in zip(cps, cps[1:])
+            },
+            **{
+                f"{t}: |miscov − α| @{last:,}": abs(tr.miscoverage(last) - ALPHA)
+                for t, tr in d.items()
+            },
+        }
+        for sd, d in per_seed.items()
+    }
+).T.rename_axis("seed")
+with pd.option_context("display.float_format", "{:.4g}".format, "display.width", 150):
+    print("regime switches, every seed of the record:\n" + seed_table.T.to_string())
+timings["claim 1"] = time.perf_counter() - t_section
 
 # %% tags=["hide-input"]
-first, last = run["checkpoints"][0], run["checkpoints"][-1]
-C_first, C_last = adv[f"C @{first:,}"], adv[f"C @{last:,}"]
-sqt_rows = adv[adv.tracker == "SQT"]
-sqt_worst = max(sqt_rows[f"C @{T:,}"].max() for T in run["checkpoints"])
-growth = float((C_last / C_first).max())
-fig, axes = plt.subplots(1, 3, figsize=(13, 3.8), sharey=True)
-grid_t = np.unique(np.geomspace(50, T_adv, 300).astype(int))
-for ax, sname in zip(axes, [*streams, "adversary"]):
-    for tname in trackers:
-        dev, C = adv_curves[sname, tname]
+fig, axes = plt.subplots(1, 4, figsize=(16, 4.0))
+grid_t = np.unique(np.geomspace(100, T_adv, 300).astype(int))
+for ax, sname in zip(axes[:2], JUDGED1):
+    for tname, p in trackers.items():
+        E = runs1[sname, p].E
         ax.plot(
             grid_t,
-            np.maximum(dev[grid_t - 1], 1e-6),
+            np.abs(E[grid_t - 1]) / grid_t + 1e-7,
             color=color_for(tname),
-            lw=1,
+            lw=1.2,
             label=tname,
         )
-        ax.plot(grid_t, C / (ETA * grid_t), color=color_for(tname), ls=":", lw=1)
+    sp = runs1[sname, "split"]
+    tt = grid_t[grid_t <= sp.E.size]
     ax.plot(
-        grid_t,
-        (B + ETA) / (ETA * grid_t),
-        color=color_for("reference"),
-        ls="--",
+        tt + N_CAL,
+        np.abs(sp.E[tt - 1]) / tt + 1e-7,
+        color=color_for("muted"),
         lw=1.2,
-        label=r"SQT bound $(B+\eta)/(\eta t)$",
+        ls="--",
+        label=f"fixed split-conformal threshold ({N_CAL:,} rounds)",
     )
-    ax.set(xscale="log", yscale="log", xlabel="rounds t", title=sname, ylim=(1e-6, 1))
-axes[0].set_ylabel(r"|miscoverage$_t$ − α|  (0 drawn at 1e-6)")
-handles, labels = axes[0].get_legend_handles_labels()
-fig.legend(handles, labels, loc="lower center", ncols=4, bbox_to_anchor=(0.5, -0.08))
+    ax.axhline(
+        0.01, color=color_for("reference"), ls=":", lw=1.2, label="criterion 0.01"
+    )
+    for T in cps:
+        ax.axvline(T, color=color_for("muted"), lw=0.6)
+    ax.set(
+        xscale="log",
+        yscale="log",
+        xlabel="rounds t",
+        title=f"{sname}"
+        + (f" (seed {run.seed})" if sname == "regime switches" else ""),
+    )
+axes[0].set_ylabel("|miscoverage after t rounds − α|")
+axes[0].legend(fontsize=7, loc="lower left")
+ax = axes[2]
+for sd, d in per_seed.items():
+    for tname, tr in d.items():
+        ax.plot(
+            grid_t,
+            tr.C[grid_t - 1],
+            color=color_for(tname),
+            lw=0.9,
+            alpha=0.8,
+            label=tname if sd == record_seeds[0] else None,
+        )
+ax.axhline(B + ETA, color=color_for("reference"), ls="--", lw=1.0, label="B + η (SQT)")
+ax.set(
+    xscale="log",
+    xlabel="rounds t",
+    ylabel=r"$C_t=\eta\,\max_{i\leq t}|E_i|$",
+    title=f"C_t on the regime switches, seeds {record_seeds[0]}–{record_seeds[-1]}",
+)
+ax.legend(fontsize=7)
+ax = axes[3]
+for sname, ls in zip(JUDGED1, ["-", "--"]):
+    for tname in ["LQT(1)", "LQT(2)"]:
+        tr = runs1[sname, trackers[tname]]
+        ax.plot(
+            tr.marks + 1,
+            np.linalg.norm(tr.theta, axis=1),
+            color=color_for(tname),
+            ls=ls,
+            label=f"‖θ‖ {tname}, {sname}",
+        )
+        ax.plot(
+            tr.marks + 1,
+            tr.theta[:, -1],
+            color=color_for(tname),
+            ls=ls,
+            lw=0.8,
+            alpha=0.5,
+        )
+ax.set(
+    xscale="log",
+    xlabel="rounds t",
+    ylabel="‖θ_t‖ (thick), bias coordinate (thin)",
+    title=f"LQT's parameter (seed {run.seed})",
+)
+ax.legend(fontsize=7)
 fig.suptitle(
-    "Miscoverage error stays under C/(ηt), dotted in each tracker's colour",
+    "Claim 1: |miscoverage − α| of the "
+    "trackers and of a fixed split-conformal threshold; "
+    "C_t and θ as diagnostics",
     fontsize=12,
     fontweight="bold",
 )
 plt.show()
 
 # %%
+dev_at = {
+    T: {
+        f"{s}, {t}": abs(runs1[s, p].miscoverage(T) - ALPHA)
+        for s in JUDGED1
+        for t, p in trackers.items()
+    }
+    for T in cps
+}
+excess = {k: dev_at[last][k] - dev_at[first][k] for k in dev_at[last]}
+split_dev = {
+    s: abs(runs1[s, "split"].miscoverage(runs1[s, "split"].E.size) - ALPHA)
+    for s in JUDGED1
+}
 ledger.check(
     1,
-    "miscoverage → α within C/(ηT) on bounded streams",
-    paper="|miscov − α| ≤ C/(ηT)",
-    source="paper",
+    "miscoverage → α on bounded streams (regime switches, adversary)",
+    paper="abstract: over time, the target fraction of sets covers (adversarial data)",
+    source="abstract",
     measured={
-        "SQT: largest C": sqt_worst,
-        f"largest C({last:,}) / C({first:,})": growth,
+        f"|miscov − α| at {last:,}": dev_at[last],
+        f"|miscov − α| at {last:,} − at {first:,}": excess,
+        f"|miscov − α| at {first:,}": dev_at[first],
+        "fixed split-conformal threshold: |miscov − α|": split_dev,
     },
+    show=[
+        f"|miscov − α| at {last:,}",
+        f"|miscov − α| at {last:,} − at {first:,}",
+        "fixed split-conformal threshold: |miscov − α|",
+    ],
+    gate=at_least("fixed split-conformal threshold: |miscov − α|", 0.02),
     criterion=all_of(
-        at_most("SQT: largest C", B + ETA),
-        at_most(f"largest C({last:,}) / C({first:,})", 2),
+        at_most(f"|miscov − α| at {last:,}", 0.01),
+        at_most(f"|miscov − α| at {last:,} − at {first:,}", float(resolution1)),
+    ),
+    note="the 0.01 bar is ours; the resolution "
+    f"{resolution1:.4f} = 3√(α(1−α)/{first:,}) "
+    "is the research brief's coverage tolerance; the comparator is ours",
+)
+sqt_C = {f"{s} @{T:,}": runs1[s, 0].C[T - 1] for s in O.BOUNDED_STREAMS for T in cps}
+ledger.sanity(
+    "1s",
+    "SQT's running constant C_t ≤ B + η",
+    why="sanity: holds by construction — SQT's threshold stays in "
+    "[−αη, B + (1−α)η] on any stream in [0, B] (derived), so only a bug can fail it",
+    measured={"SQT: C at each checkpoint": sqt_C},
+    criterion=at_most("SQT: C at each checkpoint", B + ETA),
+)
+growth_a = {
+    f"seed {sd}, {t}": tr.growth(cps[0], cps[1])
+    for sd, d in per_seed.items()
+    for t, tr in d.items()
+}
+growth_b = {
+    f"seed {sd}, {t}": tr.growth(cps[1], cps[2])
+    for sd, d in per_seed.items()
+    for t, tr in d.items()
+}
+for s in ["sawtooth", "adversary"]:
+    for t, p in trackers.items():
+        growth_a[f"{s}, {t}"] = runs1[s, p].growth(cps[0], cps[1])
+        growth_b[f"{s}, {t}"] = runs1[s, p].growth(cps[1], cps[2])
+ledger.ours(
+    "1d",
+    "the running constant C_t levels off by 10⁶ rounds (every seed)",
+    why="diagnostic of ours: the rate form C/(ηT) needs a C that stops growing; the "
+    "factor 2 is ours (it decided claim 1 before issue 36's audit)",
+    measured={
+        f"C({cps[1]:,}) / C({cps[0]:,})": growth_a,
+        f"C({cps[2]:,}) / C({cps[1]:,})": growth_b,
+        f"max ‖θ‖ at {last:,}, regime switches": max(
+            float(np.linalg.norm(tr.theta[-1]))
+            for d in per_seed.values()
+            for tr in d.values()
+        ),
+    },
+    show=[f"C({cps[1]:,}) / C({cps[0]:,})", f"C({cps[2]:,}) / C({cps[1]:,})"],
+    criterion=all_of(
+        at_most(f"C({cps[1]:,}) / C({cps[0]:,})", 2),
+        at_most(f"C({cps[2]:,}) / C({cps[1]:,})", 2),
     ),
 )
+
+# %% tags=["hide-input"]
+c1 = next(c for c in ledger.claims if c.id == "1")
+worst1 = max(dev_at[last], key=dev_at[last].get)
+fails_d = sorted({k for g in (growth_a, growth_b) for k, v in g.items() if v > 2})
 print(
-    f"largest C at {last:,} rounds: {C_last.max():.3f}; largest |miscoverage − α| at "
-    f"{last:,}: "
-    f"{(adv[f'miscov @{last:,}'] - ALPHA).abs().max():.2e}"
+    f"Claim 1 ({c1.verdict}): after {last:,} "
+    "rounds the largest |miscoverage − α| of the "
+    f"trackers is {dev_at[last][worst1]:.2e} ({worst1}); the fixed split-conformal "
+    "threshold misses α by "
+    + ", ".join(f"{v:.3f} on the {k}" for k, v in split_dev.items())
+    + ". Diagnostic 1d: C more than doubles between checkpoints for "
+    + (", ".join(fails_d) if fails_d else "no tracker, stream or seed")
+    + "."
 )
 
 # %% [markdown]
-# Every curve stays under its dotted line, which falls with slope $-1$ on these axes: the constant
-# $C$ is reached early and barely moves afterwards (the table above gives $C$ at each checkpoint), so
-# the miscoverage approaches $\alpha$ at the $1/(\eta T)$ rate of the guarantee, on the adversarial
-# stream as well as on the two fixed ones. SQT stays inside its closed-form bound (dashed).
+# The two left panels are what the claim is about: each tracker's miscoverage error on the
+# judged streams, beside the fixed threshold's; the line above, generated from the runs, reads
+# them. The third panel is the constant $C_t$ on every seed of the record (a long run in a new
+# regime can move the parameter and push $C_t$ up late); the diagnostic's line names the runs
+# where it more than doubled between checkpoints. The right panel shows $\lVert\theta_t\rVert$
+# and the bias coordinate of LQT, which counts the coverage error (see the method above).
 #
 # ## Claim 2 · Per-round conditional coverage when the quantile is linear
 #
@@ -285,12 +514,19 @@ print(
 # with decaying steps $\eta_t=t^{-0.6}$, LQT(2) with a fixed $\eta=0.01$, and SQT with the same
 # decaying steps (which can only learn the *marginal* quantile), on `ar2_seeds` independent streams.
 #
-# **Criterion.** (a) For every seed, $\|\theta_{T}-\theta^*\|<0.05$ for decaying LQT at
-# $T=$ `ar2_T`. (b) The mean over the second half of the rounds of
-# $|P(s_t\le q_t\mid\text{past})-0.9|$, averaged over seeds, is below 0.01 for decaying LQT and below
-# a third of SQT's. (c) Every method's marginal coverage lies in $0.9\pm0.005$ on every seed.
+# **Criterion (fixed before the run).** (a) The mean over the second half of the rounds of
+# $|P(s_t\le q_t\mid\text{past})-0.9|$, averaged over seeds, is below 0.01 for decaying LQT and
+# below a third of SQT's (the research brief's bounds, from its prototype). (b) The abstract's
+# "tends to": per seed, decaying LQT's gap over rounds $[T/10,T/5]$ minus its gap over
+# $[T/2,T]$, a paired drop, is positive beyond its noise: mean $-\,t_{0.975,n-1}\cdot$SE $>0$
+# over the $n$ seeds. It fails if the gap stalls at a level (as fixed steps make it) or grows.
+#
+# **Our diagnostic.** $\|\theta_T-\theta^*\|<0.05$ for decaying LQT on every seed (the brief's
+# reading of the guarantee), and every method's marginal coverage in $0.9\pm0.005$ (claim 1's
+# territory, nearly an identity for fixed steps); both bounds from the brief's prototype.
 
 # %%
+t_section = time.perf_counter()
 T2, n_seeds = run["ar2_T"], run["ar2_seeds"]
 coef = [0.3, -0.3]
 z90 = stats.norm.ppf(1 - ALPHA)
@@ -305,6 +541,7 @@ runs2 = {
     "SQT, decaying": O.sqt(Y, alpha=ALPHA, lr=1.0, schedule="decaying"),
 }
 half = slice(T2 // 2, T2)
+early = slice(T2 // 10, T2 // 5)
 summary2, cond_cov = [], {}
 for name, r in runs2.items():
     cc = np.stack(
@@ -351,7 +588,7 @@ ax.set(
     yscale="log",
     xlabel="round t",
     ylabel=r"$\|\theta_t-\theta^*\|$",
-    title="θ converges to θ* (median, min–max band)",
+    title="diagnostic: ‖θ_t − θ*‖ (median, min–max band)",
 )
 ax.legend()
 ax = axes[1]
@@ -394,184 +631,326 @@ cov_dev = max(
     abs(summary2["marginal coverage min"] - 0.9).max(),
     abs(summary2["marginal coverage max"] - 0.9).max(),
 )
+gap_cc = np.abs(cond_cov[dec] - (1 - ALPHA))
+gap_drop = gap_cc[:, early].mean(axis=1) - gap_cc[:, half].mean(axis=1)  # per seed
+T975_2 = float(stats.t.ppf(0.975, n_seeds - 1))
 ledger.check(
     2,
-    "θ_t → θ* and P(cover | past) → 1 − α (AR(2))",
-    paper="convergence (theorem)",
-    source="paper",
+    "P(cover | past) → 1 − α when the quantile is linear (AR(2))",
+    paper="abstract: P(cover | past) converges to the target when the conditional "
+    "quantile is linear in past data",
+    source="abstract",
     measured={
-        "‖θ_T − θ*‖ per seed": theta_err,
         "conditional gap, LQT": gap_lqt,
         "conditional gap, SQT": gap_sqt,
-        "max |coverage − 0.9|": cov_dev,
+        "gap drop [T/10, T/5] → [T/2, T], LQT, per seed": gap_drop,
     },
     criterion=all_of(
-        at_most("‖θ_T − θ*‖ per seed", 0.05, strict=True),
         at_most("conditional gap, LQT", 0.01, strict=True),
         at_most(
             "conditional gap, LQT", "conditional gap, SQT", factor=1 / 3, strict=True
         ),
+        paired_gain("gap drop [T/10, T/5] → [T/2, T], LQT, per seed", k=T975_2),
+    ),
+    note="the bounds 0.01 and a third of SQT's are the research brief's (its "
+    f"prototype); the drop is read with t_0.975,{n_seeds - 1} = {T975_2:.2f}",
+)
+ledger.ours(
+    "2d",
+    "θ_T → θ* and marginal coverage 0.9 ± 0.005 (AR(2))",
+    why="diagnostic of ours: θ_t → θ* is the research brief's reading, not the "
+    "abstract's; marginal coverage is claim 1's territory; bounds from the brief's "
+    "prototype",
+    measured={"‖θ_T − θ*‖ per seed": theta_err, "max |coverage − 0.9|": cov_dev},
+    criterion=all_of(
+        at_most("‖θ_T − θ*‖ per seed", 0.05, strict=True),
         at_most("max |coverage − 0.9|", 0.005),
     ),
 )
 
+# %% tags=["hide-input"]
+fix = "LQT(2), fixed η"
+print(
+    f"Over the second half of the rounds, the coverage given the past is off by "
+    f"{gap_sqt:.3f} on average for SQT, {gap_lqt:.4f} for decaying LQT and "
+    f"{summary2.loc[fix, 'conditional gap (mean)']:.4f} for fixed-step LQT; marginal "
+    f"coverage is within {cov_dev:.4f} of 0.9 for all three. Decaying LQT's gap drops "
+    f"from rounds [T/10, T/5] to [T/2, T] by {gap_drop.mean():.4f} on average "
+    f"(per seed {', '.join(f'{x:.4f}' for x in gap_drop)}; "
+    f"t-interval half-width {T975_2 * gap_drop.std(ddof=1) / np.sqrt(n_seeds):.4f})."
+)
+timings["claim 2"] = time.perf_counter() - t_section
+
 # %% [markdown]
-# SQT's coverage is right on average, but at a given round it is typically off by about five points
-# (its mean gap in the table) and swings with the last two values of the series (middle panel):
-# one scalar cannot follow a quantile that moves with the past. Decaying LQT learns the moving quantile, and its per-round error keeps
-# shrinking (right panel); the fixed-step LQT stalls at a level set by its step size. The numbers
-# are in the table above.
+# SQT's coverage is right on average, but at a given round it swings with the last two values of
+# the series (middle panel): one scalar cannot follow a quantile that moves with the past. A
+# tracker that learns the moving quantile has a per-round error that keeps shrinking (right panel)
+# when its steps decay, and stalls at a level set by its step size when they are fixed; the line
+# above gives the mean gaps.
 #
 # ## Claim 3 · The gain grows with the dependence
 #
-# For an AR(1) series $y_t=\varphi y_{t-1}+\varepsilon_t$ with signed scores $s_t=y_t$, the best
-# *constant* threshold is the marginal quantile $z_{0.9}/\sqrt{1-\varphi^2}$, while the conditional
-# quantile $\varphi y_{t-1}+z_{0.9}$ averages $z_{0.9}$. A method that learns the conditional quantile
-# therefore has a mean threshold ("set size") smaller by $1-\sqrt{1-\varphi^2}$: 0, 4.6, 20.0 and
-# 56.4 % for $\varphi=0, 0.3, 0.6, 0.9$; its expected pinball loss, $\sigma\,\phi(z_{0.9})$ for a
-# normal law of scale $\sigma$, falls by the same fraction [derived]. We follow the authors'
-# protocol: LQT (fixed steps) is tuned on the first 25 % of each series over their grid of learning
-# rates, biases and $p\in\{0,1,2\}$, then run from scratch on the remaining 75 %; the baselines —
-# SQT, ACI and conformal PI — are tuned *on that test part itself* (lowest pinball loss among the
-# settings whose coverage is within 0.01 of 0.9). Everything is measured on the test part.
+# The abstract's claim is qualitative: the improvement of the paper's methods over the baselines
+# grows with the dependence in the data, even when the baselines are tuned on the test set. We
+# test it on AR(1) series $y_t=\varphi y_{t-1}+\varepsilon_t$ with signed scores $s_t=y_t$, for
+# $\varphi\in\{0,0.3,0.6,0.9\}$, with the authors' protocol: LQT (fixed steps) is tuned on the
+# first 25 % of each series over their grid of learning rates, biases and $p\in\{0,1,2\}$, then
+# run from scratch on the remaining 75 %; the baselines — SQT, ACI and conformal PI — are tuned
+# *on that test part itself* (lowest pinball loss among the settings whose coverage is within
+# 0.01 of 0.9). Everything is measured on the test part. The gain is LQT's reduction of the mean
+# pinball (quantile) loss, $1-\bar\rho_{\text{LQT}}/\bar\rho_{\text{baseline}}$, the authors'
+# first metric: unlike the mean threshold it charges a method for the coverage it gives up. The
+# reduction of the mean threshold (the set size) is shown as context. There are `ar1_seeds`
+# seeds; on each seed one sequence of innovations $\varepsilon_t$ drives all four values of
+# $\varphi$, so that the gains at two values of $\varphi$ are paired on the seed.
 #
-# **Criterion.** (a) Against each of the three baselines, LQT's reduction in mean threshold
-# increases with $\varphi$ over $\{0,0.3,0.6,0.9\}$. (b) Against SQT, the reduction is within 5
-# percentage points of $1-\sqrt{1-\varphi^2}$ at every $\varphi$. (c) At $\varphi=0$ its absolute
-# value is below 1 %.
+# This is a controlled demonstration: LQT(1) represents the conditional quantile of an AR(1)
+# exactly ($\varphi y_{t-1}+z_{0.9}$), so the set-up leans towards the claim; what can fail is
+# whether a baseline tuned on the test part catches up. The test on real data is 4c.
+#
+# **Criterion 3a (the paper's claim).** Against each of the three baselines and for each step
+# $\varphi_j\to\varphi_{j+1}$, the per-seed increase of the pinball-loss gain, paired on the seed,
+# is positive beyond its noise: mean $-\,t_{0.975,n-1}\cdot$SE $>0$ over the $n$ seeds (within
+# the noise when the interval spans 0). It fails if the gain stops growing (for example a
+# test-tuned adaptive baseline catching up at strong dependence).
+#
+# **Our derivation, 3b (not the paper's claim).** The best *constant* threshold is the marginal
+# quantile $z_{0.9}/\sqrt{1-\varphi^2}$, while the conditional quantile $\varphi y_{t-1}+z_{0.9}$
+# averages $z_{0.9}$. A method that learns the conditional quantile therefore has a mean threshold
+# smaller than the best constant's by $1-\sqrt{1-\varphi^2}$: 0, 4.6, 20.0 and 56.4 % for the four
+# values of $\varphi$ [derived]. Criterion: LQT's reduction against the oracle best constant
+# threshold (the empirical 0.9-quantile of each test part, the best constant in hindsight),
+# averaged over seeds, lies within 5 percentage points of $1-\sqrt{1-\varphi^2}$ at every
+# $\varphi$, and at $\varphi=0$ the mean reduction against SQT is below 1 % in absolute value.
 
 # %%
+t_section = time.perf_counter()
 PHIS = [0.0, 0.3, 0.6, 0.9]
-T1 = run["ar1_T"]
-n_val = T1 // 4
-Y1 = np.stack(
-    [O.ar_series([phi], T1, run.child_rng(300 + k)) for k, phi in enumerate(PHIS)]
+T1, n1 = run["ar1_T"], run["ar1_seeds"]
+sweep = O.ar1_dependence_sweep(
+    PHIS, T=T1, rngs=[run.child_rng(300 + k) for k in range(n1)], alpha=ALPHA
 )
-val1, test1 = Y1[:, :n_val], Y1[:, n_val:]
-
-t0 = time.perf_counter()
-cmp1 = O.tuned_comparison(val1, test1, alpha=ALPHA)
-q1, settings1 = cmp1.q, cmp1.settings
-rows3 = []
-for i, phi in enumerate(PHIS):
-    for name, qq in q1.items():
-        rows3.append(
-            {
-                "phi": phi,
-                "method": name,
-                "coverage": O.coverage(test1[i], qq[i]),
-                "set size": qq[i].mean(),
-                "pinball": O.pinball_loss(test1[i], qq[i], ALPHA).mean(),
-            }
-        )
-res3 = pd.DataFrame(rows3)
-wide3 = res3.pivot(index="phi", columns="method")
-red_size = pd.DataFrame(
-    {b: 1 - wide3[("set size", "LQT")] / wide3[("set size", b)] for b in BASELINES}
-)
-red_loss = pd.DataFrame(
-    {b: 1 - wide3[("pinball", "LQT")] / wide3[("pinball", b)] for b in BASELINES}
-)
+by_phi = [f"φ={phi}" for phi in PHIS]
+red = {b: sweep.reduction(b) for b in BASELINES}  # seeds × φ, set size
+red_loss = {b: sweep.reduction(b, "pinball") for b in BASELINES}
+red_oracle = sweep.reduction("oracle constant")
 analytic = O.ar1_set_size_reduction(PHIS)
-print(f"(tuning and runs: {time.perf_counter() - t0:.1f} s)")
-print("coverage on the test part:\n" + wide3["coverage"].round(4).to_string())
-print(
-    "\nreduction of the mean threshold by LQT (analytic: "
-    + ", ".join(f"{a:.3f}" for a in analytic)
-    + "):\n"
-    + red_size.round(4).to_string()
+T975_3 = float(stats.t.ppf(0.975, n1 - 1))
+steps = {  # the criterion's paired steps: pinball-loss gain
+    b: {
+        f"{by_phi[j]}→{PHIS[j + 1]} vs {b}": d
+        for j, d in enumerate(O.paired_steps(red_loss[b]).T)
+    }
+    for b in BASELINES
+}
+
+
+mean_table = lambda tables: pd.DataFrame(  # noqa: E731
+    {k: v.mean(axis=0) for k, v in tables.items()}, index=PHIS
 )
-print("\nreduction of the pinball loss by LQT:\n" + red_loss.round(4).to_string())
-print("\nLQT settings chosen on validation:", [c for c in settings1["LQT"]])
-print("SQT step sizes chosen on the test part:", [c["lr"] for c in settings1["SQT"]])
-marginal_q = z90 / np.sqrt(1 - np.array(PHIS) ** 2)
+print(f"(tuning and runs: {time.perf_counter() - t_section:.1f} s)")
 print(
-    pd.DataFrame(
+    "coverage on the test part, mean over seeds (min–max):\n"
+    + pd.DataFrame(
         {
-            "LQT mean q": wide3[("set size", "LQT")].to_numpy(),
-            "conditional quantile mean (z)": z90,
-            "SQT mean q": wide3[("set size", "SQT")].to_numpy(),
-            "best constant (marginal quantile)": marginal_q,
+            m: [
+                f"{c.mean():.4f} ({c.min():.4f}–{c.max():.4f})"
+                for c in sweep.coverage[m].T
+            ]
+            for m in sweep.coverage
         },
         index=PHIS,
-    )
-    .round(3)
-    .to_string()
+    ).to_string()
 )
+print(
+    "\nLQT's reduction of the pinball loss (the criterion's gain), mean over seeds:\n"
+    + mean_table(red_loss).round(4).to_string()
+)
+print(
+    "\nLQT's reduction of the mean threshold (set size; context), mean over seeds:\n"
+    + mean_table(red).round(4).to_string()
+)
+print(
+    f"\npaired per-seed increase of the pinball-loss gain, mean ± t_0.975,{n1 - 1}·SE "
+    f"(t = {T975_3:.2f}):\n"
+    + pd.DataFrame(
+        {
+            b: [
+                f"{d.mean():+.4f} ± {T975_3 * d.std(ddof=1) / np.sqrt(d.size):.4f}"
+                for d in st_.values()
+            ]
+            for b, st_ in steps.items()
+        },
+        index=[f"{a} → {c}" for a, c in zip(PHIS, PHIS[1:])],
+    ).to_string()
+)
+print(
+    "\n3b: reduction against the oracle best constant threshold:\n"
+    + pd.DataFrame(
+        {
+            "per seed": [np.round(r, 3).tolist() for r in red_oracle.T],
+            "mean": red_oracle.mean(axis=0).round(4),
+            "analytic 1 − √(1 − φ²)": analytic.round(4),
+        },
+        index=PHIS,
+    ).to_string()
+)
+print(
+    "\nLQT settings chosen on validation, seed 0:",
+    sweep.settings["LQT"][0],
+    "\nSQT step sizes chosen on the test part, seed 0:",
+    [c["lr"] for c in sweep.settings["SQT"][0]],
+)
+timings["claim 3"] = time.perf_counter() - t_section
 
 # %% tags=["hide-input"]
-fig, axes = plt.subplots(1, 2, figsize=(11, 3.9), sharey=True)
-fine = np.linspace(0, 0.92, 100)
-for ax, table, what in [
-    (axes[0], red_size, "mean threshold (set size)"),
-    (axes[1], red_loss, "pinball loss"),
-]:
+fig, axes = plt.subplots(1, 2, figsize=(12, 4.0))
+ax = axes[0]
+for j, b in enumerate(BASELINES):
+    x = np.array(PHIS) + 0.012 * (j - 1)
+    for row in red_loss[b]:
+        ax.scatter(x, 100 * row, color=color_for(b), s=10, alpha=0.6)
     ax.plot(
-        fine,
-        100 * O.ar1_set_size_reduction(fine),
-        color=color_for("reference"),
-        ls="--",
-        lw=1.2,
-        label=r"analytic $1-\sqrt{1-\varphi^2}$",
+        x,
+        100 * red_loss[b].mean(axis=0),
+        color=color_for(b),
+        marker="o",
+        label=f"vs {b}",
     )
-    for b in BASELINES:
-        ax.plot(
-            PHIS,
-            100 * table[b],
-            marker="o",
-            color=color_for(b),
-            label=f"vs {b} (tuned on test)",
-        )
-    ax.axhline(0, color=color_for("muted"), lw=0.8)
-    ax.set(xlabel=r"AR(1) coefficient $\varphi$", title=f"LQT's reduction in {what}")
-axes[0].set_ylabel("reduction (%)")
-axes[0].legend(fontsize=8)
+    ax.plot(x, 100 * red[b].mean(axis=0), color=color_for(b), ls=":", lw=1, alpha=0.8)
+ax.plot([], [], color=color_for("muted"), ls=":", label="set-size reduction (context)")
+ax.axhline(0, color=color_for("muted"), lw=0.8)
+ax.set(
+    xlabel=r"AR(1) coefficient $\varphi$",
+    ylabel="pinball-loss reduction by LQT (%)",
+    title="3a: loss gain over test-tuned baselines (seeds as points)",
+)
+ax.legend(fontsize=8)
+ax = axes[1]
+fine = np.linspace(0, 0.92, 100)
+ref = 100 * O.ar1_set_size_reduction(fine)
+ax.plot(fine, ref, color=color_for("reference"), ls="--", lw=1.2, label="1 − √(1 − φ²)")
+ax.fill_between(fine, ref - 5, ref + 5, color=color_for("reference"), alpha=0.12)
+for row in red_oracle:
+    ax.scatter(PHIS, 100 * row, color=color_for("LQT"), s=10, alpha=0.6)
+ax.plot(
+    PHIS,
+    100 * red_oracle.mean(axis=0),
+    color=color_for("LQT"),
+    marker="o",
+    label="LQT vs the oracle constant",
+)
+ax.set(
+    xlabel=r"AR(1) coefficient $\varphi$",
+    ylabel="reduction against the oracle constant (%)",
+    title="3b (ours): reduction against the best constant, ± 5 points",
+)
+ax.legend(fontsize=8)
 plt.show()
 
 # %%
-dev_analytic = np.abs(red_size["SQT"].to_numpy() - analytic)
-by_phi = [f"φ={phi}" for phi in PHIS]
 ledger.check(
-    3,
-    "gain over test-tuned baselines grows with dependence (AR(1))",
-    paper="grows with dependence; analytic 1 − √(1 − φ²)",
-    source="paper",
+    "3a",
+    "the gain over test-tuned baselines grows with dependence (AR(1))",
+    paper="abstract: the improvement over baselines grows with the data's dependence, "
+    "even when baselines are tuned on the test set",
+    source="abstract",
     measured={
-        **{f"reduction vs {b}": dict(zip(by_phi, red_size[b])) for b in BASELINES},
-        "max |reduction − analytic| vs SQT": dev_analytic.max(),
-        "|reduction| at φ=0 vs SQT": abs(red_size["SQT"].iloc[0]),
+        **{
+            f"mean loss reduction vs {b}": dict(zip(by_phi, red_loss[b].mean(axis=0)))
+            for b in BASELINES
+        },
+        **{
+            f"mean set-size reduction vs {b} (context)": dict(
+                zip(by_phi, red[b].mean(axis=0))
+            )
+            for b in BASELINES
+        },
+        **{name: d for st_ in steps.values() for name, d in st_.items()},
+    },
+    show=[f"mean loss reduction vs {b}" for b in BASELINES],
+    criterion=all_of(
+        *[paired_gain(name, k=T975_3) for st_ in steps.values() for name in st_]
+    ),
+    note="gain = LQT's reduction of the mean "
+    "pinball loss; each step φ_j → φ_j+1 paired "
+    f"on the seed (the same innovations), read with t_0.975,{n1 - 1} = {T975_3:.2f}; "
+    "a controlled demonstration (LQT(1) represents the AR(1) conditional quantile)",
+)
+dev_oracle = np.abs(red_oracle.mean(axis=0) - analytic)
+ledger.ours(
+    "3b",
+    "reduction vs the best constant threshold = 1 − √(1 − φ²) (AR(1))",
+    why="our derivation: the conditional quantile against the best constant "
+    "threshold; the paper states no such number",
+    measured={
+        "mean reduction vs oracle constant": dict(zip(by_phi, red_oracle.mean(axis=0))),
+        "analytic": dict(zip(by_phi, analytic)),
+        "max |mean reduction − analytic|": dev_oracle.max(),
+        "|mean reduction vs SQT| at φ=0": abs(red["SQT"][:, 0].mean()),
     },
     criterion=all_of(
-        *[monotone(f"reduction vs {b}", "increasing") for b in BASELINES],
-        at_most("max |reduction − analytic| vs SQT", 0.05),
-        at_most("|reduction| at φ=0 vs SQT", 0.01, strict=True),
-    ),
-    note=""
-    if dev_analytic.max() <= 0.05
-    else (
-        f"worst at φ = {PHIS[int(dev_analytic.argmax())]}: SQT tuned on the test set "
-        f"(η = "
-        f"{settings1['SQT'][int(dev_analytic.argmax())]['lr']:g}) sits below the best "
-        f"constant "
-        "threshold the analytic curve assumes"
+        at_most("max |mean reduction − analytic|", 0.05),
+        at_most("|mean reduction vs SQT| at φ=0", 0.01, strict=True),
     ),
 )
 
+# %% tags=["hide-input"]
+means = {b: red_loss[b].mean(axis=0) for b in BASELINES}
+print(
+    "Mean pinball-loss reduction at φ = "
+    + ", ".join(str(p) for p in PHIS)
+    + ": "
+    + "; ".join(
+        f"vs {b} " + ", ".join(f"{100 * x:.1f} %" for x in m) for b, m in means.items()
+    )
+    + "."
+)
+worst_step = min(
+    (
+        (name, d.mean() - T975_3 * d.std(ddof=1) / np.sqrt(d.size))
+        for st_ in steps.values()
+        for name, d in st_.items()
+    ),
+    key=lambda kv: kv[1],
+)
+print(
+    f"The smallest mean − t·SE of the nine paired steps is {worst_step[1]:+.4f}, at "
+    f"{worst_step[0]} (the verdict's margin names the step nearest its bar relative to "
+    "its noise)."
+)
+j_worst = int(dev_oracle.argmax())
+print(
+    f"3b: against the oracle constant the mean reduction is furthest from "
+    f"1 − √(1 − φ²) at φ = {PHIS[j_worst]} "
+    f"({100 * red_oracle.mean(axis=0)[j_worst]:.1f} % "
+    f"against {100 * analytic[j_worst]:.1f} %); the SQT step sizes chosen on the test "
+    f"part on seed 0 are {[c['lr'] for c in sweep.settings['SQT'][0]]}; SQT "
+    "is adaptive, and its mean threshold against the best constant's is "
+    + ", ".join(
+        f"φ = {p}: SQT {sq:.3f}, oracle constant {oc:.3f}"
+        for p, sq, oc in zip(
+            PHIS, sweep.set_size["SQT"].mean(axis=0), sweep.oracle_constant.mean(axis=0)
+        )
+    )
+    + " (means over seeds)."
+)
+
 # %% [markdown]
-# The gain grows with $\varphi$ against every baseline, and up to $\varphi=0.6$ it sits on the
-# analytic curve (tables above). At $\varphi=0.9$ it falls short of $1-\sqrt{1-\varphi^2}$, and
-# the last table says why: the analytic curve compares the conditional quantile with the best
-# *constant* threshold, but SQT tuned on the test set picks a large step, lets its threshold jump
-# after the clustered misses of a strongly dependent series, and so ends well below the best
-# constant — it captures part of the dependence itself; LQT's mean threshold is also a little above
-# the conditional quantile's mean (fixed steps add noise). Our pre-registered tolerance of 5 points
-# against SQT therefore fails at high $\varphi$. The claim in its qualitative form — more
-# dependence, larger gain, even against test-tuned baselines — holds on every baseline here.
+# The left panel is claim 3a: each point is one seed's loss reduction, the solid line its mean
+# (the dotted line the set-size reduction, as context), and the criterion reads the paired rise
+# of each seed's loss reduction from one $\varphi$ to the next. The
+# right panel is our derivation 3b: the analytic reduction compares the conditional quantile with
+# the best *constant* threshold, so it is the right yardstick only against a constant; a baseline
+# tuned on the test set is adaptive and captures part of the dependence itself (the last printed
+# line compares SQT's mean threshold with the oracle constant's), which is why the gain over the
+# baselines can stay below the analytic curve at strong dependence without contradicting the
+# paper.
 #
 # ## Claim 4 · Real series that ship offline
 #
 # The paper's real data (stock and climate residual files, Elec2, ERCOT) live in the authors'
-# experiments repository, which cannot be fetched at run time. Two series that ship inside
+# experiments repository, which cannot be fetched at run time. Three series that ship inside
 # `pmdarima` stand in, each with a deliberately simple forecaster:
 #
 # - **Electricity**: half-hourly demand of England and Wales (`load_taylor`, 12 weeks in 2000, MW),
@@ -579,186 +958,257 @@ ledger.check(
 #   moving average the authors use for Elec2. Score $|y_t-\hat y_t|$; 25 % validation.
 # - **MSFT**: daily closing price (`load_msft`), forecast by the previous close. Score
 #   $|y_t-y_{t-1}|$, the last 3,000 trading days; 33 % validation (the authors' split for stocks).
+# - **Sunspots**: monthly sunspot numbers (`load_sunspots`, 2,820 months), forecast by the previous
+#   month. Score $|y_t-y_{t-1}|$; 25 % validation.
 #
-# Tuning as in claim 3: LQT on validation, the baselines on the test part. The paired test compares
-# per-round pinball losses, $d_t=\rho(s_t-q^{\text{baseline}}_t)-\rho(s_t-q^{\text{LQT}}_t)$, with a
-# one-sided $t$-test whose standard error is Newey–West (Bartlett kernel), since $d_t$ is
-# autocorrelated.
+# The authors' electricity data are min-max normalised, and their learning-rate grid
+# ($10^{-5}$–$10^{5}$) and biases suit scores of order one. So every series' scores are min-max
+# normalised by its validation part (one shift and one scale, known before the test part), and the
+# authors' protocol runs as is: LQT (fixed steps) tuned on validation over their grid of learning
+# rates, biases and $p\in\{0,1,2\}$, then run from scratch on the test part; SQT, ACI and conformal
+# PI tuned on the test part itself. The paired test compares per-round pinball losses,
+# $d_t=\rho(s_t-q^{\text{baseline}}_t)-\rho(s_t-q^{\text{LQT}}_t)$, with a one-sided $t$-test whose
+# standard error is Newey–West (Bartlett kernel), since $d_t$ is autocorrelated. As a sensitivity
+# column (not judged), LQT restricted to lagged scores ($p\in\{1,2\}$) over a wider learning-rate
+# grid ($10^{-9}$–$10^{5}$) against SQT on the same grid — the set-up this chapter judged before.
 #
-# The authors' learning-rate grid ($10^{-5}$–$10^{5}$) suits scores of order one (their electricity
-# data are normalised to $[0,1]$). Our electricity scores are in MW, up to about $10^4$, and a stable
-# step on *lagged* scores in MW needs a learning rate far below $10^{-5}$. Run exactly as the authors
-# run it, validation may then choose $p=0$, and "LQT" is a scalar tracker whose gain over SQT comes
-# from where its step falls between two points of SQT's grid, not from the lags. So the claim's
-# mechanism, lagged scores, is tested directly (4b, 4c): LQT restricted to $p\in\{1,2\}$, tuned on
-# validation over learning rates $10^{-9}$–$10^{5}$ and the authors' biases, against SQT tuned on the
-# test part over the same learning rates.
-#
-# **Criterion.** (a) On both series every method's test coverage (authors' protocol, all four
-# methods) lies in $0.9\pm0.02$. (b) On the electricity series, LQT with lags has a mean pinball
-# loss at least 10 % below SQT's on the same grid, and the one-sided HAC test gives $p<0.05$.
-# (c) LQT-with-lags' relative loss gain over SQT is larger on the series whose scores have the
-# larger lag-1 autocorrelation. It fails if the lags buy nothing once the scalar tracker gets the
-# same grid, or if the gain does not follow the dependence.
+# **Criteria (fixed before the run).**
+# (a) On every series the test coverage of the validation-tuned LQT lies in $0.9\pm0.02$ (the
+# research brief's band). The baselines are tuned on the test part under a constraint of coverage
+# within 0.01 of 0.9, so their coverage cannot fail the band: it is shown as context.
+# (b) On the electricity series, LQT's mean pinball loss is at most 0.5 times the best of SQT's,
+# ACI's and PI's, and the one-sided HAC test against each baseline gives $p<0.05$. The ratio is
+# the authors': on Elec2 their results file has LQT's quantile loss 0.005 against 0.011–0.015 for
+# the baselines, a ratio of about 0.45, which we round up to 0.5. It fails if LQT's gain on our
+# stand-in is much smaller than on theirs.
+# (c) Across the three series, LQT's gain over the best baseline, $1-\bar\rho_{\text{LQT}}/
+# \bar\rho_{\text{best}}$, follows the dependence of the scores: the Spearman rank correlation
+# between the gains and the lag-1 autocorrelation of the test scores is at least 0.8 (our bar;
+# with three series, only the same order passes). A gain whose two-sided HAC test gives
+# $p\ge0.05$ is read as 0 (within its noise). Gate: at least one series has a gain beyond its
+# noise, so that there is something to order. It fails if a weakly dependent series gains more
+# than a strongly dependent one.
 
 # %%
-from pmdarima.datasets import load_msft, load_taylor
+t_section = time.perf_counter()
+from pmdarima.datasets import load_msft, load_sunspots, load_taylor
 
 y_el = load_taylor()
 s_el = np.abs(y_el[48:] - O.delayed_moving_average(y_el, delay=48, window=24))
 close = load_msft()["Close"].to_numpy(dtype=float)
 s_ms = np.abs(np.diff(close))[-3000:]
-series = {"electricity (Taylor)": (s_el, 0.25), "MSFT": (s_ms, 0.33)}
-rows4, q4, test4, settings4 = [], {}, {}, {}
-for sname, (s, frac) in series.items():
-    n_v = int(frac * s.size)
-    val, test = s[None, :n_v], s[None, n_v:]
-    cmp = O.tuned_comparison(val, test, alpha=ALPHA)
-    qq, sets = cmp.q, cmp.settings
-    q4[sname], test4[sname], settings4[sname] = (
-        {k: v[0] for k, v in qq.items()},
-        test[0],
-        sets,
-    )
-    loss_lqt = O.pinball_loss(test[0], qq["LQT"][0], ALPHA)
-    for name in ["LQT", *BASELINES]:
-        loss = O.pinball_loss(test[0], qq[name][0], ALPHA)
-        hac = O.newey_west_test(loss - loss_lqt) if name != "LQT" else None
-        rows4.append(
-            {
-                "series": sname,
-                "method": name,
-                "coverage": O.coverage(test[0], qq[name][0]),
-                "pinball loss": loss.mean(),
-                "set size (mean q)": qq[name][0].mean(),
-                "loss / LQT's": loss.mean() / loss_lqt.mean(),
-                "HAC p (LQT better)": hac.p_greater if hac else np.nan,
-            }
-        )
-res4 = pd.DataFrame(rows4)
-rho1 = {k: O.lag1_autocorrelation(v[0]) for k, v in series.items()}
-print(
-    {k: f"{v.size} scores" for k, (v, _) in series.items()},
-    "; lag-1 autocorrelation of the scores:",
-    {k: round(v, 3) for k, v in rho1.items()},
-)
-with pd.option_context("display.float_format", "{:.4g}".format):
-    print(res4.to_string(index=False))
-print(
-    "settings:",
-    {k: {m: v[0] for m, v in sets.items()} for k, sets in settings4.items()},
-)
-
-# %% tags=["hide-input"]
-fig, axes = plt.subplots(1, 2, figsize=(13, 3.8))
-for ax, sname in zip(axes, series):
-    s, qq = test4[sname], q4[sname]
-    best = min(BASELINES, key=lambda b: O.pinball_loss(s, qq[b], ALPHA).mean())
-    win = np.arange(s.size - 300, s.size)
-    ax.plot(win, s[win], color=color_for("muted"), lw=0.8, label="score")
-    ax.plot(win, qq["LQT"][win], color=color_for("LQT"), label="LQT threshold")
-    ax.plot(
-        win,
-        qq[best][win],
-        color=color_for(best),
-        label=f"{best} threshold (best baseline)",
-    )
-    ax.set(
-        xlabel="test round (last 300)",
-        ylabel="|y − ŷ|" + (" (MW)" if "Taylor" in sname else " ($)"),
-        title=sname,
-    )
-    ax.legend(fontsize=8, loc="upper left")
-fig.suptitle(
-    "Thresholds on the real residuals, last 300 test rounds",
-    fontsize=12,
-    fontweight="bold",
-)
-plt.show()
-
-# %%
+s_sun = np.abs(np.diff(np.asarray(load_sunspots(), dtype=float)))
+series = {
+    "electricity (Taylor)": (s_el, 0.25),
+    "MSFT": (s_ms, 0.33),
+    "sunspots": (s_sun, 0.25),
+}
 FINE_LR = np.logspace(-9, 5, 15)
-rows4b, lagged = [], {}
+res4, lag4 = {}, {}
 for sname, (s, frac) in series.items():
-    n_v = int(frac * s.size)
-    cmp = O.tuned_comparison(
-        s[None, :n_v],
-        s[None, n_v:],
+    res4[sname] = O.series_comparison(s, val_frac=frac, alpha=ALPHA)
+    lag4[sname] = O.series_comparison(
+        s,
+        val_frac=frac,
         alpha=ALPHA,
         lrs=FINE_LR,
         ps=[1, 2],
         sqt_lrs=FINE_LR,
         baselines=["SQT"],
     )
-    lagged[sname] = cmp
-    l_lqt = O.pinball_loss(test4[sname], cmp.q["LQT"][0], ALPHA)
-    l_sqt = O.pinball_loss(test4[sname], cmp.q["SQT"][0], ALPHA)
-    rows4b.append(
+rho1 = {k: O.lag1_autocorrelation(r.test) for k, r in res4.items()}
+rows4 = []
+for sname, r in res4.items():
+    for m in r.q:
+        rows4.append(
+            {
+                "series": sname,
+                "method": m,
+                "coverage": r.coverage[m],
+                "pinball loss": r.loss[m],
+                "set size (mean q)": r.set_size[m],
+                "loss / LQT's": r.loss[m] / r.loss["LQT"],
+                "HAC p (LQT better)": r.hac[m].p_greater if m != "LQT" else np.nan,
+            }
+        )
+    lg = lag4[sname]
+    rows4.append(
         {
             "series": sname,
-            "LQT setting (p ≥ 1)": cmp.settings["LQT"][0],
-            "SQT η": cmp.settings["SQT"][0]["lr"],
-            "coverage LQT": O.coverage(test4[sname], cmp.q["LQT"][0]),
-            "coverage SQT": O.coverage(test4[sname], cmp.q["SQT"][0]),
-            "loss gain over SQT": 1 - l_lqt.mean() / l_sqt.mean(),
-            "HAC p (LQT better)": O.newey_west_test(l_sqt - l_lqt).p_greater,
-            "lag-1 autocorrelation": rho1[sname],
+            "method": "LQT, lags only (sensitivity)",
+            "coverage": lg.coverage["LQT"],
+            "pinball loss": lg.loss["LQT"],
+            "set size (mean q)": lg.set_size["LQT"],
+            "loss / LQT's": lg.loss["LQT"] / r.loss["LQT"],
+            "HAC p (LQT better)": np.nan,
         }
     )
-res4b = pd.DataFrame(rows4b).set_index("series")
-with pd.option_context("display.float_format", "{:.4g}".format, "display.width", 120):
-    print(res4b.to_string())
+table4 = pd.DataFrame(rows4)
+print(
+    {k: f"{v.size} scores" for k, (v, _) in series.items()},
+    "; lag-1 autocorrelation of the test scores:",
+    {k: round(v, 3) for k, v in rho1.items()},
+)
+with pd.option_context("display.float_format", "{:.4g}".format, "display.width", 150):
+    print(table4.to_string(index=False))
+print(
+    "settings (authors' protocol):",
+    {k: r.settings for k, r in res4.items()},
+    "\nlags-only sensitivity:",
+    {
+        k: {
+            "LQT": r.settings["LQT"],
+            "SQT": r.settings["SQT"],
+            "loss gain over SQT": round(r.gain("SQT"), 4),
+            "HAC p": round(r.hac["SQT"].p_greater, 4),
+        }
+        for k, r in lag4.items()
+    },
+)
+
+# %% tags=["hide-input"]
+fig, axes = plt.subplots(1, len(series), figsize=(16, 3.8))
+for ax, sname in zip(axes, series):
+    r, lg = res4[sname], lag4[sname]
+    win = np.arange(r.test.size - 300, r.test.size)
+    ax.plot(win, r.test[win], color=color_for("muted"), lw=0.8, label="score")
+    ax.plot(
+        win,
+        r.q["LQT"][win],
+        color=color_for("LQT"),
+        label=f"LQT, judged (p = {r.settings['LQT']['p']})",
+    )
+    ax.plot(
+        win,
+        lg.q["LQT"][win],
+        color=color_for("LQT, lags only"),
+        lw=0.9,
+        ls="--",
+        label=f"LQT, lags only (p = {lg.settings['LQT']['p']}; sensitivity)",
+    )
+    ax.plot(win, r.q["SQT"][win], color=color_for("SQT"), lw=0.9, label="SQT")
+    ax.set(
+        xlabel="test round (last 300)",
+        ylabel="normalised |y − ŷ|",
+        title=sname,
+    )
+    ax.legend(fontsize=7, loc="upper left")
+fig.suptitle(
+    "Thresholds on the real residuals (normalised "
+    "by the validation part), last 300 test "
+    "rounds",
+    fontsize=12,
+    fontweight="bold",
+)
+plt.show()
 
 # %%
 names = list(series)
 el_name = names[0]
-cov_dev4 = float((res4.coverage - (1 - ALPHA)).abs().max())
+el = res4[el_name]
+lqt_cov = {k: r.coverage["LQT"] for k, r in res4.items()}
+cov_dev4 = float(max(abs(c - (1 - ALPHA)) for c in lqt_cov.values()))
+base_cov = {f"{k}, {m}": r.coverage[m] for k, r in res4.items() for m in r.baselines}
 ledger.check(
     "4a",
-    "coverage holds on real residuals (all methods)",
-    paper="coverage ≈ 1 − α",
-    source="paper",
+    "coverage holds on real residuals (validation-tuned LQT)",
+    paper="abstract: coverage guarantees; the target fraction of sets covers",
+    source="abstract",
     evidence="real data",
-    measured={"max |coverage − 0.9|": cov_dev4},
-    criterion=at_most("max |coverage − 0.9|", 0.02),
+    measured={
+        "max |coverage − 0.9|, LQT": cov_dev4,
+        "LQT coverage": lqt_cov,
+        "lags-only LQT coverage (sensitivity)": {
+            k: r.coverage["LQT"] for k, r in lag4.items()
+        },
+        "baselines' coverage (tuned on test; context)": base_cov,
+    },
+    show=["max |coverage − 0.9|, LQT"],
+    criterion=at_most("max |coverage − 0.9|, LQT", 0.02),
+    note="the ±0.02 band is the research brief's; baselines tuned on the test part "
+    "under a coverage constraint: their coverage is context, not judged",
 )
 ledger.check(
     "4b",
-    "LQT's lagged scores beat SQT tuned on the same grid (electricity)",
-    paper="Elec2: q. loss 0.005 vs 0.011–0.015",
+    "LQT's quantile loss ≤ 0.5 × the best baseline's (electricity)",
+    paper="Elec2: q. loss 0.005 vs 0.011–0.015 (ratio ≈ 0.45, rounded up to 0.5)",
     source="official code",
     evidence="real data",
     measured={
-        "loss gain over SQT": res4b.loc[el_name, "loss gain over SQT"],
-        "HAC p": res4b.loc[el_name, "HAC p (LQT better)"],
+        "LQT loss / best baseline's": el.loss["LQT"] / el.loss[el.best_baseline],
+        "HAC p vs each baseline": {b: el.hac[b].p_greater for b in el.baselines},
+        "set size / best baseline's (context)": el.set_size["LQT"]
+        / el.set_size[el.best_baseline],
+        "lags-only LQT: loss gain over SQT (sensitivity)": lag4[el_name].gain("SQT"),
     },
+    show=["LQT loss / best baseline's", "HAC p vs each baseline"],
     criterion=all_of(
-        at_least("loss gain over SQT", 0.10), at_most("HAC p", 0.05, strict=True)
+        at_most("LQT loss / best baseline's", 0.5),
+        at_most("HAC p vs each baseline", 0.05, strict=True),
     ),
     unpaired_because="one real data stream, no seeds to pair: a HAC test on the loss "
     "differences over time",
+    note=f"authors' protocol as is on min-max normalised scores; best baseline "
+    f"{el.best_baseline}; LQT chose {el.settings['LQT']}",
 )
+gain4 = {k: r.gain() for k, r in res4.items()}
+p_two = {k: 2 * stats.norm.sf(abs(r.hac[r.best_baseline].t)) for k, r in res4.items()}
+read4 = {k: (g if p_two[k] < 0.05 else 0.0) for k, g in gain4.items()}
+n_beyond = sum(p < 0.05 for p in p_two.values())
+spearman4 = float(stats.spearmanr(list(read4.values()), list(rho1.values()))[0])
 ledger.check(
     "4c",
-    "the lags' gain is larger on the more dependent series",
-    paper="gain grows with dependence",
-    source="paper",
+    "the gain follows the dependence of the series (3 real series)",
+    paper="abstract: the improvement grows with the data's dependence",
+    source="abstract",
     evidence="real data",
     measured={
-        "gain over SQT": res4b["loss gain over SQT"].to_dict(),
-        "lag-1 autocorrelation": rho1,
+        "Spearman ρ(gain read, lag-1 autocorrelation)": spearman4,
+        "series with a gain beyond noise": n_beyond,
+        "gain over the best baseline": gain4,
+        "two-sided HAC p of the gain": p_two,
+        "lag-1 autocorrelation of the test scores": rho1,
     },
-    criterion=same_order("gain over SQT", "lag-1 autocorrelation"),
+    show=[
+        "Spearman ρ(gain read, lag-1 autocorrelation)",
+        "gain over the best baseline",
+    ],
+    gate=at_least("series with a gain beyond noise", 1),
+    criterion=at_least("Spearman ρ(gain read, lag-1 autocorrelation)", 0.8),
+    note="the 0.8 bar and the dependence statistic are ours; a gain with two-sided HAC "
+    "p ≥ 0.05 is read as 0; the authors' MSFT-ar row has no gain either (LQT 0.091 vs "
+    "0.088–0.091)",
 )
 
-# %% [markdown]
-# Read the verdicts with the two tables above. Under the authors' protocol as is (first table),
-# validation picks the scalar tracker wherever the authors' grid is too coarse for the scale of
-# the scores. With learning rates small enough for features in MW, the lagged scores of the
-# electricity series carry most of the next score's size, and LQT's loss falls far below SQT's on
-# the same grid (second table). On MSFT, whose daily price changes depend on the past mostly
-# through slowly changing volatility, the lags buy nothing: the gain follows the dependence.
+# %% tags=["hide-input"]
+print(
+    "Under the authors' protocol on normalised scores, validation chose "
+    + ", ".join(f"p = {r.settings['LQT']['p']} on {k}" for k, r in res4.items())
+    + ". LQT's loss gain over the best baseline is "
+    + ", ".join(
+        f"{100 * gain4[k]:.1f} % on {k} (vs {r.best_baseline}; lag-1 autocorrelation "
+        f"{rho1[k]:.2f}, two-sided HAC p = {p_two[k]:.2g})"
+        for k, r in res4.items()
+    )
+    + f"; Spearman ρ of the gains as read and the autocorrelations = {spearman4:.2f}. "
+    f"On electricity LQT's loss is {el.loss['LQT'] / el.loss[el.best_baseline]:.3f} "
+    f"of {el.best_baseline}'s (4b's bar: 0.5) and its mean threshold "
+    f"{el.set_size['LQT'] / el.set_size[el.best_baseline]:.3f} of it (context). "
+    f"Validation-tuned LQT's coverage is within {cov_dev4:.4f} of 0.9 on the three "
+    "series; the baselines' (context) within "
+    f"{max(abs(c - 0.9) for c in base_cov.values()):.4f}. "
+    "Sensitivity, lags only on the "
+    "wider grid: loss gain over SQT "
+    + ", ".join(f"{100 * r.gain('SQT'):.1f} % on {k}" for k, r in lag4.items())
+    + "."
+)
+timings["claim 4"] = time.perf_counter() - t_section
 
+# %% [markdown]
+# Read the verdicts with the table above and the line just printed: the judged LQT is the one
+# the authors' protocol picks on validation (its $p$ in the figure's legend); the lags-only
+# tracker on the wider grid is the sensitivity column.
+#
 # ## Claim 5 · The pre-registered ERCOT experiment (quoted)
 #
 # The authors pre-registered an experiment on Texas electricity demand: the scores are the absolute
@@ -781,7 +1231,7 @@ ledger.quote(
 )
 
 # %% [markdown]
-# ## Claim 6 · Side by side with `conformalopt`
+# ## Check 6 · Side by side with `conformalopt` (ours)
 #
 # The authors' package is run on the same streams with the same hyper-parameters, one
 # `predict()`/`step()` pair per round, exactly as its documentation loop does; we never call its
@@ -793,10 +1243,12 @@ ledger.quote(
 # (so we always pass a fresh one), and `fit()` chooses between its coverage-constrained and
 # unconstrained optimum using the coverage flag of the *last* grid point only.
 #
-# **Criterion.** Over all streams and settings below, the largest absolute difference between our
-# thresholds and the package's is at most $10^{-8}$.
+# **Criterion (ours: a check of our implementation, not a claim of the paper).** Over all
+# streams and settings below, the largest absolute difference between our thresholds and the
+# package's is at most $10^{-8}$.
 
 # %%
+t_section = time.perf_counter()
 n_long, n_short = run["peer_T"], run["peer_short"]
 y_long = O.ar_series(coef, n_long, run.child_rng(600))
 t0 = time.perf_counter()
@@ -806,7 +1258,7 @@ t0 = time.perf_counter()
 ours = O.lqt(y_long, alpha=ALPHA, p=2, lr=0.01).q
 t_ours = time.perf_counter() - t0
 peer_rows = [("AR(2), LQT(2) fixed η = 0.01", n_long, np.abs(ours - theirs).max())]
-el_lqt = settings4["electricity (Taylor)"]["LQT"][0]
+el_lqt = res4["electricity (Taylor)"].settings["LQT"]
 cases = [
     (
         "AR(2), LQT(2) decaying η = 1",
@@ -825,12 +1277,12 @@ cases = [
     ),
     (
         "regime switches, LQT(1) η = 0.05",
-        streams["regime switches"][:n_short],
+        runs1["regime switches", 1].scores[:n_short],
         dict(p=1, lr=0.05, bias=1.0, schedule="fixed"),
     ),
     (
-        "electricity test part, tuned LQT",
-        test4["electricity (Taylor)"],
+        "electricity test part (normalised), tuned LQT",
+        res4["electricity (Taylor)"].test,
         dict(**el_lqt, schedule="fixed"),
     ),
 ]
@@ -842,27 +1294,30 @@ for label, s, kw in cases:
 peer = pd.DataFrame(peer_rows, columns=["stream and method", "rounds", "max |Δq|"])
 print(peer.to_string(index=False, formatters={"max |Δq|": "{:.1e}".format}))
 max_dq = float(peer["max |Δq|"].max())
-ledger.check(
+ledger.ours(
     6,
     "our LQT/SQT = conformalopt's thresholds",
-    paper="same algorithm (package)",
-    source="official code",
+    why="a check of our implementation against the authors' package, not a claim of "
+    "the paper",
     evidence="peer agreement",
     measured={f"max |Δq| over {len(peer)} streams × settings": max_dq},
     criterion=at_most(f"max |Δq| over {len(peer)} streams × settings", 1e-8),
 )
 
-# %%
+# %% tags=["nbval-ignore-output"]
+timings["claim 6"] = time.perf_counter() - t_section
 print(
     f"{n_long:,} rounds of LQT(2): ours {t_ours:.2f} s, conformalopt {t_theirs:.2f} s; "
-    f"time ratio ours/theirs = {t_ours / t_theirs:.3f}"
+    f"time ratio ours/theirs = {t_ours / t_theirs:.3f} (ours "
+    f"{'faster' if t_ours < t_theirs else 'not faster'} on this machine, this run)"
 )
 
 # %% [markdown]
-# The thresholds agree to rounding error (printed above), so every number in this chapter is also
-# what the authors' package would give. Ours is faster per round (the timing above, which varies
-# with the machine): a plain loop over Python floats instead of building a NumPy feature vector
-# from a growing list at every round, plus a vectorised engine that runs whole tuning grids at once.
+# Where the thresholds agree to rounding error (printed above), every LQT and SQT threshold in
+# this chapter is also what the authors' package would give; ACI, conformal PI and the tuning
+# protocol are our own code and are not covered by this check. The timing above varies with the machine; our tracker is a
+# plain loop over Python floats instead of building a NumPy feature vector from a growing list at
+# every round, plus a vectorised engine that runs whole tuning grids at once.
 #
 # ## Verdicts
 
@@ -873,44 +1328,154 @@ ledger.show()
 print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.device}")
 
 # %% [markdown]
+# **Stability.** The *seeds* column above comes from the committed stability record (quick scale,
+# `data/stability/17_online_conformal.json`); a claim changed since reads "stale record". The
+# lines below are generated from that record.
+
+# %%
+stab = ledger.stability()
+stability_line = unstable_sentence(ledger, stab)
+print(stability_line or "No claim the record still describes flips between its seeds.")
+POOLED = {"1d"}  # reads every seed of the record in each run, by design
+if stab is not None:
+    same = [
+        c.id
+        for c in ledger.claims
+        if (st := stab.current(c)) is not None
+        and len(st.margins) > 1
+        and None not in st.margins.values()
+        and len(set(st.margins.values())) == 1
+    ]
+    seeds_txt = ", ".join(str(s) for s in stab.seeds)
+    fixed_claims = [c for c in same if c not in POOLED]
+    if fixed_claims:
+        print(
+            f"Claim(s) {', '.join(fixed_claims)} give the same margin on every seed of "
+            f"the record ({seeds_txt}): their data and tuning do not depend on the "
+            "seed, so their seed column shows one outcome repeated, not a spread."
+        )
+    pooled = [c for c in same if c in POOLED]
+    if pooled:
+        print(
+            f"Check(s) {', '.join(pooled)} give the same margin on every seed because "
+            f"each run already reads every seed of the record ({seeds_txt})."
+        )
+
+# %% [markdown]
 # ## Deviations from the paper
 #
 # - **What we could not confirm from the paper.** Only the abstract of the paper was available to
 #   us. The algorithms follow the authors' package and experiment code (read, not copied); the
-#   identity behind claim 1 and the analytic targets of claims 2–3 were derived here. The constant
-#   $C$ of the paper's adversarial bound for LQT is not known to us, so claim 1 tests that the
-#   realised constant stops growing, and checks the closed-form bound only for SQT.
+#   identity behind claim 1 and the analytic targets of claims 2–3 were derived here. Claim 1 is
+#   judged on the abstract's words (miscoverage tends to $\alpha$); the rate form $C/(\eta T)$,
+#   SQT's $B+\eta$ and the factor 2 on the growth of $C$ are ours (sanity check 1s, diagnostic
+#   1d). Claim 2's bounds (0.01 and a third of SQT's on the conditional gap) come from the research
+#   brief's prototype, as do those of our diagnostic 2d (0.05 on $\lVert\theta_T-\theta^*\rVert$,
+#   0.005 on marginal coverage).
+# - **Issue 36's second verdict audit (a fresh auditor), resolved here.** Every criterion below
+#   changed after the auditor's numbers, and this chapter's earlier results, had been seen; the
+#   new criteria were written into the chapter before the new protocol first ran.
+#   - *Claim 1.* Before: (i) SQT's largest $C\le B+\eta$ and (ii) $C$ at $10^5$ rounds at most
+#     twice $C$ at $10^4$, for every tracker and stream, on $10^5$-round streams; reproduced on
+#     seed 0 (largest growth 1.21), not on seed 4 (LQT(2) 2.64 on the regime switches). (i) is a
+#     theorem that only a bug can fail, and (ii) is our rule: a growth of $C$ that can fail where
+#     the guarantee is proven. Now: the abstract's limit, $|\text{miscoverage}-\alpha|\le0.01$
+#     after $10^6$ rounds and not larger than after $10^4$ rounds plus 0.009, for SQT, LQT(1) and
+#     LQT(2) on the regime switches and the adversary, gated on a fixed split-conformal threshold
+#     missing $\alpha$ by at least 0.02 there. (i) is sanity check 1s, (ii) diagnostic 1d (now
+#     also $10^5\to10^6$, on every seed of the record); $\lVert\theta\rVert$ and the bias
+#     coordinate are shown. The old chapter printed the largest miscoverage error after $10^5$
+#     rounds, so its order of magnitude was known before the 0.01 bar was set. The adversarial
+#     streams are now $10^6$ rounds at quick scale (before: $10^5$).
+#   - *Claim 2.* Before: (a) $\lVert\theta_T-\theta^*\rVert<0.05$ on every seed, (b) the
+#     conditional gap below 0.01 and a third of SQT's, (c) marginal coverage in $0.9\pm0.005$;
+#     reproduced. (a) is the brief's reading, not the abstract's, and (c) is claim 1's territory
+#     and nearly an identity. Now: (b) plus the abstract's "tends to" as a paired per-seed drop of
+#     the gap from rounds $[T/10,T/5]$ to $[T/2,T]$, positive beyond $t_{0.975,n-1}\cdot$SE; (a)
+#     and (c) are our diagnostic 2d.
+#   - *Claim 3a.* Before: the gain was the reduction of the mean threshold, each step read with
+#     mean − 2 SE; reproduced (smallest margin +0.039). The mean threshold credits a method that
+#     covers less (at $\varphi=0$ conformal PI covers 0.8965 against LQT's 0.8993, a −1.3 % "gain"),
+#     and 2 SE is loose on 5 seeds. Now: the reduction of the mean pinball loss, the authors' first
+#     metric, with the set size shown as context, and $t_{0.975,n-1}\cdot$SE ($t_{0.975,4}=2.78$
+#     on 5 seeds). The pinball gains (0, 4.3, 19.4, 40.2 % against SQT) were printed as context
+#     before, and quoted by the auditor, so they were seen before this change. 3a is labelled a
+#     controlled demonstration.
+#   - *AR(1) length.* The brief asked to restore the AR(1) streams to $10^5$ rounds if the chapter
+#     stays within 75 s unloaded. Measured once on this machine with the $10^6$-round bounded
+#     streams: 63.5 s in the run record, 51.5 s of it in the kernel and 17.4 s in claim 3, whose
+#     sweep is at least linear in the rounds; at $10^5$ rounds the chapter would take at least 81 s. So they stay
+#     at $5\times10^4$ rounds on 5 seeds (the cell at the end prints this run's times).
+#   - *Claims 4a–4c: the authors' protocol on normalised scores.* Before: our electricity scores
+#     in MW; 4a on both series (authors' grid and lags only); 4b LQT restricted to lags over
+#     learning rates widened to $10^{-9}$, a loss at least 10 % (the research brief's number)
+#     below SQT's on the same grid with HAC $p<0.05$ — reproduced, gain 72.0 %; 4c the gain over
+#     SQT ordered like the lag-1 autocorrelation of the scores on two series — reproduced (MSFT's
+#     gain −0.02 %, within its noise). The authors' Elec2 is min-max normalised, and the widened
+#     grid was ours. Now: every series' scores min-max normalised by its validation part and the
+#     authors' protocol run as is (LQT over their grid with $p\in\{0,1,2\}$); 4a on the three
+#     series, its ±0.02 band labelled the brief's; 4b the authors' ratio — LQT's loss at most 0.5
+#     times the best of SQT, ACI and PI (their Elec2 row: 0.005 against 0.011–0.015, a ratio of
+#     about 0.45, rounded up to 0.5) and HAC $p<0.05$ against each; 4c the Spearman correlation of
+#     gains (read as 0 within their HAC noise) and autocorrelations at least 0.8 on three series
+#     (our bar), gated on one gain beyond noise. The lags-only tracker on the widened grid is a
+#     sensitivity column. The auditor's note that the old 72 % passes either bar was seen before.
+#     A fourth series (`load_gasoline`) is downloaded by `pmdarima` on first use, so it cannot run
+#     offline; sunspots is the one longer offline series added. The authors' MSFT-ar row agrees
+#     with our MSFT (no gain: LQT 0.091 against 0.088–0.091).
+#   - *Check 6* was counted in the paper's tally: it checks our code, so it is ours now, and the
+#     sentence after it covers LQT's and SQT's thresholds only.
+# - **Issue 36's first audit, resolved before** (old → new, with the reason):
+#   - *Claim 3 split into 3a and 3b* (criteria changed after their results were known). Before:
+#     one claim, sourced "paper", on one stream per $\varphi$: (a) LQT's set-size reduction
+#     increasing in $\varphi$ against each test-tuned baseline, (b) the reduction against SQT
+#     within 5 points of $1-\sqrt{1-\varphi^2}$ at every $\varphi$, (c) below 1 % at $\varphi=0$;
+#     not reproduced by (b) alone (0.133 off at $\varphi=0.9$, margin −0.083), while (a) held
+#     against all three baselines. But $1-\sqrt{1-\varphi^2}$ is the reduction against the best
+#     *constant* threshold, and SQT tuned on the test set is adaptive: the ✗ came from our own
+#     target. Then: 3a the gain over the test-tuned baselines growing with $\varphi$ on paired
+#     seeds; 3b, our derivation under `ledger.ours`, against the oracle best constant threshold.
+#     The AR(1) streams were halved to $5\times10^4$ rounds for time (the chapter took 84 s of its
+#     90 s then), not for the verdict.
+#   - *Claim 4a.* The baselines are tuned on the test part under a coverage constraint, so their
+#     coverage could not fail the band: only the validation-tuned LQT is judged.
+#   - *Sources.* Claims 1, 2, 3a, 4a and 4c were sourced "paper", though only the abstract was
+#     read: now "abstract", with the abstract's statement in the paper column.
+#   - *Protocols* moved from chapter loops to `online_conformal.bounded_stream_runs`,
+#     `ar1_dependence_sweep` and `series_comparison`, unit-tested.
+#   - *Claims 4b and 4c, earlier still.* With the authors' grid on scores in MW, validation chose
+#     $p=0$ on both series, so "LQT" was a scalar tracker; the lags-only set-up replaced it, and
+#     is now the sensitivity column, since normalised scores let the authors' protocol run as is.
 # - **Baselines.** ACI and conformal PI are our own implementations from their papers' update rules,
 #   with three choices of ours: ACI uses the $\lceil(1-\alpha_t)(n+1)\rceil$-th smallest past score;
 #   an infinite (empty) set is replaced by the largest (smallest) score seen so far rather than by the
 #   largest score of the whole series, as the authors' baseline code does; and PI's step uses the
-#   range of the last 20 scores including the current one. PI's learning-rate grid is
-#   $\{10^{-3},\dots,10\}$ (the step is already proportional to the score range), not the full
-#   $10^{-5}$–$10^{5}$ grid; SQT uses the full grid. The authors' experiments also include
-#   scorecasters and batched variants, which we did not run.
-# - **Tuning grids and the scale of the scores.** We used the authors' learning-rate grid
-#   ($10^{-5}$–$10^{5}$), which suits scores of order one (their electricity data are normalised),
-#   for claim 3 and claim 4a. On our electricity series, in MW, no learning rate in it gives a
-#   stable LQT on lagged scores, so claims 4b and 4c use learning rates down to $10^{-9}$, for LQT and
-#   SQT alike.
-# - **Criteria changed after their results were known** (a verdict audit found that two checks did
-#   not test the claimed mechanism):
-#   - *Claims 4b and 4c.* Before: the authors' protocol as is — LQT tuned on validation over the
-#     authors' grid including $p=0$, against the three baselines tuned on the test part; 4b asked
-#     for a loss ≥ 10 % below the best baseline with HAC $p<0.05$ against each, 4c for the gain to
-#     follow the lag-1 autocorrelation. Both were reproduced, but validation chose $p=0$ on both
-#     series: "LQT" was a scalar tracker, and its 10 % came from its step falling between two points
-#     of SQT's decade grid. Now: LQT restricted to lagged scores ($p\ge1$) against SQT tuned on the
-#     same, finer learning-rate grid, with the same thresholds (10 %, $p<0.05$, ordering).
+#   range of the last 20 scores including the current one. The authors' results file has five
+#   baseline columns without headers; their code's list of methods holds ACI with fixed and decaying
+#   steps, SQT with fixed and decaying steps, and conformal PI with a proportional, a fixed and a
+#   decaying step (and PID with Theta and AR scorecasters, and SQT on an AR forecast). We run three:
+#   ACI (fixed γ), SQT (fixed step) and conformal PI (proportional step).
+# - **Tuning grids.** LQT and SQT use the authors' grid (learning rates $10^{-5}$–$10^{5}$, biases
+#   0.1–1000, $p\in\{0,1,2\}$; their code computes a PACF order and then overwrites it with this
+#   grid). The authors tune ACI's γ over the same $10^{-5}$–$10^{5}$; we use
+#   $\{10^{-4},\dots,1\}$. They tune conformal PI over learning rates $10^{-5}$–$10^{5}$ ×
+#   $C_{\text{sat}}\in\{0.1,1,5,C_{\text{sat}}^{\text{suggested}},20\}$ ×
+#   $K_I\in\{10,100,K_I^{\text{suggested}},200,1000\}$, with
+#   $C_{\text{sat}}^{\text{suggested}}=\tfrac2\pi(\lceil0.01\log T_{\text{val}}\rceil-1/\log
+#   T_{\text{val}})$ and $K_I^{\text{suggested}}$ the largest absolute score of the series; we use
+#   learning rates $10^{-3}$–$10$ (the step is already proportional to the score range),
+#   $C_{\text{sat}}\in\{0.1,1,5,20\}$ and $K_I\in\{10,100,200,1000\}$ plus the test part's
+#   largest absolute score.
 # - **Data.** The paper's 15+ data sets are in the authors' experiments repository, which has no
-#   licence and cannot be fetched at run time. Claim 4 uses two public series shipped inside
+#   licence and cannot be fetched at run time. Claim 4 uses three public series shipped inside
 #   `pmdarima` with simple forecasters of our choosing: the electricity series is the closest stand-in
-#   for Elec2 (same forecaster, different grid and years), and MSFT for the paper's stock series
-#   (whose residuals came from AR, Theta, Prophet and transformer forecasters).
+#   for Elec2 (same forecaster, different grid and years), MSFT for the paper's stock series
+#   (whose residuals came from AR, Theta, Prophet and transformer forecasters), and monthly sunspots
+#   a third, moderately dependent series. Scores are min-max normalised by the validation part.
 # - **ERCOT.** The pre-registered result is quoted, not re-derived (claim 5).
-# - **Scale.** Quick scale uses $10^5$-round adversarial and AR(1) streams and $2\times10^5$-round
-#   AR(2) streams over 5 seeds; the authors' synthetic AR(2) experiment uses $10^6$ rounds, which the
-#   full scale runs (10 seeds).
+# - **Scale.** Quick scale uses $10^6$-round bounded streams, $5\times10^4$-round AR(1) streams
+#   on 5 seeds and $2\times10^5$-round AR(2) streams over 5 seeds; the authors' synthetic AR(2)
+#   experiment uses $10^6$ rounds, which the full scale runs (10 seeds; AR(1) on 10 seeds).
 #
 # ## Run it at full scale
 #
@@ -920,6 +1485,49 @@ print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.d
 # jupytext --to ipynb -o - notebooks/17_online_conformal.py | papermill - out.ipynb -p scale full -k python3
 # ```
 # Full scale runs $10^6$-round streams for claims 1–3 (checkpoints at 10k, 100k and 1M rounds),
-# 10 AR(2) seeds, and the package comparison over $10^6$ rounds: CPU work only, no GPU. When a
-# full run has been recorded (`make full CH=17`), the scoreboard shows its verdicts beside these
-# and the environment page says where and when it ran.
+# 10 AR(2) and 10 AR(1) seeds, and the package comparison over $10^6$ rounds: CPU work only, no
+# GPU. **A full-scale run is not yet recorded**; the cell below prints the estimate of its run
+# time on this machine. Every section but claim 3 is linear in its rounds × seeds, so it is this
+# run's time scaled by the full scale's factor. Claim 3's sweep grows faster than its rounds (one
+# stream of $10^6$ rounds cost about 18 times one of $10^5$), so it is priced at
+# `FULL_AR1_STREAM_S`, the cost of one $10^6$-round AR(1) stream through the sweep, measured once
+# outside the chapter (four streams in 134 s). When a full run has been recorded
+# (`make full CH=17`), the scoreboard shows its verdicts beside these and the environment page
+# says where and when it ran.
+
+# %% tags=["nbval-ignore-output"]
+FULL_AR1_STREAM_S = 33.5  # measured: claim 3's sweep, 4 streams × 10⁶ rounds in 134 s
+full, quick = SIZES["full"], SIZES["quick"]
+growth_of = {
+    "claim 1": full["adv_T"] / quick["adv_T"],
+    "claim 2": full["ar2_T"]
+    * full["ar2_seeds"]
+    / (quick["ar2_T"] * quick["ar2_seeds"]),
+    "claim 4": 1.0,  # the real series do not change with the scale
+    "claim 6": full["peer_T"] / quick["peer_T"],
+}
+if run.scale == "quick":
+    rest = run.elapsed() - sum(timings.values())  # set-up, figures, the rest
+    claim3_full = FULL_AR1_STREAM_S * full["ar1_seeds"] * len(PHIS)
+    est = rest + claim3_full + sum(growth_of[k] * timings[k] for k in growth_of)
+    print(
+        "section times now: "
+        + ", ".join(f"{k} {v:.1f} s" for k, v in timings.items())
+        + f", the rest {rest:.1f} s. Full scale: not yet recorded; estimate ≈ "
+        f"{est / 60:.0f} min on 2 cores (claim 3 about {claim3_full / 60:.0f} min)"
+        + (" — over 30 minutes" if est > 1800 else "")
+        + "."
+    )
+    # restoring claim 3's AR(1) streams to 10⁵ rounds: the sweep at least doubles
+    print(
+        "AR(1) streams at 10⁵ rounds instead "
+        f"of {quick['ar1_T']:,}: claim 3 would take "
+        f"at least {2 * timings['claim 3']:.0f} "
+        f"s instead of {timings['claim 3']:.0f} s, "
+        f"the chapter at least {run.elapsed() + timings['claim 3']:.0f} "
+        "s in the kernel, "
+        "before the kernel's start-up that the run record also counts (the brief's bar "
+        "for restoring them: 75 s in the run record)."
+    )
+else:
+    print(f"full scale ran in {run.elapsed() / 60:.1f} min on {run.device}")

@@ -481,3 +481,251 @@ def test_path_at_records_the_same_parameters_as_the_full_path():
         )
     with pytest.raises(ValueError, match="path_at"):
         O.lqt(S[0], alpha=0.1, p=2, lr=0.1, path_at=[5, 3])
+
+
+# --- the chapter's protocols ---------------------------------------------------------------------
+def test_coverage_trace_counts_the_error_and_bounds_it():
+    rng = np.random.default_rng(11)
+    s = rng.random(3000)
+    r = O.lqt(s, alpha=0.1, p=1, lr=0.05)
+    tr = O.coverage_trace(s, r.q, alpha=0.1, lr=0.05)
+    np.testing.assert_allclose(tr.E, np.cumsum((s > r.q) - 0.1))
+    assert np.all(np.diff(tr.C) >= 0)
+    t = np.arange(1, s.size + 1)
+    # |miscoverage_t − α| ≤ C_t/(η t) at every t, with equality where the maximum is reached
+    dev = np.abs(O.miscoverage_path(s, r.q) - 0.1)
+    assert np.all(dev <= tr.C / (0.05 * t) + 1e-12)
+    assert tr.miscoverage(1000) == pytest.approx(0.1 + tr.E[999] / 1000)
+    assert tr.growth(100, 3000) == pytest.approx(tr.C[-1] / tr.C[99])
+    with pytest.raises(ValueError, match="round"):
+        tr.miscoverage(0)
+    with pytest.raises(ValueError, match="round"):
+        tr.growth(1, 3001)
+    with pytest.raises(ValueError, match="shape"):
+        O.coverage_trace(s, r.q[:-1], alpha=0.1, lr=0.05)
+    with pytest.raises(ValueError, match="lr"):
+        O.coverage_trace(s, r.q, alpha=0.1, lr=0.0)
+
+
+def test_bounded_stream_runs_match_single_runs():
+    T, lr = 5000, 0.05
+    out = O.bounded_stream_runs(T, np.random.default_rng(3), alpha=0.1, lr=lr)
+    assert set(out) == {(n, p) for n in O.BOUNDED_STREAMS for p in (0, 1, 2)}
+    sw = O.regime_switch_stream(T, np.random.default_rng(3))
+    for p in (0, 1, 2):
+        np.testing.assert_array_equal(out["regime switches", p].scores, sw)
+        np.testing.assert_array_equal(
+            out["regime switches", p].q, O.lqt(sw, alpha=0.1, p=p, lr=lr).q
+        )
+        saw = out["sawtooth", p]
+        np.testing.assert_array_equal(saw.scores, O.sawtooth_stream(T))
+        adv = out["adversary", p]
+        assert set(np.unique(adv.scores)) <= {0.0, 1.0}
+        np.testing.assert_array_equal(adv.q, O.lqt(adv.scores, alpha=0.1, p=p, lr=lr).q)
+    # SQT's closed-form bound C ≤ B + η holds on every stream
+    assert max(out[n, 0].C[-1] for n in O.BOUNDED_STREAMS) <= 1.0 + lr
+    one = O.bounded_stream_runs(
+        T,
+        np.random.default_rng(3),
+        alpha=0.1,
+        lr=lr,
+        ps=[2],
+        streams=["regime switches"],
+    )
+    assert set(one) == {("regime switches", 2)}
+    np.testing.assert_array_equal(
+        one["regime switches", 2].C, out["regime switches", 2].C
+    )
+    with pytest.raises(ValueError, match="streams"):
+        O.bounded_stream_runs(
+            T, np.random.default_rng(3), alpha=0.1, lr=lr, streams=["x"]
+        )
+    with pytest.raises(ValueError, match="Generator"):
+        O.bounded_stream_runs(T, 3, alpha=0.1, lr=lr)
+
+
+def test_ar1_dependence_sweep_pairs_seeds_and_follows_the_protocol():
+    phis, T, kw = [0.0, 0.8], 4000, dict(lrs=[1e-2, 1e-1], biases=[1.0], ps=[0, 1])
+    sw = O.ar1_dependence_sweep(
+        phis,
+        T=T,
+        rngs=[np.random.default_rng(k) for k in (1, 2, 3)],
+        alpha=0.1,
+        baselines=["SQT"],
+        **kw,
+    )
+    assert sw.set_size["LQT"].shape == (3, 2) and sw.oracle_constant.shape == (3, 2)
+    # seed 2's series are ar_series from a fresh copy of its generator, for every φ
+    Y = np.stack([O.ar_series([phi], T, np.random.default_rng(2)) for phi in phis])
+    cmp = O.tuned_comparison(
+        Y[:, :1000], Y[:, 1000:], alpha=0.1, baselines=["SQT"], **kw
+    )
+    for name in ("LQT", "SQT"):
+        np.testing.assert_allclose(sw.set_size[name][1], cmp.q[name].mean(axis=1))
+        assert sw.settings[name][1] == cmp.settings[name]
+    np.testing.assert_allclose(
+        sw.oracle_constant[1], np.quantile(Y[:, 1000:], 0.9, axis=1)
+    )
+    np.testing.assert_allclose(
+        sw.reduction("SQT"), 1 - sw.set_size["LQT"] / sw.set_size["SQT"]
+    )
+    np.testing.assert_allclose(
+        sw.reduction("SQT", "pinball"), 1 - sw.pinball["LQT"] / sw.pinball["SQT"]
+    )
+    np.testing.assert_allclose(
+        sw.reduction("oracle constant"), 1 - sw.set_size["LQT"] / sw.oracle_constant
+    )
+    # with strong dependence the lagged tracker learns the conditional quantile
+    assert np.all(sw.reduction("oracle constant")[:, 1] > 0.2)
+    with pytest.raises(ValueError, match="unknown baseline"):
+        sw.reduction("ACI")
+    with pytest.raises(ValueError, match="set size only"):
+        sw.reduction("oracle constant", "pinball")
+    with pytest.raises(ValueError, match="metric"):
+        sw.reduction("SQT", "width")
+    rng = [np.random.default_rng(0)]
+    with pytest.raises(ValueError, match="phis"):
+        O.ar1_dependence_sweep([0.5], T=T, rngs=rng, alpha=0.1)
+    with pytest.raises(ValueError, match="phis"):
+        O.ar1_dependence_sweep([0.0, 1.0], T=T, rngs=rng, alpha=0.1)
+    with pytest.raises(ValueError, match="rngs"):
+        O.ar1_dependence_sweep(phis, T=T, rngs=[], alpha=0.1)
+    with pytest.raises(ValueError, match="val_frac"):
+        O.ar1_dependence_sweep(phis, T=T, rngs=rng, alpha=0.1, val_frac=1.0)
+    with pytest.raises(ValueError, match="T must"):
+        O.ar1_dependence_sweep(phis, T=4, rngs=rng, alpha=0.1)
+
+
+def test_paired_steps():
+    np.testing.assert_allclose(
+        O.paired_steps([[0.0, 0.1, 0.3], [0.0, 0.2, 0.1]]), [[0.1, 0.2], [0.2, -0.1]]
+    )
+    with pytest.raises(ValueError, match="steps"):
+        O.paired_steps([0.0, 0.1])
+
+
+def test_unrolled_small_p_engine_equals_the_general_loop():
+    # brute_lqt is the plain reference; the unrolled engine (p ≤ 2) must give the same floats,
+    # including the recorded path
+    rng = np.random.default_rng(11)
+    for p in (0, 1, 2):
+        for schedule in O.SCHEDULES:
+            s = rng.standard_normal(400)
+            etas = O.step_sizes(0.3, 400, schedule)
+            q_ref, th_ref = brute_lqt(s, 0.1, p, etas, 2.0, O.default_theta0(p) + 0.1)
+            r = O.lqt(
+                s,
+                alpha=0.1,
+                p=p,
+                lr=0.3,
+                bias=2.0,
+                schedule=schedule,
+                theta0=O.default_theta0(p) + 0.1,
+                path_at=np.array([0, 1, 2, 50, 399]),
+            )
+            np.testing.assert_allclose(r.q, q_ref, rtol=0, atol=1e-12)
+            np.testing.assert_allclose(r.theta, th_ref, rtol=0, atol=1e-12)
+            full = O.lqt(
+                s,
+                alpha=0.1,
+                p=p,
+                lr=0.3,
+                bias=2.0,
+                schedule=schedule,
+                theta0=O.default_theta0(p) + 0.1,
+                return_path=True,
+            )
+            np.testing.assert_array_equal(r.path, full.path[[0, 1, 2, 50, 399]])
+
+
+def test_lqt_against_records_the_path():
+    marks = np.array([0, 5, 99])
+    s, r = O.lqt_against(
+        O.miss_when_possible(), 100, alpha=0.1, p=2, lr=0.05, path_at=marks
+    )
+    ref = O.lqt(s, alpha=0.1, p=2, lr=0.05, return_path=True)
+    np.testing.assert_array_equal(r.path, ref.path[marks])
+    with pytest.raises(ValueError, match="path_at"):
+        O.lqt_against(
+            O.miss_when_possible(), 10, alpha=0.1, p=0, lr=0.1, path_at=[3, 2]
+        )
+
+
+def test_split_conformal_threshold_known_values():
+    cal = np.arange(1.0, 10.0)  # 9 scores: rank ⌈0.9·10⌉ = 9 → the largest
+    assert O.split_conformal_threshold(cal, 0.1) == 9.0
+    assert O.split_conformal_threshold(np.arange(1.0, 20.0), 0.1) == 18.0  # ⌈0.9·20⌉
+    assert O.split_conformal_threshold([3.0], 0.5) == 3.0  # rank beyond n → the largest
+    # exchangeable scores: coverage of a fresh score is at least 1 − α on average
+    rng = np.random.default_rng(0)
+    cov = [
+        rng.random() <= O.split_conformal_threshold(rng.random(49), 0.1)
+        for _ in range(4000)
+    ]
+    assert abs(np.mean(cov) - 0.9) < 0.02
+    with pytest.raises(ValueError, match="alpha"):
+        O.split_conformal_threshold(cal, 1.5)
+
+
+def test_minmax_normalise():
+    s = np.array([2.0, 4.0, 3.0, 10.0, 0.0])
+    np.testing.assert_allclose(O.minmax_normalise(s, 3), [0.0, 1.0, 0.5, 4.0, -1.0])
+    with pytest.raises(ValueError, match="n_val"):
+        O.minmax_normalise(s, 1)
+    with pytest.raises(ValueError, match="constant"):
+        O.minmax_normalise(np.array([1.0, 1.0, 2.0]), 2)
+
+
+def test_bounded_stream_runs_comparator_and_marks():
+    T, lr, n_cal = 4000, 0.05, 1000
+    marks = np.array([0, 10, 3999])
+    out = O.bounded_stream_runs(
+        T, np.random.default_rng(3), alpha=0.1, lr=lr, n_cal=n_cal, path_at=marks
+    )
+    sw = O.regime_switch_stream(T, np.random.default_rng(3))
+    qf = O.split_conformal_threshold(sw[:n_cal], 0.1)
+    sp = out["regime switches", "split"]
+    np.testing.assert_array_equal(sp.scores, sw[n_cal:])
+    assert np.all(sp.q == qf) and sp.E.size == T - n_cal
+    assert sp.miscoverage(T - n_cal) == pytest.approx(np.mean(sw[n_cal:] > qf))
+    # against the adversary: calibrated on its answers to 0 (all B), then never missed
+    adv = out["adversary", "split"]
+    assert np.all(adv.q == 1.0) and adv.miscoverage(T - n_cal) == 0.0
+    # the sawtooth over whole periods: the fixed threshold is nearly exact
+    assert abs(out["sawtooth", "split"].miscoverage(T - n_cal) - 0.1) <= 0.002
+    tr = out["regime switches", 2]
+    ref = O.lqt(sw, alpha=0.1, p=2, lr=lr, return_path=True)
+    np.testing.assert_array_equal(tr.marks, marks)
+    np.testing.assert_array_equal(tr.theta, ref.path[marks])
+    with pytest.raises(ValueError, match="n_cal"):
+        O.bounded_stream_runs(T, np.random.default_rng(3), alpha=0.1, lr=lr, n_cal=T)
+
+
+def test_series_comparison_follows_the_protocol():
+    rng = np.random.default_rng(5)
+    y = O.ar_series([0.8], 3000, rng)
+    s = 50.0 + 20.0 * np.abs(y)  # far from order one: normalisation brings it back
+    kw = dict(lrs=[1e-2, 1e-1], biases=[1.0], ps=[0, 1], baselines=["SQT", "ACI"])
+    r = O.series_comparison(s, val_frac=0.25, alpha=0.1, **kw)
+    n_v = 750
+    sn = O.minmax_normalise(s, n_v)
+    np.testing.assert_allclose(r.test, sn[n_v:])
+    cmp = O.tuned_comparison(sn[None, :n_v], sn[None, n_v:], alpha=0.1, **kw)
+    for m in ("LQT", "SQT", "ACI"):
+        np.testing.assert_array_equal(r.q[m], cmp.q[m][0])
+        assert r.settings[m] == cmp.settings[m][0]
+        loss = O.pinball_loss(r.test, r.q[m], 0.1)
+        assert r.loss[m] == pytest.approx(loss.mean())
+    d = O.pinball_loss(r.test, r.q["SQT"], 0.1) - O.pinball_loss(
+        r.test, r.q["LQT"], 0.1
+    )
+    assert r.hac["SQT"].mean == pytest.approx(d.mean())
+    assert r.best_baseline in ("SQT", "ACI")
+    assert r.gain("SQT") == pytest.approx(1 - r.loss["LQT"] / r.loss["SQT"])
+    assert r.scale == (float(s[:n_v].min()), float(s[:n_v].max() - s[:n_v].min()))
+    raw = O.series_comparison(s, val_frac=0.25, alpha=0.1, normalise=False, **kw)
+    np.testing.assert_array_equal(raw.test, s[n_v:])
+    with pytest.raises(ValueError, match="baseline"):
+        r.gain("PI")
+    with pytest.raises(ValueError, match="val_frac"):
+        O.series_comparison(s, val_frac=1.0, alpha=0.1)

@@ -23,6 +23,7 @@ plotting or file writing. Hyper-parameters given as arrays run a whole grid of c
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -145,6 +146,8 @@ def _lqt_python(
 ):
     """One configuration, one stream, in plain Python floats (fast for small p). `path_at`: sorted
     rounds (0-based) at which to record θ, or None."""
+    if p <= 2:
+        return _lqt_python_small(s, alpha, p, lr, bias, factors, theta0, path_at)
     sl = s.tolist()
     fl = factors.tolist()
     T = len(sl)
@@ -171,6 +174,67 @@ def _lqt_python(
         np.array(q),
         np.array(th),
         np.array(path).reshape(len(path), p + 1) if path is not None else None,
+    )
+
+
+def _lqt_python_small(s, alpha, p, lr, bias, factors, theta0, path_at):
+    """`_lqt_python` unrolled for p ≤ 2: the same operations in the same order (so the same
+    floats), about twice as fast."""
+    sl = s.tolist()
+    fl = factors.tolist()
+    T = len(sl)
+    q = [0.0] * T
+    marks = path_at.tolist() if path_at is not None else []
+    path = [[float(v) for v in theta0] for m in marks if m < p]
+    it = iter([m for m in marks if m >= p])
+    nxt = next(it, -1)
+    a = c = 0.0
+    if p == 2:
+        a, c, b = (float(v) for v in theta0)
+        for t in range(2, T):
+            if t == nxt:
+                path.append([a, c, b])
+                nxt = next(it, -1)
+            x0 = sl[t - 2]
+            x1 = sl[t - 1]
+            qt = b * bias
+            qt += a * x0
+            qt += c * x1
+            q[t] = qt
+            g = lr * fl[t] * ((1.0 if sl[t] > qt else 0.0) - alpha)
+            a += g * x0
+            c += g * x1
+            b += g * bias
+        th = [a, c, b]
+    elif p == 1:
+        a, b = (float(v) for v in theta0)
+        for t in range(1, T):
+            if t == nxt:
+                path.append([a, b])
+                nxt = next(it, -1)
+            x0 = sl[t - 1]
+            qt = b * bias
+            qt += a * x0
+            q[t] = qt
+            g = lr * fl[t] * ((1.0 if sl[t] > qt else 0.0) - alpha)
+            a += g * x0
+            b += g * bias
+        th = [a, b]
+    else:
+        b = float(theta0[0])
+        for t in range(T):
+            if t == nxt:
+                path.append([b])
+                nxt = next(it, -1)
+            qt = b * bias
+            q[t] = qt
+            g = lr * fl[t] * ((1.0 if sl[t] > qt else 0.0) - alpha)
+            b += g * bias
+        th = [b]
+    return (
+        np.array(q),
+        np.array(th),
+        np.array(path).reshape(len(path), p + 1) if path_at is not None else None,
     )
 
 
@@ -298,17 +362,8 @@ def lqt(
     factors = _schedule_factors(T, schedule, decay)
     if return_path:
         path_at = np.arange(T)
-    elif path_at is not None:
-        path_at = np.asarray(path_at)
-        if (
-            path_at.ndim != 1
-            or not np.issubdtype(path_at.dtype, np.integer)
-            or np.any(np.diff(path_at) <= 0)
-            or (path_at.size and (path_at[0] < 0 or path_at[-1] >= T))
-        ):
-            raise ValueError(
-                f"path_at must be increasing int rounds in [0, {T}), got {path_at!r}"
-            )
+    else:
+        path_at = _check_path_at(path_at, T)
     single = s.ndim == 1 and lr_a.ndim == 0 and bias_a.ndim == 0 and th0.ndim == 1
     if single:
         q, th, path = _lqt_python(
@@ -389,11 +444,13 @@ def lqt_against(
     schedule: str = "fixed",
     decay: float = DECAY,
     theta0=None,
+    path_at=None,
 ) -> tuple[np.ndarray, TrackerRun]:
     """LQT(p) played against an adaptive adversary that sees q_t before choosing s_t.
 
     `adversary(t, q_t)` returns the score of round t (t = 0, 1, ...); it must be finite. Returns the
-    scores it chose and the run, which equals `lqt(scores, ...)` on those scores.
+    scores it chose and the run, which equals `lqt(scores, ...)` on those scores (`path_at` as in
+    `lqt`: θ_t recorded before the rounds asked for).
     """
     alpha = _check_alpha(alpha)
     p = _check_p(p)
@@ -407,8 +464,15 @@ def lqt_against(
     ).tolist()
     if len(th) != p + 1:
         raise ValueError(f"theta0 must have p + 1 = {p + 1} entries, got {len(th)}")
+    marks = _check_path_at(path_at, int(T))
+    path = [] if marks is not None else None
+    it = iter(marks.tolist() if marks is not None else ())
+    nxt = next(it, -1)
     sl, q = [], []
     for t in range(int(T)):
+        if t == nxt:
+            path.append(th[:])
+            nxt = next(it, -1)
         if t < p:
             qt = 0.0
         else:
@@ -427,7 +491,24 @@ def lqt_against(
             for j in range(p):
                 th[j] += g * sl[t - p + j]
             th[p] += g * bias
-    return np.array(sl), TrackerRun(np.array(q), np.array(th))
+    pa = np.array(path).reshape(len(path), p + 1) if path is not None else None
+    return np.array(sl), TrackerRun(np.array(q), np.array(th), pa)
+
+
+def _check_path_at(path_at, T: int):
+    if path_at is None:
+        return None
+    path_at = np.asarray(path_at)
+    if (
+        path_at.ndim != 1
+        or not np.issubdtype(path_at.dtype, np.integer)
+        or np.any(np.diff(path_at) <= 0)
+        or (path_at.size and (path_at[0] < 0 or path_at[-1] >= T))
+    ):
+        raise ValueError(
+            f"path_at must be increasing int rounds in [0, {T}), got {path_at!r}"
+        )
+    return path_at
 
 
 # ----------------------------------------------------------------------------------------------
@@ -965,6 +1046,30 @@ def lag1_autocorrelation(x) -> float:
     return float((e[1:] @ e[:-1]) / (e @ e))
 
 
+def split_conformal_threshold(calibration, alpha: float) -> float:
+    """The split-conformal threshold of a calibration set of n scores: its ⌈(1 − α)(n + 1)⌉-th
+    smallest score (the largest when that rank exceeds n). Held fixed, it has no guarantee on a
+    stream whose law changes or reacts to it."""
+    alpha = _check_alpha(alpha)
+    c = np.sort(_check_scores(calibration))
+    r = math.ceil((1.0 - alpha) * (c.size + 1))
+    return float(c[min(r, c.size) - 1])
+
+
+def minmax_normalise(scores, n_val: int) -> np.ndarray:
+    """(s − m)/(M − m) with m, M the smallest and largest of the first `n_val` scores (the
+    validation part): one constant shift and scale, known before the test part starts."""
+    s = _check_scores(scores)
+    if isinstance(n_val, bool) or not isinstance(n_val, (int, np.integer)):
+        raise ValueError(f"n_val must be an int, got {n_val!r}")
+    if not 2 <= n_val <= s.size:
+        raise ValueError(f"n_val must lie in [2, {s.size}], got {n_val!r}")
+    lo, hi = float(s[:n_val].min()), float(s[:n_val].max())
+    if not hi > lo:
+        raise ValueError("the validation part is constant: nothing to normalise by")
+    return (s - lo) / (hi - lo)
+
+
 # ----------------------------------------------------------------------------------------------
 # the authors' tuning protocol, and their package side by side
 AUTHORS_LR_GRID = tuple(float(x) for x in np.logspace(-5, 5, 11))
@@ -1068,3 +1173,292 @@ def conformalopt_thresholds(
     for x in s:
         cp.step(cp.predict(), float(x))
     return np.asarray(cp.get_predictions(), dtype=float)
+
+
+# ----------------------------------------------------------------------------------------------
+# the chapter's protocols: coverage on bounded streams (claim 1), gain against dependence (claim 3)
+BOUNDED_STREAMS = ("regime switches", "sawtooth", "adversary")
+
+
+@dataclass(frozen=True)
+class CoverageTrace:
+    """One tracker on one stream. `scores` and `q` as played; `E` the running coverage error
+    E_t = Σ_{i≤t} (err_i − α) and `C` the running constant C_t = η·max_{i≤t} |E_i| (t = 1..T):
+    the smallest C with |miscoverage_i − α| = |E_i|/i ≤ C/(η i) at every i ≤ t."""
+
+    scores: np.ndarray
+    q: np.ndarray
+    E: np.ndarray
+    C: np.ndarray
+    marks: np.ndarray | None = None
+    # θ_t before each round of `marks`, shape (len(marks), p + 1)
+    theta: np.ndarray | None = None
+
+    def miscoverage(self, t: int) -> float:
+        """Miscoverage after the first `t` rounds, α + E_t/t."""
+        t = _check_round(t, self.E.size)
+        return float(np.mean(self.scores[:t] > self.q[:t]))
+
+    def growth(self, t_from: int, t_to: int) -> float:
+        """C_{t_to} / C_{t_from}: how much the constant grew between two rounds."""
+        a, b = _check_round(t_from, self.C.size), _check_round(t_to, self.C.size)
+        return float(self.C[b - 1] / self.C[a - 1])
+
+
+def _check_round(t, T: int) -> int:
+    if isinstance(t, bool) or not isinstance(t, (int, np.integer)) or not 1 <= t <= T:
+        raise ValueError(f"round must be an int in 1..{T}, got {t!r}")
+    return int(t)
+
+
+def coverage_trace(scores, q, *, alpha: float, lr: float) -> CoverageTrace:
+    """E_t and C_t (see `CoverageTrace`) of the thresholds `q` on `scores` with step size `lr`."""
+    alpha = _check_alpha(alpha)
+    s = _check_scores(scores)
+    q = np.asarray(q, dtype=np.float64)
+    if q.shape != s.shape:
+        raise ValueError(f"q must have the shape of scores {s.shape}, got {q.shape}")
+    lr = float(_check_positive("lr", lr))
+    E = np.cumsum((s > q) - alpha)
+    return CoverageTrace(s, q, E, lr * np.maximum.accumulate(np.abs(E)))
+
+
+def bounded_stream_runs(
+    T: int,
+    rng: np.random.Generator,
+    *,
+    alpha: float,
+    lr: float,
+    ps=(0, 1, 2),
+    bound: float = 1.0,
+    period: int = 1000,
+    streams=BOUNDED_STREAMS,
+    n_cal: int | None = None,
+    path_at=None,
+) -> dict:
+    """Claim 1's protocol: LQT(p) for each p in `ps` (p = 0 is SQT), fixed step `lr`, bias 1, on
+    bounded streams in [0, bound] of T rounds: "regime switches" (`regime_switch_stream`, drawn
+    once from `rng` and shared by the trackers), "sawtooth" (period `period`) and "adversary"
+    (`miss_when_possible`, which answers each tracker's own thresholds). Returns
+    {(stream, p): CoverageTrace}, with θ_t recorded before the rounds `path_at` (0-based). `rng`
+    is used only for the regime switches.
+
+    With `n_cal`, a comparator without a guarantee is added as {(stream, "split"): ...}: the
+    split-conformal threshold of the first `n_cal` rounds, then held fixed; its trace covers the
+    T − n_cal rounds after calibration (C computed with step `lr`, for the record). Against the
+    adversary the comparator announces 0 during calibration (there is nothing to calibrate on
+    yet), and the adversary answers the fixed threshold afterwards."""
+    unknown = [x for x in streams if x not in BOUNDED_STREAMS]
+    if unknown or not streams:
+        raise ValueError(
+            f"streams must be a non-empty selection of {BOUNDED_STREAMS}, got {streams!r}"
+        )
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError(f"rng must be a numpy Generator, got {type(rng).__name__}")
+    bound = float(_check_positive("bound", bound))
+    if n_cal is not None and (
+        isinstance(n_cal, bool)
+        or not isinstance(n_cal, (int, np.integer))
+        or not 1 <= n_cal < T
+    ):
+        raise ValueError(f"n_cal must be an int in [1, T), got {n_cal!r}")
+    marks = _check_path_at(path_at, int(T))
+    fixed = {}
+    if "regime switches" in streams:
+        fixed["regime switches"] = regime_switch_stream(T, rng, bound=bound)
+    if "sawtooth" in streams:
+        fixed["sawtooth"] = sawtooth_stream(T, period=period, bound=bound)
+    out = {}
+    for name in streams:
+        for p in ps:
+            p = _check_p(p)
+            if name == "adversary":
+                s, r = lqt_against(
+                    miss_when_possible(bound), T, alpha=alpha, p=p, lr=lr, path_at=marks
+                )
+            else:
+                s = fixed[name]
+                r = lqt(s, alpha=alpha, p=p, lr=lr, path_at=marks)
+            tr = coverage_trace(s, r.q, alpha=alpha, lr=lr)
+            out[name, p] = dataclasses.replace(tr, marks=marks, theta=r.path)
+        if n_cal is not None:
+            if name == "adversary":
+                adv = miss_when_possible(bound)
+                cal = np.array([adv(t, 0.0) for t in range(int(n_cal))])
+                qf = split_conformal_threshold(cal, alpha)
+                s = np.array([adv(t, qf) for t in range(int(n_cal), int(T))])
+            else:
+                cal, s = fixed[name][:n_cal], fixed[name][n_cal:]
+                qf = split_conformal_threshold(cal, alpha)
+            out[name, "split"] = coverage_trace(
+                s, np.full(s.size, qf), alpha=alpha, lr=lr
+            )
+    return out
+
+
+@dataclass(frozen=True)
+class DependenceSweep:
+    """Claim 3's results on the test parts, one row per seed and one column per φ.
+
+    `set_size`, `pinball`, `coverage`: {method: (seeds, φ)} mean threshold, mean pinball loss and
+    coverage; `oracle_constant`: (seeds, φ) the best constant threshold in hindsight, the empirical
+    (1 − α)-quantile of the test part; `settings`: {method: [[setting per φ] per seed]}."""
+
+    phis: np.ndarray
+    set_size: dict
+    pinball: dict
+    coverage: dict
+    oracle_constant: np.ndarray
+    settings: dict
+
+    def reduction(self, baseline: str, metric: str = "set_size") -> np.ndarray:
+        """1 − LQT / baseline per seed and φ, for metric "set_size" or "pinball"; the baseline
+        may also be "oracle constant" (set size only)."""
+        if metric not in ("set_size", "pinball"):
+            raise ValueError(f"metric must be 'set_size' or 'pinball', got {metric!r}")
+        table = getattr(self, metric)
+        if baseline == "oracle constant":
+            if metric != "set_size":
+                raise ValueError("the oracle constant is compared on set size only")
+            ref = self.oracle_constant
+        elif baseline in table and baseline != "LQT":
+            ref = table[baseline]
+        else:
+            raise ValueError(
+                f"unknown baseline {baseline!r}; choose from "
+                f"{[m for m in table if m != 'LQT'] + ['oracle constant']}"
+            )
+        return 1.0 - table["LQT"] / ref
+
+
+def ar1_dependence_sweep(
+    phis,
+    *,
+    T: int,
+    rngs,
+    alpha: float,
+    val_frac: float = 0.25,
+    burn_in: int = 1000,
+    **comparison,
+) -> DependenceSweep:
+    """Claim 3's protocol on AR(1) series y_t = φ y_{t−1} + ε_t with signed scores s_t = y_t.
+
+    Each generator in `rngs` is one seed: it draws one sequence of T + burn_in innovations, shared
+    by every φ, so that the results at two values of φ are paired on a seed (the same ε; with one
+    generator this equals `ar_series([φ], T, rng)` for each φ from a fresh copy of the generator).
+    The first `val_frac` of each series is validation, the rest the test part; methods are tuned
+    by `tuned_comparison` (LQT on validation, the baselines on the test part itself); extra
+    keywords go to it."""
+    phis = np.asarray(phis, dtype=np.float64)
+    if phis.ndim != 1 or phis.size < 2 or np.any(np.abs(phis) >= 1):
+        raise ValueError(f"phis must be ≥ 2 values with |φ| < 1, got {phis!r}")
+    rngs = list(rngs)
+    if not rngs or not all(isinstance(r, np.random.Generator) for r in rngs):
+        raise ValueError("rngs must be a non-empty sequence of numpy Generators")
+    if isinstance(T, bool) or not isinstance(T, (int, np.integer)) or T < 8:
+        raise ValueError(f"T must be an int ≥ 8, got {T!r}")
+    if not 0.0 < float(val_frac) < 1.0:
+        raise ValueError(f"val_frac must lie in (0, 1), got {val_frac!r}")
+    n_val = int(val_frac * T)
+    if not 2 <= n_val <= T - 2:
+        raise ValueError(f"val_frac={val_frac!r} leaves too few rounds of T={T}")
+    eps = np.stack([r.standard_normal(int(T) + int(burn_in)) for r in rngs])
+    Y = np.stack(
+        [lfilter([1.0], [1.0, -phi], e)[int(burn_in) :] for e in eps for phi in phis]
+    )
+    val, test = Y[:, :n_val], Y[:, n_val:]
+    cmp = tuned_comparison(val, test, alpha=alpha, **comparison)
+    shape = (len(rngs), phis.size)
+    set_size, pinball, cov = {}, {}, {}
+    for name, q in cmp.q.items():
+        set_size[name] = q.mean(axis=1).reshape(shape)
+        pinball[name] = np.array(
+            [pinball_loss(s, qq, alpha).mean() for s, qq in zip(test, q)]
+        ).reshape(shape)
+        cov[name] = np.array([coverage(s, qq) for s, qq in zip(test, q)]).reshape(shape)
+    oracle = np.quantile(test, 1 - alpha, axis=1).reshape(shape)
+    settings = {
+        name: [list(sets[i * phis.size : (i + 1) * phis.size]) for i in range(shape[0])]
+        for name, sets in cmp.settings.items()
+    }
+    return DependenceSweep(phis, set_size, pinball, cov, oracle, settings)
+
+
+def paired_steps(x) -> np.ndarray:
+    """x[:, j+1] − x[:, j] for a (seeds, steps) array: each seed's change from one step to the
+    next, the paired differences a "grows with" claim is judged on."""
+    x = np.asarray(x, dtype=np.float64)
+    if x.ndim != 2 or x.shape[1] < 2:
+        raise ValueError(f"need a (seeds, ≥ 2 steps) array, got shape {x.shape}")
+    return np.diff(x, axis=1)
+
+
+@dataclass(frozen=True)
+class SeriesComparison:
+    """Claim 4's protocol on one real series: `test` the test part of the (normalised) scores;
+    per method, `q` its thresholds on it, `settings` what tuning chose, `loss` the mean pinball
+    loss, `coverage` and `set_size` (mean threshold); `hac[b]` the one-sided HAC test of
+    loss(b) − loss(LQT) > 0 per round. `scale` is (shift, divisor) of the normalisation."""
+
+    test: np.ndarray
+    q: dict
+    settings: dict
+    loss: dict
+    coverage: dict
+    set_size: dict
+    hac: dict
+    scale: tuple
+
+    @property
+    def baselines(self) -> list:
+        return [m for m in self.q if m != "LQT"]
+
+    @property
+    def best_baseline(self) -> str:
+        """The baseline with the lowest mean pinball loss on the test part."""
+        return min(self.baselines, key=lambda b: self.loss[b])
+
+    def gain(self, baseline: str | None = None) -> float:
+        """1 − loss(LQT)/loss(baseline), the best baseline by default."""
+        b = self.best_baseline if baseline is None else baseline
+        if b not in self.baselines:
+            raise ValueError(f"unknown baseline {b!r}; choose from {self.baselines}")
+        return 1.0 - self.loss["LQT"] / self.loss[b]
+
+
+def series_comparison(
+    scores, *, val_frac: float, alpha: float, normalise: bool = True, **comparison
+) -> SeriesComparison:
+    """Claim 4's protocol on one series of scores: the first `val_frac` is validation, the rest
+    the test part; with `normalise`, the scores are min-max normalised by the validation part
+    (`minmax_normalise`), as the authors' electricity data are; then `tuned_comparison` (extra
+    keywords go to it) and, against each baseline, a HAC test of the per-round loss
+    differences (`newey_west_test`)."""
+    s = _check_scores(scores)
+    if not 0.0 < float(val_frac) < 1.0:
+        raise ValueError(f"val_frac must lie in (0, 1), got {val_frac!r}")
+    n_v = int(val_frac * s.size)
+    if not 2 <= n_v <= s.size - 2:
+        raise ValueError(f"val_frac={val_frac!r} leaves too few of {s.size} scores")
+    if normalise:
+        lo, hi = float(s[:n_v].min()), float(s[:n_v].max())
+        s = minmax_normalise(s, n_v)
+        scale = (lo, hi - lo)
+    else:
+        scale = (0.0, 1.0)
+    test = s[n_v:]
+    cmp = tuned_comparison(s[None, :n_v], test[None], alpha=alpha, **comparison)
+    q = {k: v[0] for k, v in cmp.q.items()}
+    per_round = {k: pinball_loss(test, v, alpha) for k, v in q.items()}
+    return SeriesComparison(
+        test=test,
+        q=q,
+        settings={k: v[0] for k, v in cmp.settings.items()},
+        loss={k: float(v.mean()) for k, v in per_round.items()},
+        coverage={k: coverage(test, v) for k, v in q.items()},
+        set_size={k: float(v.mean()) for k, v in q.items()},
+        hac={
+            k: newey_west_test(per_round[k] - per_round["LQT"]) for k in q if k != "LQT"
+        },
+        scale=scale,
+    )
