@@ -39,24 +39,37 @@
 #
 # ```{admonition} Claims we test
 # 1. Crop-tied encodings make the original-image position of a patch decodable from its
-#    feature: a linear probe's $R^2$ rises by more than 0.2 over the crop-relative baseline.
+#    feature, and pre-training keeps and builds on it: on every pre-training seed a linear
+#    probe's $R^2$ of B+PE exceeds the crop-relative baseline's by more than 0.2, and this
+#    gain exceeds the same gain on the step-0 weights,
+#    $\Delta = g_\text{trained} - g_\text{step 0} > 0$ with $g = R^2_\text{B+PE}-R^2_\text{B}$
+#    (both bounds ours, from the research brief).
 # 2. Position masking teaches the model where a patch lies when its encoding is hidden: a
 #    linear probe on such patches recovers their position with $R^2 > 0.5$, at least 0.1
-#    above the same probe on the model trained without position masking.
+#    above the same probe on the model trained without position masking (both bounds
+#    ours, from the research brief).
 # 3. The features are better for detection: a detection-lite AP@0.5 on frozen features is
 #    higher with both components than with the baseline (paired by pre-training seed,
-#    beyond the seeds' noise, over at least three seeds).
+#    beyond the seeds' noise, over at least three seeds). At quick scale (one seed) it is
+#    not checked; the numbers of a recorded CPU run on three seeds, in its own regime, are
+#    shown and gated below.
 # 4. The paper's COCO results (quoted, not reproducible on a CPU).
 # ```
 #
-# Claims 1 and 2 are about what pre-training teaches, so they are judged only where it
-# taught something (a gate): the pre-trained model's position probe beats the same probe
-# on its untrained weights by at least 0.05 in $R^2$ (for claim 2: that, or its masked
-# probe already passes, so that the gate can never hide a pass). Unmet, they are not
-# checked at this scale.
+# Every claim is judged only where pre-training did what the claim needs (a gate, signed,
+# about learning): for claim 1, pre-training *raised* B+PE's position probe above the
+# same probe on its own step-0 weights by at least 0.05 on every seed; for claim 2, it
+# raised B+PE+PM's masked-position probe above its step 0 by at least 0.05 (or the
+# claim's own test already passes, so that the gate can never hide a pass); for claim 3,
+# pre-training helped detection at all: the baseline's AP trained minus its AP at step 0,
+# paired by seed, is above 0 beyond the seeds' noise. Unmet, a claim is not checked at
+# this scale. How far the field moved and how smooth it stays are shown as diagnostics;
+# they gate nothing.
 #
-# **Sources.** The paper's full text was not available offline. The abstract and the PMLR
-# page confirm the two components; the details — the field's default resolution
+# **Sources.** The paper's full text was not available offline. The abstract, the PMLR
+# page (Proceedings of Machine Learning Research, volume 267), the OpenReview summary
+# (`Ku2fvCEpwx`) and the authors' lab page name the two components and give no numbers;
+# the details — the field's default resolution
 # (50×50), the random scale $s\sim\mathrm{Beta}(2,5)$ and translation of the field, the
 # 50:50 choice between content and position masking per image, the cross-shaped position
 # masks, the DINOv2 base objective and the COCO numbers of claim 4 — come from secondary
@@ -68,18 +81,22 @@ scale = "quick"  # "quick" (≤ 150 s on 2 CPU cores) or "full" (GPU: 96×96, 3 
 seed = 0
 
 # %%
+import json
+
 import numpy as np
 import pandas as pd
 import matplotlib.pyplot as plt
 import torch
 import torch.nn.functional as F
 from matplotlib.patches import Rectangle
+from scipy import stats
 
 from repbook.core import (
     Ledger,
     setup,
     use_style,
     color_for,
+    data_file,
     register_colors,
     reference_line,
     all_of,
@@ -88,31 +105,43 @@ from repbook.core import (
     paired_gain,
     tol,
 )
+from repbook.core.ledger import unstable_sentence
 from repbook.papers import vit_positional_ssl as V
 
 SIZES = {
-    # quick: steps and batch fixed from a timing run (0.17 CPU-s per step at batch 16 on
-    # one core) before any probe was computed; 3 variants must fit in the 150 s budget
+    # quick: the small ViT and the field's learning rate of the two-point scan (field lr
+    # ×1, ×10; see the deviations); 250 steps of 16 images per variant and one seed, cut
+    # for time (from 600, then 400) so that the chapter fits the 150 s budget on 2 cores
     "quick": dict(
         size=48,
         field=16,
+        arch=V.SMALL_ARCH,
+        head_dim=64,
+        field_init="sincos",
+        field_lr=10.0,
         n_ssl=2000,
         steps=250,
         batch=16,
         train_seeds=1,
         n_pos=500,
         n_det=1000,
+        detection=False,  # claim 3: the recorded CPU run (3 seeds) below
         ablations=[],
     ),
     "full": dict(
         size=96,
         field=50,
+        arch=V.SMALL_ARCH,
+        head_dim=64,
+        field_init="sincos",
+        field_lr=10.0,
         n_ssl=20000,
         steps=3000,
         batch=64,
         train_seeds=3,
         n_pos=1000,
         n_det=1000,
+        detection=True,
         ablations=[
             ("field 16×16", dict(field_size=16)),
             ("scale uniform", dict(field_scale="uniform")),
@@ -127,10 +156,11 @@ run = setup(scale=scale, seed=seed, sizes=SIZES)
 ledger = Ledger.for_run(
     run,
     regime=(
-        f"synthetic {run['size']}×{run['size']} shape scenes; tiny ViT (dim 96, "
-        "depth 4) "
-        f"pre-trained {run['steps']} steps × {run['batch']} images per variant; "
-        f"frozen linear probes; {run.device}"
+        f"synthetic {run['size']}×{run['size']} shape scenes; tiny ViT (dim "
+        f"{dict(run['arch'])['dim']}, depth "
+        f"{dict(run['arch'])['depth']}; sin-cos field, "
+        f"field lr ×{run['field_lr']:g}) pre-trained {run['steps']} steps × "
+        f"{run['batch']} images per variant; frozen probes; {run.device}"
     ),
 )
 use_style()
@@ -149,13 +179,11 @@ GRID = SIZE // PATCH
 
 # %%
 ssl_scenes = V.make_scenes(run["n_ssl"], run.child_rng(1), size=SIZE)
-probe_rng = run.child_rng(2)
-det_train = V.make_scenes(run["n_det"], probe_rng, size=SIZE)
-det_test = V.make_scenes(run["n_det"], probe_rng, size=SIZE)
-n_pos = run["n_pos"]
-pos_boxes = V.sample_view_boxes(2 * n_pos, probe_rng)
-pos_masks = np.stack([V.cross_mask(GRID, 0.3, probe_rng) for _ in range(2 * n_pos)])
-pos_images = np.concatenate([det_train.images[:n_pos], det_test.images[:n_pos]])
+probes = V.make_probe_set(
+    run["n_pos"], run["n_det"], run.child_rng(2), size=SIZE, grid=GRID
+)
+det_train, det_test = probes.det_train, probes.det_test
+n_pos, pos_boxes, pos_images = probes.n_pos, probes.pos_boxes, probes.pos_images
 print(
     f"{len(ssl_scenes)} pre-training images, {len(det_train)} + {len(det_test)} probe "
     f"images; objects per image: {ssl_scenes.counts.mean():.2f} on average"
@@ -240,21 +268,30 @@ print(f"identity view returns the field: max |difference| = {gap:.1e}")
 # regression of the student's masked patch tokens onto the teacher's), with crop-relative
 # encodings and content masking on every image. **B+PE** swaps in the crop-tied field;
 # **B+PE+PM** adds position masking (content or position masking, 50:50 per image). The
-# model is a ViT with 6×6 patches (8×8 tokens at 48×48), width 96, depth 4,
-# 3 heads, MLP ratio 2, and a CLS token. Each variant gets the same images, steps, batch
-# size and seeds. The feature std (the spread of the teacher's normalised CLS projections
-# over the batch, about 1 when spread, 0 at collapse) is logged to catch collapse.
+# model is a small ViT with 6×6 patches (8×8 tokens at 48×48), width 48, depth 2, 3 heads,
+# MLP ratio 2, and a CLS token. The field starts as a 2D sine-cosine table (half the
+# channels encode $x$, half $y$, at geometric frequencies; element std 0.02, as a random
+# ViT position embedding would have) and learns at ten times the network's learning rate.
+# What the variants share on a pre-training seed: the image pool, the number of steps and
+# the batch size, and the initial weights and field (the same seed builds the student);
+# the draws of views, field placements (B draws none) and masks differ between variants.
+# Each run's untrained reference is its own student at step 0. The feature std (the
+# spread of the teacher's normalised CLS projections over the batch, about 1 when spread,
+# 0 at collapse) is logged to catch collapse.
+
 
 # %% tags=["hide-input"]
-models, traces = {}, {}
+def ssl_config(variant, **override):
+    keys = ("steps", "batch", "arch", "head_dim", "field_init", "field_lr")
+    base = dict(variant=variant, field_size=run["field"], **{k: run[k] for k in keys})
+    return V.SSLConfig(**{**base, **override})
+
+
+models, traces, initial = {}, {}, {}
 for k in range(run["train_seeds"]):
     for variant in V.VARIANTS:
-        cfg = V.SSLConfig(
-            variant=variant,
-            steps=run["steps"],
-            batch=run["batch"],
-            field_size=run["field"],
-        )
+        cfg = ssl_config(variant)
+        initial[variant, k] = V.initial_student(cfg, SIZE, run.child_rng(1000 + k))
         models[variant, k], traces[variant, k] = V.pretrain(
             ssl_scenes.images, cfg, run.child_rng(1000 + k), device=run.device
         )
@@ -304,69 +341,52 @@ plt.show()
 # probability ½), and fits a ridge map from each patch token to the *original-image*
 # $(x, y)$ of that patch's centre on `n_pos` images; $R^2$ is measured on `n_pos` others.
 # The masked-position probe does the same on the tokens of a cross of 30 % of patches
-# whose encodings were replaced by the position-mask vector. Detection-lite and the
-# image-level content probes read whole images. All heads are linear. One diagnostic, which
-# decides nothing, helps read the position results: the field's smoothness, the mean cosine
-# similarity of neighbouring field cells (about 0 for the random initial field, near 1 for a
-# smooth one).
+# whose encodings were replaced by the position-mask vector. The image-level content probes
+# read whole images; detection-lite (claim 3) runs at full scale and in the recorded run.
+# The probes are linear. Two diagnostics, which decide nothing, help read the position
+# results: how far the field moved, $\lVert P_T-P_0\rVert/\lVert P_0\rVert$, and its
+# smoothness, the mean cosine similarity of neighbouring field cells (about 0 for a random
+# field, near 1 for a smooth one such as the sine-cosine start).
 
 
 # %%
 def evaluate(model):
-    tr, te = slice(0, n_pos), slice(n_pos, 2 * n_pos)
-    pos = V.position_probe(
-        model, pos_images[tr], pos_boxes[tr], pos_images[te], pos_boxes[te]
-    )
-    masked = V.position_probe(
-        model,
-        pos_images[tr],
-        pos_boxes[tr],
-        pos_images[te],
-        pos_boxes[te],
-        train_masks=pos_masks[tr],
-        test_masks=pos_masks[te],
-    )
-    cls_tr, pat_tr = V.encode(model, det_train.images)
-    cls_te, pat_te = V.encode(model, det_test.images)
-    det = V.detection_lite(pat_tr, det_train, pat_te, det_test, patch=PATCH)
-    feats = lambda c, p: np.concatenate([c, p.mean(1)], 1)  # noqa: E731
-    content = V.content_probe(
-        feats(cls_tr, pat_tr), det_train, feats(cls_te, pat_te), det_test
-    )
-    return dict(pos=pos, masked=masked, det=det, **content)
+    return V.probe_suite(
+        model, probes, patch=PATCH, context=1, features=1024,
+        detection=run["detection"],
+    )  # fmt: skip
 
 
 # %% tags=["hide-input"]
 results = {key: evaluate(m) for key, m in models.items()}
-# the same probe on untrained weights: how much position the input alone carries
-init, init_smooth, init_field = {}, {}, {}
-for variant in V.VARIANTS:
-    cfg = V.SSLConfig(variant=variant, steps=1, field_size=run["field"])
-    m0 = V.build_model(cfg, SIZE, seed=int(run.child_rng(4).integers(2**31))).to(
-        run.device
-    )
-    init[variant] = V.position_probe(
-        m0.eval(),
-        pos_images[:n_pos],
-        pos_boxes[:n_pos],
-        pos_images[n_pos:],
-        pos_boxes[n_pos:],
-    ).r2
-    init_smooth[variant] = V.field_smoothness(m0.field)
-    init_field[variant] = m0.field.detach().cpu()
+# the same probes on each run's own step-0 weights: what the input alone carries, and
+# how far pre-training moved the probes and the field
+init = {key: evaluate(m.to(run.device)) for key, m in initial.items()}
+moved = {key: V.field_change(initial[key].field, models[key].field) for key in models}
+init_field = {v: initial[v, 0].field.detach().cpu() for v in V.VARIANTS}
 seeds = range(run["train_seeds"])
 table = pd.DataFrame(
     {
         v: {
             "position R²": np.mean([results[v, k]["pos"].r2 for k in seeds]),
-            "position R² untrained": init[v],
+            "position R² untrained": np.mean([init[v, k]["pos"].r2 for k in seeds]),
+            "masked-position R²": np.mean([results[v, k]["masked"].r2 for k in seeds]),
+            "masked-position R² untrained": np.mean(
+                [init[v, k]["masked"].r2 for k in seeds]
+            ),
+            "field change ‖P_T − P_0‖/‖P_0‖": np.mean([moved[v, k] for k in seeds]),
             "field smoothness": np.mean(
                 [V.field_smoothness(models[v, k].field) for k in seeds]
             ),
-            "field smoothness untrained": init_smooth[v],
-            "masked-position R²": np.mean([results[v, k]["masked"].r2 for k in seeds]),
-            "patch mIoU": np.mean([results[v, k]["det"].miou for k in seeds]),
-            "AP@0.5": np.mean([results[v, k]["det"].ap50 for k in seeds]),
+            "field smoothness untrained": V.field_smoothness(init_field[v]),
+            **(
+                {
+                    "patch mIoU": np.mean([results[v, k]["det"].miou for k in seeds]),
+                    "AP@0.5": np.mean([results[v, k]["det"].ap50 for k in seeds]),
+                }
+                if run["detection"]
+                else {}
+            ),
             "count accuracy": np.mean([results[v, k]["count accuracy"] for k in seeds]),
             "type accuracy": np.mean([results[v, k]["type accuracy"] for k in seeds]),
             "final feature std": final_std[v],
@@ -386,10 +406,15 @@ print(table.round(3).to_string())
 # is whether it survives pre-training into the output features (the random placement of the
 # field gives the network every reason to stop trusting absolute field values).
 #
-# **Criterion (fixed before the run).** For every pre-training seed,
-# $R^2_\text{pos}(\text{B+PE}) - R^2_\text{pos}(\text{B}) > 0.2$. It fails if the
-# pre-training washes the field's position out of the tokens, or if the baseline recovers
-# position from content as well.
+# **Gate and criterion.** Gate: pre-training raised B+PE's position probe above the same
+# probe on its own step-0 weights by at least 0.05, on every seed (signed: a fall does not
+# count as training). Criterion, on every seed: $g = R^2_\text{pos}(\text{B+PE}) -
+# R^2_\text{pos}(\text{B}) > 0.2$, and the learned part $\Delta = g_\text{trained} -
+# g_\text{step 0} > 0$ (both bounds ours, from the research brief; the sine-cosine input
+# alone gives B+PE a large $g$ at step 0, so $g$ alone would measure the input). It fails
+# if pre-training washes the field's position out of the tokens faster than it teaches
+# the baseline, or if the baseline recovers position from content as well. Both were
+# changed after the auditor's numbers were seen (see the deviations).
 
 # %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 4, figsize=(12, 3.1))
@@ -457,12 +482,12 @@ for j, v in enumerate(V.VARIANTS):
     )
     ax.scatter(
         j,
-        init[v],
+        table.loc["position R² untrained", v],
         marker="_",
         s=500,
         color=color_for("muted"),
         zorder=3,
-        label="untrained weights" if j == 0 else None,
+        label="step-0 weights (untrained)" if j == 0 else None,
     )
 reference_line(ax, table.loc["position R²", "B"] + 0.2, "B + 0.2 (claim 1)")
 ax.set(
@@ -470,92 +495,104 @@ ax.set(
     xticklabels=V.VARIANTS,
     ylim=(0, 1.05),
     ylabel="R² of original-image (x, y)",
-    title="Linear position probe per variant",
+    title="Linear probe of original-image position, trained vs step-0 weights",
 )
 ax.legend(loc="upper left", fontsize=8)
 plt.show()
 
+
 # %%
-gain1 = [results["B+PE", k]["pos"].r2 - results["B", k]["pos"].r2 for k in seeds]
+def r2(v, probe, k, of=None):
+    return (of or results)[v, k][probe].r2
+
+
+gain1 = [r2("B+PE", "pos", k) - r2("B", "pos", k) for k in seeds]
+gain1_0 = [r2("B+PE", "pos", k, init) - r2("B", "pos", k, init) for k in seeds]
+learned1 = list(np.subtract(gain1, gain1_0))
+rise1 = [r2("B+PE", "pos", k) - r2("B+PE", "pos", k, init) for k in seeds]
 print(
     f"R²_pos: B {table.loc['position R²', 'B']:.3f}, B+PE "
     f"{table.loc['position R²', 'B+PE']:.3f}, B+PE+PM "
-    f"{table.loc['position R²', 'B+PE+PM']:.3f}; gain of B+PE over B per seed: "
+    f"{table.loc['position R²', 'B+PE+PM']:.3f}; per seed: gain of B+PE over B "
     + ", ".join(f"{g:.3f}" for g in gain1)
+    + " (step 0: "
+    + ", ".join(f"{g:.3f}" for g in gain1_0)
+    + "), learned part Δ "
+    + ", ".join(f"{g:+.3f}" for g in learned1)
+    + "; B+PE trained − step 0 "
+    + ", ".join(f"{g:+.3f}" for g in rise1)
 )
-
-
-def trained(v):  # the gate's value: what pre-training added to the position probe
-    return {f"{v}: R² trained − untrained": table.loc["position R²", v] - init[v]}
-
-
 ledger.check(
     1,
     "crop-tied PE makes original-image position linearly decodable",
-    paper="PE tied to the crop carries absolute position (mechanism)",
+    paper=(
+        "PE tied to the crop carries absolute position (mechanism); bounds ours (brief)"
+    ),
     source="abstract",
     evidence="simulation",
     measured={
         "R² gain (B+PE − B)": gain1,
+        "R² gain at step 0": gain1_0,
+        "learned part Δ (gain − gain at step 0)": learned1,
+        "B+PE: R² trained − step 0": rise1,
         "R² B": table.loc["position R²", "B"],
         "R² B+PE": table.loc["position R²", "B+PE"],
-        **trained("B+PE"),
     },
-    gate=at_least("B+PE: R² trained − untrained", 0.05),
-    criterion=at_least("R² gain (B+PE − B)", 0.2, strict=True),
-    tolerance={
-        "R² gain (B+PE − B)": tol(abs=0.0002),
-        "R² B": tol(abs=0.0002),
-        "R² B+PE": tol(abs=6e-05),
-        "B+PE: R² trained − untrained": tol(abs=6e-05),
+    gate=at_least("B+PE: R² trained − step 0", 0.05),  # pre-training raised the probe
+    criterion=all_of(
+        at_least("R² gain (B+PE − B)", 0.2, strict=True),
+        at_least("learned part Δ (gain − gain at step 0)", 0.0, strict=True),
+    ),
+    tolerance={  # 3-6× the largest difference in data/numerics (repbook numerics 19)
+        "R² gain (B+PE − B)": tol(abs=0.0004),
+        "R² gain at step 0": tol(abs=3e-08),
+        "learned part Δ (gain − gain at step 0)": tol(abs=0.0004),
+        "B+PE: R² trained − step 0": tol(abs=0.0002),
+        "R² B": tol(abs=0.0003),
+        "R² B+PE": tol(abs=0.0002),
     },
 )
 
 # %% [markdown]
-# How to read it: the grey marks are the same linear probe on untrained weights, and the
-# lines below compare them with the trained ones, next to the field's smoothness from the
-# table above. The dashed line is what B+PE needed: B's $R^2$ plus 0.2.
+# How to read it: the grey marks are the same linear probe on each run's step-0 weights, and
+# the lines below compare them with the trained ones, next to how far the field moved and
+# its smoothness. The dashed line is what B+PE needed: B's $R^2$ plus 0.2.
 
 # %%
 for v in V.VARIANTS:
     row = table[v]
     print(
-        f"{v:8s} linear R² {row['position R²']:.3f} (untrained "
-        f"{row['position R² untrained']:.3f}), field smoothness "
-        f"{row['field smoothness']:.2f} "
-        f"(untrained {row['field smoothness untrained']:.2f})"
+        f"{v:8s} linear R² {row['position R²']:.3f} (step 0 "
+        f"{row['position R² untrained']:.3f}), field moved "
+        f"{row['field change ‖P_T − P_0‖/‖P_0‖']:.2f} of its initial norm, smoothness "
+        f"{row['field smoothness']:.2f} (step "
+        f"0 {row['field smoothness untrained']:.2f})"
     )
-
-
-def encoding_r2(field):  # the same probe on the crop-tied encodings alone, no network
-    pe = (
-        V.crop_resize(field, pos_boxes, (GRID, GRID)).flatten(2).transpose(1, 2).numpy()
-    )
-    xy = V.patch_positions(pos_boxes, GRID)
-    probe = V.ridge_probe(
-        pe[:n_pos].reshape(-1, pe.shape[-1]), xy[:n_pos].reshape(-1, 2)
-    )
-    return V.r2_score(
-        xy[n_pos:].reshape(-1, 2), probe.predict(pe[n_pos:].reshape(-1, pe.shape[-1]))
-    )
-
-
+enc0 = V.encoding_r2(init_field["B+PE"], pos_boxes, GRID)
+enc1 = V.encoding_r2(models["B+PE", 0].field, pos_boxes, GRID)
 print(
-    "linear R² from the crop-tied encodings alone: untrained field "
-    f"{encoding_r2(init_field['B+PE']):.3f}, trained B+PE field "
-    f"{encoding_r2(models['B+PE', 0].field.detach().cpu()):.3f}"
+    "linear R² from the crop-tied encodings alone (no network): step-0 field "
+    f"{enc0:.3f}, trained B+PE field {enc1:.3f}"
+)
+
+# %%
+pe_t, pe_0 = (
+    table.loc["position R²", "B+PE"],
+    table.loc["position R² untrained", "B+PE"],
+)
+b_t, b_0 = table.loc["position R²", "B"], table.loc["position R² untrained", "B"]
+print(
+    "The sine-cosine field gives every "
+    "patch a smooth code of where it lies: at step 0 "
+    f"the probe reads R² {pe_0:.3f} from B+PE (B {b_0:.3f}), and after pre-training "
+    f"{pe_t:.3f} (B {b_t:.3f}): pre-training "
+    f"{'lowered' if pe_t < pe_0 else 'raised'} "
+    "what B+PE's tokens carry of position, and "
+    f"{'lowered' if b_t < b_0 else 'raised'} B's. The encodings alone give R² "
+    f"{enc0:.3f} (step-0 field) and {enc1:.3f} (trained field)."
 )
 
 # %% [markdown]
-# A trained bar that sits on its grey mark means that pre-training at this budget has not
-# changed what a linear probe can read. A field that is still close to its random
-# initialisation (smoothness near 0) gives each place an arbitrary code, which a linear map
-# reads only in part; the last line above gives the same probe on the encodings
-# themselves, before any network, and set beside the bars it shows how much of what a
-# linear probe can read in the input survives into the tokens. A smooth, position-like field
-# would have to be learned, and the full scale (3,000 steps of 64 images) is where that can
-# happen.
-#
 # ## Claim 2 · Position masking teaches where a masked patch lies
 #
 # When a patch's encoding is replaced by the position-mask vector, its own input says
@@ -563,11 +600,15 @@ print(
 # neighbours. Pre-training with position masking asks exactly that (the teacher's token
 # there does carry the position); the variant without position masking never practised it.
 #
-# **Criterion (fixed before the run).** For every pre-training seed, the masked-position
-# probe on B+PE+PM reaches $R^2 > 0.5$, and exceeds the same probe on B+PE (its
-# position-mask vector, never trained, stays at its zero initialisation) by at least 0.1.
-# It fails if the tiny model, in this budget, does not learn to place a patch from context,
-# or if context alone already places it without the training.
+# **Gate and criterion.** Gate (changed after the auditor's numbers were seen; see the
+# deviations): pre-training raised B+PE+PM's masked-position probe above the same probe
+# on its step-0 weights by at least 0.05 on every seed, or the criterion's first part
+# already holds (so that the gate can never hide a pass). Criterion (fixed before the
+# first run; both bounds ours, from the research brief): on every pre-training seed the
+# masked-position probe on B+PE+PM reaches $R^2 > 0.5$, and exceeds the same probe on
+# B+PE (its position-mask vector, never trained, stays at its zero initialisation) by at
+# least 0.1. It fails if the tiny model, in this budget, does not learn to place a patch
+# from context, or if context alone already places it without the training.
 
 # %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(9, 4.2), sharey=True)
@@ -599,37 +640,41 @@ fig.suptitle(
 plt.show()
 
 # %%
-masked_pm = [results["B+PE+PM", k]["masked"].r2 for k in seeds]
-gain2 = [masked_pm[k] - results["B+PE", k]["masked"].r2 for k in seeds]
+masked_pm = [r2("B+PE+PM", "masked", k) for k in seeds]
+gain2 = [masked_pm[k] - r2("B+PE", "masked", k) for k in seeds]
+rise2 = [masked_pm[k] - r2("B+PE+PM", "masked", k, init) for k in seeds]
 print(
     "masked-position R² per seed: B+PE+PM "
     + ", ".join(f"{r:.3f}" for r in masked_pm)
     + "; gain over B+PE "
     + ", ".join(f"{g:.3f}" for g in gain2)
+    + "; B+PE+PM trained − step 0 "
+    + ", ".join(f"{g:+.3f}" for g in rise2)
 )
 ledger.check(
     2,
     "position masking teaches where position-masked patches lie",
-    paper="masking and prediction of positional embeddings (mechanism)",
+    paper="masking and prediction of positional embeddings (mechanism); bounds ours "
+    "(brief)",
     source="abstract",
     evidence="simulation",
     measured={
         "masked R² (B+PE+PM)": masked_pm,
         "gain over B+PE": gain2,
-        **trained("B+PE+PM"),
+        "B+PE+PM: masked R² trained − step 0": rise2,
     },
-    gate=any_of(  # the model learned position at all, or the claim's own test passes
-        at_least("B+PE+PM: R² trained − untrained", 0.05),
+    gate=any_of(  # pre-training raised the masked probe, or the claim's test passes
+        at_least("B+PE+PM: masked R² trained − step 0", 0.05),
         at_least("masked R² (B+PE+PM)", 0.5, strict=True),
     ),
     criterion=all_of(
         at_least("masked R² (B+PE+PM)", 0.5, strict=True),
         at_least("gain over B+PE", 0.1),
     ),
-    tolerance={
-        "masked R² (B+PE+PM)": tol(abs=9e-06),
-        "gain over B+PE": tol(abs=4e-05),
-        "B+PE+PM: R² trained − untrained": tol(abs=0.0002),
+    tolerance={  # 3-6× the largest difference in data/numerics (repbook numerics 19)
+        "masked R² (B+PE+PM)": tol(abs=0.0002),
+        "gain over B+PE": tol(abs=0.0001),
+        "B+PE+PM: masked R² trained − step 0": tol(abs=0.0002),
     },
 )
 
@@ -637,102 +682,162 @@ ledger.check(
 # The segments join each masked patch's true position to the probe's guess. An $R^2$ near 0
 # means the probe does no better than guessing the mean position for every masked patch:
 # the token then carries no linearly readable trace of where the patch lies.
-#
-# ## Claim 3 · Better features for detection
-#
-# Detection-lite on frozen patch tokens: a linear 5-way patch classifier (background and
-# four shapes) gives the class map on the patch grid (mIoU); a linear centre head scores
-# each patch for holding an object's box centre; a linear box head regresses the box's
-# offset and log size from patches that hold a centre. Decoding keeps 3×3 local maxima of
-# the centre score and labels them with the best shape class; AP@0.5 is averaged over the
-# four classes. Heads are fitted on `n_det` images and scored on `n_det` others.
-#
-# **Criterion (fixed before the run).** The gain AP@0.5(B+PE+PM) − AP@0.5(B), paired by
-# pre-training seed (both variants see the same images and seeds): its mean minus two
-# standard errors > 0. It fails if the mean plus two standard errors is ≤ 0; in between it
-# is within the noise. It needs at least three seeds, so at quick scale (one seed) the claim
-# is `not checked at this scale` and the single-seed numbers are shown only.
-
-# %% tags=["hide-input"]
-fig, axes = plt.subplots(2, 5, figsize=(12, 5.2))
-for row, v in zip(axes, ["B", "B+PE+PM"]):
-    det = results[v, 0]["det"]
-    for ax, i in zip(row, range(5)):
-        ax.imshow(det_test.images[i].transpose(1, 2, 0))
-        for k in range(int(det_test.counts[i])):
-            x0, y0, x1, y1 = det_test.boxes[i, k]
-            ax.add_patch(
-                Rectangle(
-                    (x0 - 0.5, y0 - 0.5),
-                    x1 - x0,
-                    y1 - y0,
-                    fill=False,
-                    ec="w",
-                    ls="--",
-                    lw=1.2,
-                )
-            )
-        bx, sc, lab = det.detections[i]
-        for b, s_, c in zip(bx, sc, lab):
-            if s_ > 0.3:
-                ax.add_patch(
-                    Rectangle(
-                        (b[0] - 0.5, b[1] - 0.5),
-                        b[2] - b[0],
-                        b[3] - b[1],
-                        fill=False,
-                        ec=color_for(v),
-                        lw=1.5,
-                    )
-                )
-                ax.text(b[0], b[1] - 1, V.SHAPES[c - 1], color=color_for(v), fontsize=7)
-        ax.set_axis_off()
-    row[0].set_title(f"{v}: AP@0.5 = {det.ap50:.2f}", loc="left")
-fig.suptitle("Detection-lite on frozen features (dashed: truth; solid: score > 0.3)")
-plt.show()
 
 # %%
-ap = {v: [results[v, k]["det"].ap50 for k in seeds] for v in V.VARIANTS}
-gain3 = float(np.mean(ap["B+PE+PM"]) - np.mean(ap["B"]))
+mpm0 = table.loc["masked-position R² untrained", "B+PE+PM"]
+print(f"masked-position R² of B+PE+PM at step 0: {mpm0:.3f}")
+
+# %% [markdown]
+# ## Claim 3 · Better features for detection
+#
+# Detection-lite on frozen patch tokens. Each patch is described by the tokens of the 3×3
+# patches around it, mapped through 1,024 fixed random ReLU features (the same map for
+# every model), and three closed-form ridge heads read them: a 5-way patch classifier
+# (background and four shapes) gives the class map on the patch grid (mIoU); a centre head
+# scores each patch for holding an object's box centre; a box head regresses the box's
+# offset and log size from patches that hold a centre. Decoding keeps 3×3 local maxima of
+# the centre score and labels them with the best shape class; AP@0.5 is averaged over the
+# four classes. Heads are fitted on `n_det` images and scored on `n_det` others. The
+# *chance AP* is the same heads scoring every test image with the next test image's
+# tokens (a diagnostic). (A head reading one token linearly, as in the first version of
+# this chapter, gave AP ≈ 0.03, which could not tell one set of features from another.)
+#
+# **Gate and criterion** (changed after the auditor's numbers were seen; see the
+# deviations). Gate: pre-training helps detection at all: the baseline's AP trained minus
+# its AP on its own step-0 weights, paired by seed over at least three seeds, has mean
+# minus $t_{0.975,n-1}$ standard errors above 0. Only then can a variant's gain be read as
+# better features rather than as losing less of what random features give the head.
+# Criterion: the gain AP@0.5(B+PE+PM) − AP@0.5(B), paired by pre-training seed (on a
+# seed both variants start from the same weights and field and draw from the same image
+# pool; their view, placement and mask draws differ), has mean minus
+# $t_{0.975,n-1}$ standard errors > 0. It fails if the mean plus $t$ standard errors is
+# ≤ 0; in between it is within the noise. At quick scale one seed is pre-trained per
+# variant, so the claim is `not checked at this scale` there. A recorded CPU run
+# (`data/19_vit_positional_ssl/record_detection.py`, in its own regime, printed below,
+# with its own data and seed streams: the same kind of pre-training, not the chapter's
+# runs) gives the numbers on three seeds; they are gated and judged the same way below.
+
+
+# %%
+def t_k(n):  # the two-sided 95 % t quantile for the mean of n paired differences
+    return float(stats.t.ppf(0.975, n - 1))
+
+
+def claim3_rules(n):
+    gate = paired_gain(
+        "pre-training AP gain (B − B at step 0), per seed", 0, k=t_k(n), min_seeds=3
+    )
+    return gate, paired_gain("AP gain (B+PE+PM − B), per seed", 0, k=t_k(n))
+
+
+def claim3_values(ap, ap0):
+    return {
+        "AP gain (B+PE+PM − B), per seed": list(np.subtract(ap["B+PE+PM"], ap["B"])),
+        "pre-training AP gain (B − B at step 0), per seed": list(
+            np.subtract(ap["B"], ap0)
+        ),
+        "AP B": float(np.mean(ap["B"])),
+        "AP B at step 0": float(np.mean(ap0)),
+        "AP B+PE+PM": float(np.mean(ap["B+PE+PM"])),
+    }
+
+
+statement3 = "detection-lite AP on frozen features improves"
+paper3 = "COCO AP^box gains over DINOv2† (ViT-S)"
+if run["detection"]:
+    ap = {v: [results[v, k]["det"].ap50 for k in seeds] for v in V.VARIANTS}
+    chance = [results["B", k]["det"].chance_ap50 for k in seeds]
+    untrained_ap = [init["B", k]["det"].ap50 for k in seeds]
+    gate3, crit3 = claim3_rules(len(untrained_ap))
+    ledger.check(
+        3, statement3, paper=paper3, source="secondary summary",
+        evidence="simulation", measured=claim3_values(ap, untrained_ap),
+        gate=gate3, criterion=crit3,
+    )  # fmt: skip
+else:
+    rec = json.loads(
+        data_file("19_vit_positional_ssl", "detection_record.json").read_text()
+    )
+    ap, untrained_ap = rec["ap"], rec["untrained_ap"]["B"]
+    chance = rec["chance_ap"]["B"]
+    gate3, crit3 = claim3_rules(len(untrained_ap))
+    values3 = claim3_values(ap, untrained_ap)
+    g3, o3 = gate3.evaluate(values3), crit3.evaluate(values3)
+    m3, _, h3, n3 = gate3.interval(values3)
+    reading3 = (
+        f"gate unmet (B trained − B at step 0: mean {m3:+.3f}, ± {h3:.3f} at "
+        f"t = {t_k(n3):.2f}), so the criterion is not read"
+        if not g3.passed
+        else "gate met; criterion "
+        + (
+            "holds"
+            if o3.passed
+            else "within noise"
+            if o3.undecided
+            else "does not hold"
+        )
+    )
+    reg3 = rec["regime"]
+    print(
+        f"recorded CPU run: seeds {rec['seeds']}, "
+        f"its own regime ({reg3['steps']} steps "
+        f"of {reg3['batch']} images, field lr ×{reg3['field_lr']:g}, "
+        f"{rec['data']['n_ssl']} pre-training images), {rec['seconds']:.0f} s on 2 "
+        f"cores: {reading3}"
+    )
+    ledger.not_checked(
+        3, statement3, paper=paper3, source="secondary summary", criterion=crit3,
+        measured={f"recorded run: {k}": v for k, v in values3.items()},
+        note=f"one pre-training seed at quick scale; a recorded CPU run in its own "
+        f"regime ({reg3['steps']} steps, seeds {rec['seeds']}; values shown): "
+        f"{reading3}; the full scale (3 seeds, GPU) checks it in the run",
+    )  # fmt: skip
 print(
     "AP@0.5 per seed: "
-    + "; ".join(f"{v} " + ", ".join(f"{a:.3f}" for a in ap[v]) for v in V.VARIANTS)
-    + f"\nmean gain of B+PE+PM over B: {gain3:+.3f}"
+    + "; ".join(f"{v} " + ", ".join(f"{a:.3f}" for a in ap[v]) for v in ap)
+    + "\nchance AP (B's heads, tokens of another image): "
+    + ", ".join(f"{a:.3f}" for a in chance)
+    + "\nB at step 0 (untrained weights): "
+    + ", ".join(f"{a:.3f}" for a in untrained_ap)
 )
-crit3 = paired_gain("AP gain (B+PE+PM − B), per seed", 0)
-measured3 = {
-    "mean AP gain (B+PE+PM − B)": gain3,
-    "AP B": float(np.mean(ap["B"])),
-    "AP B+PE+PM": float(np.mean(ap["B+PE+PM"])),
-}
-if run["train_seeds"] >= 3:
-    ledger.check(
-        3,
-        "detection-lite AP on frozen features improves",
-        paper="COCO AP^box gains over DINOv2† (ViT-S)",
-        source="secondary summary",
-        evidence="simulation",
-        measured={
-            "AP gain (B+PE+PM − B), per seed": list(
-                np.subtract(ap["B+PE+PM"], ap["B"])
-            ),
-            **measured3,
-        },
-        criterion=crit3,
-        tolerance=tol(abs=0.0002),
+ap_b, ap_b0 = float(np.mean(ap["B"])), float(np.mean(untrained_ap))
+print(
+    f"pre-training {'lowered' if ap_b < ap_b0 else 'raised'} the baseline's AP against "
+    f"its step-0 weights ({ap_b0:.3f} → {ap_b:.3f}, mean over seeds)"
+    + (
+        ": pre-training did not help detection at this scale, so no variant's gain can "
+        "be read as better features"
+        if ap_b < ap_b0
+        else ""
     )
-else:
-    ledger.not_checked(
-        3,
-        "detection-lite AP on frozen features improves",
-        paper="COCO AP^box gains over DINOv2† (ViT-S)",
-        source="secondary summary",
-        criterion=crit3,
-        measured=measured3,
-        note="needs ≥ 3 pre-training seeds per variant; run the full scale "
-        "(3 seeds, GPU)",
-        tolerance=tol(abs=0.0002),
-    )
+)
+
+# %% tags=["hide-input"]
+fig, ax = plt.subplots(figsize=(6.4, 3.8))
+n3 = len(ap["B"])
+for k in range(n3):
+    ax.plot(
+        [0, 1], [ap["B"][k], ap["B+PE+PM"][k]], color=color_for("muted"), lw=0.8,
+        zorder=1,
+    )  # fmt: skip
+for j, v in enumerate(["B", "B+PE+PM"]):
+    ax.scatter([j] * n3, ap[v], color=color_for(v), s=30, zorder=3, label=v)
+ax.scatter(
+    [-0.15] * n3, untrained_ap, marker="_", s=300, color="k",
+    label="B at step 0 (untrained)",
+)  # fmt: skip
+ax.scatter(
+    [-0.15] * n3, chance, marker="x", s=30, color=color_for("muted"),
+    label="chance (another image's tokens)",
+)  # fmt: skip
+ax.set(
+    xticks=[0, 1], xticklabels=["B", "B+PE+PM"], xlim=(-0.5, 1.5),
+    ylabel="detection-lite AP@0.5",
+    title="Detection AP per pre-training seed, lines pair a seed"
+    + ("" if run["detection"] else " (recorded CPU run)"),
+)  # fmt: skip
+ax.legend(fontsize=8, loc="best")
+plt.show()
 
 # %% [markdown]
 # The image-level probes (shape count and shape types, in the table above) are a control:
@@ -763,17 +868,7 @@ ledger.quote(
 # %% tags=["hide-input"]
 abl_rows = []
 for name, override in run["ablations"]:
-    cfg = V.SSLConfig(
-        **{
-            **dict(
-                variant="B+PE+PM",
-                steps=run["steps"],
-                batch=run["batch"],
-                field_size=run["field"],
-            ),
-            **override,
-        }
-    )
+    cfg = ssl_config("B+PE+PM", **override)
     m, _ = V.pretrain(ssl_scenes.images, cfg, run.child_rng(1000), device=run.device)
     r = evaluate(m)
     abl_rows.append(
@@ -804,11 +899,27 @@ else:
 #
 # **Stability.** The stability run (`repbook stability 19 --seeds 5`, seeds 0–4 at quick
 # scale) gives the *seeds* column; a claim changed since the record was made reads "stale
-# record", and the claims whose verdict flips between seeds are named under the table with
-# their range.
+# record". The line below the table is generated from that record ("record stale" when
+# the record predates the claims as they are now).
 
 # %% tags=["nbval-check-output"]
 ledger.show()
+
+# %%
+stability = ledger.stability()
+if stability is None:
+    print("No stability record yet.")
+elif stability.is_stale(ledger):
+    print(
+        "record stale: the stability record (made at "
+        f"{stability.provenance.get('commit', 'an earlier commit')}) describes claims "
+        "that have changed since; it is to be re-made"
+    )
+else:
+    print(
+        unstable_sentence(ledger, stability)
+        or "No claim flips between the record's seeds."
+    )
 
 # %% tags=["nbval-ignore-output"]
 import time
@@ -819,34 +930,130 @@ print(
 )
 
 # %% [markdown]
+# ## The regime scan
+#
+# Before the quick scale was fixed, the field's learning rate was scanned at two points
+# (×1 and ×10 the network's rate; 800 steps of 16 images, seed 1000, sine-cosine field,
+# B+PE and B+PE+PM; `data/19_vit_positional_ssl/regime_scan.py`, output
+# `regime_scan.jsonl`). The table is read from that file. For each row, the gate of the
+# claim that reads it (claim 1: B+PE's position probe; claim 2: B+PE+PM's masked-position
+# probe) is evaluated both as it was when ×10 was chosen (two-sided: the probe moved by
+# ≥ 0.05 either way, or the field by ≥ half its norm) and as it is now (signed: the probe
+# rose by ≥ 0.05).
+
+# %% tags=["hide-input"]
+scan_text = data_file("19_vit_positional_ssl", "regime_scan.jsonl").read_text()
+scan_rows = []
+for r in (json.loads(line) for line in scan_text.splitlines() if line.strip()):
+    probe = "pos" if r["v"] == "B+PE" else "masked"
+    delta = r["trained"][probe] - r["untrained"][probe]
+    scan_rows.append(
+        {
+            "field lr": f"×{r['lr']:g}",
+            "variant": r["v"],
+            "R² step 0": r["untrained"]["pos"],
+            "R² trained": r["trained"]["pos"],
+            "masked R² step 0": r["untrained"]["masked"],
+            "masked R² trained": r["trained"]["masked"],
+            "field change": r["field"],
+            "smoothness": r["smooth"],
+            "gated probe": "position" if probe == "pos" else "masked",
+            "its trained − step 0": delta,
+            "old gate": abs(delta) >= 0.05 or r["field"] >= 0.5,
+            "new gate": delta >= 0.05,
+        }
+    )
+scan_df = pd.DataFrame(scan_rows)
+print(scan_df.round(3).to_string(index=False))
+for lr, grp in scan_df.groupby("field lr", sort=False):
+    print(
+        f"field lr {lr}: old two-sided gate "
+        + ", ".join(
+            f"{v} {'met' if g else 'unmet'}"
+            for v, g in zip(grp.variant, grp["old gate"])
+        )
+        + "; new signed gate "
+        + ", ".join(
+            f"{v} {'met' if g else 'unmet'}"
+            for v, g in zip(grp.variant, grp["new gate"])
+        )
+    )
+
+# %% [markdown]
 # ## Deviations from the paper
 #
-# - **Gates added after the results were known** (the book-wide rule that a claim is judged
-#   only where its mechanism can show). Claims 1 and 2 were judged on a pre-trained model whose
-#   position probe read what the same probe read on untrained weights (at commit 238c14c,
-#   R² 0.395 against 0.396 for B+PE): not reproduced, about a model that had not learned. Both
-#   are now gated on the trained-minus-untrained position $R^2$ of the variant they read
-#   (≥ 0.05, a quarter of claim 1's own bar of 0.2); their criteria are unchanged.
-# - **After a verdict audit of those gates.** Claim 2's gate read the *unmasked* probe, which
-#   a model could leave flat while its masked probe passed: a gate that could hide a pass. It
-#   is now "trained − untrained ≥ 0.05, or masked $R^2$ > 0.5" (the verdict at quick scale is
-#   the same: neither holds). Claim 3 (full scale) was "mean AP gain over seeds > 0", a bare
-#   mean; it is now the gain paired by pre-training seed, mean − 2 SE > 0, which needs three
-#   seeds (the full scale has three). Two findings are left for the chapter's group issue
-#   (17–19): the untrained weights of the gate are a fresh initialisation, not the student's
-#   own step-0 weights, so the gate's 0.05 includes the difference between two random fields;
-#   and a higher learning rate for the field may be the affordable regime in which the
-#   position field becomes smooth at quick scale.
+# - **Audit of the reworked chapter (issue 36), answered here.** The gates and criteria
+#   below were changed after the auditor's numbers were known (claim 1 ✓ with a gain of
+#   0.480 on one seed, claim 2 ✗, claim 3's recorded run read as "reproduced"; trained
+#   B+PE position $R^2$ 0.821 against 0.899 at step 0); old → new, with the reasons:
+#   - *Gates of claims 1 and 2.* Old: the probe the claim reads moved by at least 0.05
+#     in either direction against the run's own step-0 student, or the field moved by at
+#     least half its initial norm, $\lVert P_T-P_0\rVert \ge 0.5\lVert P_0\rVert$ (claim
+#     2 also: or its masked probe passes). The field branch held by design (a field of
+#     element std 0.02 learning at 10× the network's rate moves by several times its
+#     norm in any run, B's included: drift, not learning) and the two-sided branch
+#     counted a fall of the probe, pre-training destroying position, as training. New:
+#     signed, about learning: pre-training raised the probe the claim reads above its
+#     step-0 value by at least 0.05 (claim 2 keeps "or its test passes"). The field's
+#     change, its smoothness and the encoding-only $R^2$ are shown as diagnostics.
+#   - *Claim 1's criterion.* Old: $g = R^2_\text{pos}(\text{B+PE}) -
+#     R^2_\text{pos}(\text{B}) > 0.2$; with a sine-cosine field the step-0 weights
+#     already pass it, so it measured the input. New: $g > 0.2$ and its learned part
+#     $\Delta = g_\text{trained} - g_\text{step 0} > 0$ on every seed. Both bounds are
+#     ours, from the research brief (they were labelled "abstract" before); so are
+#     claim 2's.
+#   - *Claim 3's gate and noise bar.* Old gate: at least three seeds and the baseline's AP
+#     at least 0.1 above, and twice, its chance AP (about 0.0003, so any working head
+#     met it); old criterion: mean − 2 SE > 0. New gate: pre-training raised the
+#     baseline's AP above its step-0 AP, paired by seed, mean − $t_{0.975,n-1}$ SE > 0;
+#     new criterion: the same paired gain of B+PE+PM over B with the $t$ quantile
+#     (4.30 for three seeds) instead of 2. The recorded run's note no longer says
+#     "reproduced" for a run whose pre-training lowered detection.
+#   - *The regime.* The field's ×10 learning rate was chosen from the two-point scan above
+#     under the old two-sided gate; at ×1 B+PE's probe had already fallen by more than
+#     0.05 (old gate met for claim 1), which the earlier text left out. Under the new
+#     gate no scan point is met (the table above). No new regime search was started;
+#     not tried: 1,000+ steps, a larger share of position-masked images, a longer
+#     recorded CPU run. Claims 1–3 stay not checked until a regime where pre-training
+#     raises the probes is found.
+#   - *Quick scale.* Old: 600 steps per variant, measured 259 s on 2 cores (the budget is
+#     150 s). New: 250 steps, one pre-training seed (two seeds did not fit); cut for time
+#     alone. A first cut to 400 steps measured 176 s (about 0.12 s a step in the chapter's
+#     kernel, against 0.076 s in the recorded script); its gates, seen before the second
+#     cut, were unmet as well (B+PE's position probe −0.055 against step 0, B+PE+PM's
+#     masked probe +0.006). With one seed "on every seed" means that one seed.
+#   - *Recorded detection run.* It keeps its own regime (600 steps, seeds 0–2, its own
+#     data and seed streams); it was re-recorded with null instead of NaN for scores not
+#     computed and the sha256 of the module and the script it ran instead of a commit
+#     name, and both scripts are in `SHA256SUMS`. A pilot's numbers quoted earlier (a
+#     head on raw pixels), never shipped, were dropped.
+# - **Issue 36: a pre-training that trains** (old → new, with the reasons).
+#   - *Regime.* Old: a ViT of width 96 and depth 4, 250 steps of 16 images per variant, a
+#     random field learning at the network's rate; pre-training did not change what the
+#     probes read (at 238c14c position $R^2$ 0.395 trained against 0.396 untrained for
+#     B+PE, the field still random, masked-position $R^2$ ≈ 0 for every variant). New:
+#     width 48, depth 2, the field initialised as a 2D sine-cosine table (element std
+#     0.02) and learning at 10× the network's rate (see the audit item above for the
+#     steps and the scan).
+#   - *Initial field.* Old: truncated normal (std 0.02). New: sine-cosine, so that claim 2
+#     (placing position-masked patches from their context) can be tested without first
+#     learning a position code. The summaries do not say how the paper initialises its
+#     field; this is our choice, and it means the step-0 probes already read position.
+#   - *Claim 3.* Old: a linear head on one token, AP ≈ 0.03, judged at full scale only.
+#     New: a head on the 3×3 neighbourhood of tokens through fixed random ReLU features
+#     and a recorded CPU run on three seeds that the quick chapter reads; the quick
+#     verdict itself stays `not checked at this scale` (one seed).
+#   - *Protocols* (probe suite, the encoding-only probe, the detection study over seeds)
+#     moved from the chapter into `repbook.papers.vit_positional_ssl`, unit-tested.
+# - **Earlier gates** (commit ca8b37c, after a verdict audit): claim 2's gate became
+#   "moved, or masked $R^2$ > 0.5" so that it cannot hide a pass; claim 3 was "mean AP gain
+#   over seeds > 0", a bare mean, and became the gain paired by pre-training seed, mean −
+#   2 SE > 0, which needs three seeds (now with the $t$ quantile, above).
 # - **Data and scale.** Generated 48×48 shape scenes instead of ImageNet-1K and COCO; a ViT
-#   of width 96 and depth 4 with 6×6 patches instead of ViT-S/16 and ViT-B/16; 250
+#   of width 48 and depth 2 with 6×6 patches instead of ViT-S/16 and ViT-B/16; 250
 #   pre-training steps of 16 images per variant at quick scale instead of 100 ImageNet
-#   epochs; frozen linear probes and a "detection-lite" decoder instead of fine-tuning a
-#   ViTDet Mask R-CNN. The numbers are about the mechanisms, not about COCO.
-# - **Budget.** The issue planned about 600 steps of 64 images per variant from an estimate
-#   of 30–60 ms per step; a timing run gave 0.17 CPU-seconds per step at batch 16 (about
-#   0.7 at batch 64) on one core, so the quick scale was fixed at 250 steps of 16 images before any
-#   probe was computed. One pre-training seed fits at quick scale, so claim 3 is checked at
-#   full scale only.
+#   epochs; frozen probes and a "detection-lite" decoder instead of fine-tuning a ViTDet
+#   Mask R-CNN. The numbers are about the mechanisms, not about COCO.
 # - **Objective.** Our base is not DINOv2: the image loss is a BYOL-style cosine loss with a
 #   predictor (an EMA teacher on the CLS token over two global crops), the masked-patch loss
 #   is a cosine regression to the teacher's patch tokens instead of iBOT's prototype
@@ -858,16 +1065,15 @@ print(
 #   placement for both views of an image; the identity placement for probes; the cross shape
 #   (two bars, a quarter of the grid thick) and 30 % mask ratio; random-patch content masks;
 #   a 16×16 field at quick scale (the paper's default is said to be 50×50, used at full
-#   scale), initialised like a ViT's learnable position embedding (truncated normal, std
-#   0.02), so it starts as a random code; zero-initialised mask vectors; the crop-relative baseline as the same field
-#   sampled over the view. The ablations' "uniform" and "constant" scale laws are ours
-#   (same mean as Beta(2, 5)).
+#   scale); zero-initialised mask vectors; the crop-relative baseline as the same field
+#   sampled over the view; position-masked patches, like content-masked ones, predict the
+#   teacher's token of the same patch (not their position directly). The ablations'
+#   "uniform" and "constant" scale laws are ours (same mean as Beta(2, 5)).
 # - **Claim 2's second part** (a gain of at least 0.1 over B+PE) is ours: the issue's
 #   criterion was $R^2 > 0.5$ alone, which context could pass without any position masking.
-#   It was added before the run.
-# - **Added after the first quick run** (no criterion changed): the field-smoothness
-#   diagnostic and the criterion line in claim 1's figure, which help read claim 1 and
-#   decide nothing.
+#   It was added before the first run.
+# - **Diagnostics** that decide nothing: the field's smoothness and change, the probe on
+#   the encodings alone, the chance AP of the detection head.
 # - **Not checked.** COCO and ADE20K numbers (claim 4, quoted from summaries); the paper's
 #   exact masking ratios and field resolution.
 #
@@ -878,4 +1084,20 @@ print(
 # ```
 # Full scale (one GPU): 96×96 images (16×16 tokens), a 50×50 field, 20,000 pre-training
 # images, 3,000 steps of 64 images per variant, three pre-training seeds (which checks
-# claim 3), and the six ablations above.
+# claim 3 in the run), and the six ablations above: 15 pre-trainings, 45,000 steps. The
+# estimate below scales the recorded run's measured step time (48×48, batch 16) by the
+# batch and the number of tokens alone, a lower bound (attention grows faster than the
+# token count).
+
+# %%
+rec = json.loads(
+    data_file("19_vit_positional_ssl", "detection_record.json").read_text()
+)
+step_s = np.mean(list(rec["pretrain_seconds"].values())) / rec["regime"]["steps"]
+factor = (64 / rec["regime"]["batch"]) * (96 / rec["data"]["size"]) ** 2
+print(
+    f"recorded run: {step_s:.3f} s per pre-training step at quick size; full scale at "
+    f"least {factor:.0f}× that, so 45,000 steps take at least "
+    f"{45_000 * step_s * factor / 3600:.1f} h on this CPU before any probe: the full "
+    f"scale is for a GPU. The recorded run itself took {rec['seconds']:.0f} s."
+)

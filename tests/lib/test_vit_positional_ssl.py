@@ -367,3 +367,135 @@ def test_spelled_out_attention_matches_the_fused_kernel():
     g = torch.Generator().manual_seed(0)
     q, k, v = (torch.randn(2, 3, 10, 8, generator=g) for _ in range(3))
     torch.testing.assert_close(V.attention(q, k, v, fused=False), V.attention(q, k, v))
+
+
+# -- issue 36: the trainable regime and the chapter's protocols -----------------------------------
+def test_sincos_field_encodes_both_axes_and_its_scale():
+    f = V.sincos_field(8, 5, std=0.02)
+    assert f.shape == (8, 5, 5)
+    assert float(f.std()) == pytest.approx(0.02, rel=1e-5)
+    # the first half varies along columns only, the second along rows only
+    torch.testing.assert_close(f[:4], f[:4, :1].expand(-1, 5, -1))
+    torch.testing.assert_close(f[4:], f[4:, :, :1].expand(-1, -1, 5))
+    # every cell has its own code, and neighbours are more alike than far cells
+    flat = f.flatten(1).T
+    assert len(torch.unique(flat, dim=0)) == 25
+    assert V.field_smoothness(V.sincos_field(48, 16)) > 0.5
+    m = V.TinyViT(dim=12, heads=3, depth=1, field_init="sincos")
+    torch.testing.assert_close(m.field.detach(), V.sincos_field(12, 16))
+    with pytest.raises(ValueError, match="multiple of 4"):
+        V.sincos_field(6, 4)
+    with pytest.raises(ValueError, match="field_init"):
+        V.TinyViT(field_init="zeros")
+
+
+def test_initial_student_is_pretrains_starting_point(scenes):
+    cfg = V.SSLConfig(
+        variant="B+PE", steps=1, batch=4, arch=(("dim", 12), ("depth", 1))
+    )
+    m0 = V.initial_student(cfg, 48, np.random.default_rng(5))
+    ref = V.build_model(cfg, 48, int(np.random.default_rng(5).integers(2**31)))
+    for a, b in zip(m0.state_dict().values(), ref.state_dict().values()):
+        torch.testing.assert_close(a, b)
+    m1, _ = V.pretrain(scenes.images[:8], cfg, np.random.default_rng(5))
+    # one step moves the weights a little, from exactly those weights
+    change = V.field_change(m0.field, m1.field)
+    assert 0 < change < 1
+    assert V.field_change(m0.field, m0.field) == 0
+    with pytest.raises(ValueError, match="zero"):
+        V.field_change(torch.zeros(2, 2, 2), torch.ones(2, 2, 2))
+
+
+def test_field_lr_scales_only_the_fields_update(scenes):
+    arch = (("dim", 12), ("depth", 1))
+    moved, other = {}, {}
+    for lr in (1.0, 10.0):
+        cfg = V.SSLConfig(
+            variant="B+PE", steps=2, batch=4, arch=arch, field_lr=lr, warmup=1
+        )
+        m0 = V.initial_student(cfg, 48, np.random.default_rng(0))
+        m1, _ = V.pretrain(scenes.images[:8], cfg, np.random.default_rng(0))
+        moved[lr] = float((m1.field - m0.field).detach().abs().mean())
+        other[lr] = float(
+            (m1.patch_embed.weight - m0.patch_embed.weight).detach().abs().mean()
+        )
+    # Adam's first steps move each weight by about lr: ten times as far for the field
+    assert 5 < moved[10.0] / moved[1.0] < 15
+    assert other[10.0] == pytest.approx(other[1.0], rel=0.5)
+    with pytest.raises(ValueError, match="field_lr"):
+        V.SSLConfig(variant="B", steps=1, field_lr=0)
+    with pytest.raises(ValueError, match="field_init"):
+        V.SSLConfig(variant="B", steps=1, field_init="zeros")
+
+
+def test_neighbourhood_and_random_features():
+    t = np.arange(2 * 9 * 1, dtype=float).reshape(2, 9, 1)  # 3×3 grid, one channel
+    nb = V.neighbourhood(t, 1)
+    assert nb.shape == (2, 9, 9)
+    # the centre patch sees the whole grid in row-major order; a corner sees zeros outside
+    np.testing.assert_array_equal(nb[0, 4], np.arange(9))
+    np.testing.assert_array_equal(nb[0, 0], [0, 0, 0, 0, 0, 1, 0, 3, 4])
+    np.testing.assert_array_equal(V.neighbourhood(t, 0), t)
+    a, b = V.random_features(t, t[:1], 7, seed=3)
+    assert a.shape == (2, 9, 7) and (a >= 0).all()
+    np.testing.assert_array_equal(a[:1], b)  # one map for train and test
+    with pytest.raises(ValueError, match="square grid"):
+        V.neighbourhood(np.zeros((1, 8, 2)), 1)
+    with pytest.raises(ValueError, match="context"):
+        V.neighbourhood(t, -1)
+
+
+def test_detection_chance_ap_falls_to_priors(scenes):
+    t = V.patch_targets(scenes, 6)
+    oracle = np.concatenate(
+        [np.eye(5)[t["label"]], t["centre"][..., None], t["box"]], axis=-1
+    )
+    half = len(scenes) // 2
+    fields = V.Scenes.__dataclass_fields__
+    train = V.Scenes(*(getattr(scenes, f)[:half] for f in fields))
+    test = V.Scenes(*(getattr(scenes, f)[half:] for f in fields))
+    res = V.detection_lite(
+        oracle[:half], train, oracle[half:], test, patch=6, alpha=1e-6, context=1,
+        features=256,
+    )  # fmt: skip
+    assert res.ap50 > 0.5
+    # another image's tokens place boxes where that image's objects were
+    assert res.chance_ap50 < 0.25 * res.ap50
+    with pytest.raises(ValueError, match="features"):
+        V.detection_lite(oracle, scenes, oracle, scenes, patch=6, features=-1)
+
+
+def test_probe_set_suite_and_encoding_probe():
+    rng = np.random.default_rng(0)
+    data = V.make_probe_set(6, 10, rng, size=48, grid=8)
+    assert data.n_pos == 6 and data.pos_images.shape == (12, 3, 48, 48)
+    np.testing.assert_array_equal(data.pos_images[6:], data.det_test.images[:6])
+    m = V.TinyViT(dim=12, heads=3, depth=1, field_init="sincos")
+    out = V.probe_suite(m, data, patch=6, detection=False)
+    assert out["det"] is None and set(out) >= {"pos", "masked", "count accuracy"}
+    assert np.isfinite(out["pos"].r2)
+    # a sine-cosine field codes position smoothly: a linear probe reads most of it
+    boxes = V.sample_view_boxes(40, rng)
+    assert V.encoding_r2(V.sincos_field(48, 16), boxes, 8) > 0.8
+    with pytest.raises(ValueError, match="n_pos"):
+        V.make_probe_set(11, 10, rng, size=48, grid=8)
+
+
+def test_detection_study_pairs_by_seed(scenes):
+    data = V.make_probe_set(4, 8, np.random.default_rng(1), size=48, grid=8)
+    arch = (("dim", 12), ("depth", 1))
+    cfgs = {
+        v: V.SSLConfig(variant=v, steps=2, batch=4, arch=arch) for v in ("B", "B+PE+PM")
+    }
+    st = V.detection_study(
+        scenes.images[:8], data, cfgs, [0, 1], patch=6, features=16,
+        untrained_of=("B",),
+    )  # fmt: skip
+    assert st.seeds == (0, 1) and len(st.ap["B"]) == 2 and len(st.chance_ap["B"]) == 2
+    assert np.isnan(st.untrained_ap["B+PE+PM"]).all()
+    assert np.isfinite(st.untrained_ap["B"]).all()
+    np.testing.assert_allclose(
+        st.gains("B+PE+PM"), np.subtract(st.ap["B+PE+PM"], st.ap["B"])
+    )
+    with pytest.raises(ValueError, match="config of variant"):
+        V.detection_study(scenes.images[:8], data, {"B": cfgs["B+PE+PM"]}, [0], patch=6)

@@ -403,6 +403,31 @@ def box_mask(grid: int, mask_ratio: float, rng: np.random.Generator) -> np.ndarr
 # ---------------------------------------------------------------------------------------------
 # The model
 # ---------------------------------------------------------------------------------------------
+FIELD_INITS = ("random", "sincos")
+"""Initial positional fields: "random" (truncated normal, std 0.02, as a ViT's learnable
+position embedding) or "sincos" (the 2D sine-cosine table of `sincos_field`)."""
+
+
+def sincos_field(dim: int, size: int, *, std: float = 0.02) -> torch.Tensor:
+    """A (dim, size, size) 2D sine-cosine field: the first half of the channels encodes x, the
+    second half y; each half holds sin and cos of the cell index (0..size-1) at dim/4 geometric
+    frequencies 1/10000^(k/(dim/4)), k = 0..dim/4-1. Scaled so that its element std is `std`."""
+    if not isinstance(dim, (int, np.integer)) or dim < 4 or dim % 4:
+        raise ValueError(f"dim must be a positive multiple of 4, got {dim!r}")
+    if not isinstance(size, (int, np.integer)) or size < 2:
+        raise ValueError(f"size must be an integer >= 2, got {size!r}")
+    if not std > 0:
+        raise ValueError(f"std must be positive, got {std!r}")
+    q = dim // 4
+    omega = 1.0 / 10000 ** (torch.arange(q, dtype=torch.float64) / q)
+    ang = torch.arange(size, dtype=torch.float64)[:, None] * omega[None, :]  # (size, q)
+    axis = torch.cat([ang.sin(), ang.cos()], dim=1).T  # (dim/2, size)
+    fx = axis[:, None, :].expand(-1, size, -1)  # varies along columns
+    fy = axis[:, :, None].expand(-1, -1, size)  # varies along rows
+    f = torch.cat([fx, fy], dim=0)
+    return (f / f.std() * std).to(torch.float32)
+
+
 def attention(q, k, v, *, fused: bool = True) -> torch.Tensor:
     """Softmax attention. `fused=False` spells it out, for CUDA, where the backward passes of
     the fused kernels are not deterministic."""
@@ -459,6 +484,7 @@ class TinyViT(nn.Module):
         mlp_ratio: float = 2.0,
         field_size: int = 16,
         pe: str = "crop-tied",
+        field_init: str = "random",
     ):
         super().__init__()
         if image_size % patch:
@@ -472,6 +498,10 @@ class TinyViT(nn.Module):
             raise ValueError(f"pe must be 'crop-tied' or 'crop-relative', got {pe!r}")
         if field_size < 2:
             raise ValueError(f"field_size must be at least 2, got {field_size!r}")
+        if field_init not in FIELD_INITS:
+            raise ValueError(
+                f"field_init must be one of {FIELD_INITS}, got {field_init!r}"
+            )
         self.image_size, self.patch, self.dim, self.pe = image_size, patch, dim, pe
         self.grid = image_size // patch
         self.patch_embed = nn.Linear(3 * patch * patch, dim)
@@ -483,6 +513,9 @@ class TinyViT(nn.Module):
         self.blocks = nn.ModuleList(_Block(dim, heads, mlp_ratio) for _ in range(depth))
         self.norm = nn.LayerNorm(dim)
         nn.init.trunc_normal_(self.field, std=0.02)
+        if field_init == "sincos":
+            with torch.no_grad():
+                self.field.copy_(sincos_field(dim, field_size, std=0.02))
         nn.init.trunc_normal_(self.cls, std=0.02)
         nn.init.trunc_normal_(self.cls_pos, std=0.02)
         for m in self.modules():
@@ -523,6 +556,10 @@ class TinyViT(nn.Module):
         return self.norm(x)
 
 
+SMALL_ARCH = (("patch", 6), ("dim", 48), ("depth", 2), ("heads", 3), ("mlp_ratio", 2.0))
+"""The quick scale's ViT: width 48, depth 2, 3 heads, MLP ratio 2, 6×6 patches."""
+
+
 def _mlp(d_in: int, hidden: int, d_out: int) -> nn.Sequential:
     return nn.Sequential(
         nn.Linear(d_in, hidden),
@@ -549,6 +586,8 @@ class SSLConfig:
     mask_ratio: float = 0.3
     pos_mask_share: float = 0.5  # share of images given position (not content) masking
     field_size: int = 16
+    field_init: str = "random"  # one of FIELD_INITS
+    field_lr: float = 1.0  # the field's learning rate, as a multiple of `lr`
     field_scale: str = "beta"  # law of the field placement, one of FIELD_SCALES
     pos_mask_shape: str = "cross"  # "cross" or "box"
     crop_scale: tuple[float, float] = (0.32, 1.0)
@@ -572,6 +611,14 @@ class SSLConfig:
         if not 0 <= self.pos_mask_share <= 1:
             raise ValueError(
                 f"pos_mask_share must lie in [0, 1], got {self.pos_mask_share!r}"
+            )
+        if self.field_init not in FIELD_INITS:
+            raise ValueError(
+                f"field_init must be one of {FIELD_INITS}, got {self.field_init!r}"
+            )
+        if not (isinstance(self.field_lr, (int, float)) and self.field_lr > 0):
+            raise ValueError(
+                f"field_lr must be a positive number, got {self.field_lr!r}"
             )
         if self.field_scale not in FIELD_SCALES:
             raise ValueError(
@@ -604,8 +651,31 @@ def build_model(config: SSLConfig, image_size: int, seed: int) -> TinyViT:
             image_size=image_size,
             field_size=config.field_size,
             pe=pe,
+            field_init=config.field_init,
             **dict(config.arch),
         )
+
+
+def initial_student(
+    config: SSLConfig, image_size: int, rng: np.random.Generator
+) -> TinyViT:
+    """The student that `pretrain(images, config, rng)` starts from, for `rng` in the same state
+    (its step-0 weights): the untrained reference of a pre-training run."""
+    return build_model(config, image_size, int(rng.integers(2**31))).eval()
+
+
+def field_change(initial: torch.Tensor, trained: torch.Tensor) -> float:
+    """How far pre-training moved the positional field: ‖P_T − P_0‖ / ‖P_0‖ (Frobenius)."""
+    p0 = torch.as_tensor(initial).detach().cpu().double()
+    p1 = torch.as_tensor(trained).detach().cpu().double()
+    if p0.shape != p1.shape:
+        raise ValueError(
+            f"fields differ in shape: {tuple(p0.shape)} vs {tuple(p1.shape)}"
+        )
+    norm = float(p0.norm())
+    if norm == 0:
+        raise ValueError("the initial field is zero; its relative change is undefined")
+    return float((p1 - p0).norm()) / norm
 
 
 def _augment(x: torch.Tensor, rng: np.random.Generator) -> torch.Tensor:
@@ -671,14 +741,15 @@ def pretrain(
         p.requires_grad_(False)
     params = [*student.parameters(), *s_proj.parameters(), *s_pred.parameters()]
     decay = [p for p in params if p.dim() >= 2 and p is not student.field]
-    other = [p for p in params if not (p.dim() >= 2 and p is not student.field)]
-    opt = torch.optim.AdamW(
-        [
-            {"params": decay, "weight_decay": config.weight_decay},
-            {"params": other, "weight_decay": 0.0},
-        ],
-        lr=config.lr,
-    )
+    other = [
+        p for p in params if not (p.dim() >= 2 or p is student.field)
+    ]  # biases, norms, tokens
+    groups = [
+        {"params": decay, "weight_decay": config.weight_decay, "scale": 1.0},
+        {"params": other, "weight_decay": 0.0, "scale": 1.0},
+        {"params": [student.field], "weight_decay": 0.0, "scale": config.field_lr},
+    ]
+    opt = torch.optim.AdamW(groups, lr=config.lr)
     grid, b = student.grid, config.batch
     tied = config.variant != "B"
     rec = {k: np.zeros(config.steps) for k in ("loss", "image", "patch", "std")}
@@ -686,7 +757,7 @@ def pretrain(
         warm = min(1.0, (step + 1) / max(1, config.warmup))
         cos = 0.5 * (1 + math.cos(math.pi * step / config.steps))
         for g in opt.param_groups:
-            g["lr"] = config.lr * warm * (0.1 + 0.9 * cos)
+            g["lr"] = g["scale"] * config.lr * warm * (0.1 + 0.9 * cos)
         idx = rng.choice(n_img, size=b, replace=n_img < b)
         jit = sample_field_jitter(b, rng, law=config.field_scale) if tied else None
         jit2 = None if jit is None else np.concatenate([jit, jit])
@@ -900,15 +971,67 @@ def average_precision(
     return float(np.sum((mrec[1:] - mrec[:-1]) * mpre[1:]))
 
 
+def neighbourhood(tokens: np.ndarray, context: int) -> np.ndarray:
+    """Tokens (n, g², d) of a g×g grid → (n, g², (2c + 1)² d): each patch's own token and those
+    of the patches within `context` = c rows and columns of it, zero beyond the grid's edge."""
+    t = np.asarray(tokens)
+    if t.ndim != 3:
+        raise ValueError(f"tokens must be (n, g², d), got shape {t.shape}")
+    n, g2, d = t.shape
+    g = int(round(math.sqrt(g2)))
+    if g * g != g2:
+        raise ValueError(f"tokens must lie on a square grid, got {g2} per image")
+    if not isinstance(context, (int, np.integer)) or context < 0:
+        raise ValueError(f"context must be a non-negative integer, got {context!r}")
+    c = int(context)
+    pad = np.pad(t.reshape(n, g, g, d), ((0, 0), (c, c), (c, c), (0, 0)))
+    parts = [
+        pad[:, c + dy : c + dy + g, c + dx : c + dx + g]
+        for dy in range(-c, c + 1)
+        for dx in range(-c, c + 1)
+    ]
+    return np.concatenate(parts, axis=-1).reshape(n, g2, -1)
+
+
+def random_features(
+    train: np.ndarray, test: np.ndarray, m: int, *, seed: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
+    """A fixed random ReLU map of tokens (…, d): standardise with the training tokens' mean and
+    std, then relu(Z W + b) with W ~ N(0, 1/d) (d × m) and b ~ N(0, 1), the same W and b for
+    train and test (drawn from `seed`). Returns both mapped to (…, m), float32."""
+    if not isinstance(m, (int, np.integer)) or m < 1:
+        raise ValueError(f"m must be a positive integer, got {m!r}")
+    tr, te = np.asarray(train, np.float32), np.asarray(test, np.float32)
+    d = tr.shape[-1]
+    if te.shape[-1] != d:
+        raise ValueError(
+            f"train and test tokens differ in width: {d} vs {te.shape[-1]}"
+        )
+    flat = tr.reshape(-1, d)
+    mean, std = flat.mean(0), flat.std(0) + 1e-6
+    g = np.random.default_rng(seed)
+    W = (g.standard_normal((d, m)) / math.sqrt(d)).astype(np.float32)
+    b = g.standard_normal(m).astype(np.float32)
+
+    def phi(x):
+        return np.maximum(((x - mean) / std) @ W + b, 0)
+
+    return phi(tr), phi(te)
+
+
 @dataclass(frozen=True)
 class DetectionResult:
     """Detection-lite on frozen tokens: mIoU of the patch-grid class map, AP at IoU 0.5 per
-    class and their mean, and the decoded detections of the test images."""
+    class and their mean, the decoded detections of the test images, and the chance AP: the
+    same heads' AP when every test image is scored with another test image's tokens (the next
+    one), which keeps what the heads learned of where and how large objects tend to be and
+    removes everything the features say about the image itself."""
 
     miou: float
     ap50: float
     ap_per_class: tuple[float, ...]
     detections: list  # per test image: (boxes (k, 4), scores (k,), labels (k,))
+    chance_ap50: float = float("nan")
 
 
 def detection_lite(
@@ -920,15 +1043,33 @@ def detection_lite(
     patch: int,
     alpha: float = 10.0,
     min_score: float = 0.05,
+    context: int = 0,
+    features: int = 0,
+    feature_seed: int = 0,
 ) -> DetectionResult:
     """Linear heads on frozen patch tokens (n, g², d): a 5-way patch class head (one-hot ridge)
     gives the class map (mIoU over background and the four shapes); a centre head scores each
     patch for holding a box centre; a box head regresses (dx, dy, log w, log h) from patches that
-    hold a centre. Decoding keeps patches whose centre score is a 3×3 local maximum above
-    `min_score`, labelled by the class head's best shape, scored by the centre score."""
+    hold a centre. Each head reads a patch's token, or with `context` = c the tokens of the
+    (2c + 1)² patches around it (see `neighbourhood`). Decoding keeps patches whose centre score
+    is a 3×3 local maximum above `min_score`, labelled by the class head's best shape, scored by
+    the centre score. With `features` = m > 0 the heads read m fixed random ReLU features of
+    those tokens instead (`random_features`, seeded by `feature_seed`): still closed-form ridge
+    heads, but able to draw a nonlinear boundary."""
+    if not isinstance(features, (int, np.integer)) or features < 0:
+        raise ValueError(f"features must be a non-negative integer, got {features!r}")
+    if not isinstance(context, (int, np.integer)) or context < 0:
+        raise ValueError(f"context must be a non-negative integer, got {context!r}")
     g2 = train_tokens.shape[1]
     g = int(round(math.sqrt(g2)))
     t_tr, t_te = patch_targets(train, patch), patch_targets(test, patch)
+    if context:
+        train_tokens = neighbourhood(train_tokens, context)
+        test_tokens = neighbourhood(test_tokens, context)
+    if features:
+        train_tokens, test_tokens = random_features(
+            train_tokens, test_tokens, features, seed=feature_seed
+        )
     d = train_tokens.shape[-1]
     Xtr, Xte = train_tokens.reshape(-1, d), test_tokens.reshape(-1, d)
     k = len(SHAPES) + 1
@@ -937,50 +1078,59 @@ def detection_lite(
     has = t_tr["centre"].ravel() > 0
     box_head = ridge_probe(Xtr[has], t_tr["box"].reshape(-1, 4)[has], alpha=alpha)
     n = len(test_tokens)
-    cls_score = cls_head.predict(Xte).reshape(n, g2, k)
-    pred = cls_score.argmax(-1)
-    truth = t_te["label"]
-    ious = []
-    for c in range(k):
-        inter = ((pred == c) & (truth == c)).sum()
-        union = ((pred == c) | (truth == c)).sum()
-        ious.append(inter / union if union else np.nan)
-    cen = cen_head.predict(Xte).reshape(n, g, g)
-    off = box_head.predict(Xte).reshape(n, g, g, 4)
-    pad = np.pad(cen, ((0, 0), (1, 1), (1, 1)), constant_values=-np.inf)
-    neigh = np.stack(
-        [
-            pad[:, 1 + dy : 1 + dy + g, 1 + dx : 1 + dx + g]
-            for dy in (-1, 0, 1)
-            for dx in (-1, 0, 1)
-        ]
-    )
-    peak = (cen >= neigh.max(0)) & (cen > min_score)
-    fg = cls_score.reshape(n, g, g, k)[..., 1:].argmax(-1) + 1
-    dets = []
-    for i in range(n):
-        rr, cc = np.nonzero(peak[i])
-        o = off[i, rr, cc]
-        cx, cy = (cc + 0.5 + o[:, 0]) * patch, (rr + 0.5 + o[:, 1]) * patch
-        w, h = (
-            np.exp(np.clip(o[:, 2], -3, 3)) * patch,
-            np.exp(np.clip(o[:, 3], -3, 3)) * patch,
+
+    def score(X):
+        cls_score = cls_head.predict(X).reshape(n, g2, k)
+        pred = cls_score.argmax(-1)
+        truth = t_te["label"]
+        ious = []
+        for c in range(k):
+            inter = ((pred == c) & (truth == c)).sum()
+            union = ((pred == c) | (truth == c)).sum()
+            ious.append(inter / union if union else np.nan)
+        cen = cen_head.predict(X).reshape(n, g, g)
+        off = box_head.predict(X).reshape(n, g, g, 4)
+        pad = np.pad(cen, ((0, 0), (1, 1), (1, 1)), constant_values=-np.inf)
+        neigh = np.stack(
+            [
+                pad[:, 1 + dy : 1 + dy + g, 1 + dx : 1 + dx + g]
+                for dy in (-1, 0, 1)
+                for dx in (-1, 0, 1)
+            ]
         )
-        bx = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], axis=1)
-        dets.append((bx, cen[i, rr, cc], fg[i, rr, cc]))
-    aps = []
-    for c in range(1, k):
-        det_c = [(bx[lab == c], sc[lab == c]) for bx, sc, lab in dets]
-        tru_c = [
-            test.boxes[i][: test.counts[i]][test.labels[i][: test.counts[i]] == c]
-            for i in range(n)
-        ]
-        aps.append(average_precision(det_c, tru_c, iou=0.5))
+        peak = (cen >= neigh.max(0)) & (cen > min_score)
+        fg = cls_score.reshape(n, g, g, k)[..., 1:].argmax(-1) + 1
+        dets = []
+        for i in range(n):
+            rr, cc = np.nonzero(peak[i])
+            o = off[i, rr, cc]
+            cx, cy = (cc + 0.5 + o[:, 0]) * patch, (rr + 0.5 + o[:, 1]) * patch
+            w, h = (
+                np.exp(np.clip(o[:, 2], -3, 3)) * patch,
+                np.exp(np.clip(o[:, 3], -3, 3)) * patch,
+            )
+            bx = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], axis=1)
+            dets.append((bx, cen[i, rr, cc], fg[i, rr, cc]))
+        aps = []
+        for c in range(1, k):
+            det_c = [(bx[lab == c], sc[lab == c]) for bx, sc, lab in dets]
+            tru_c = [
+                test.boxes[i][: test.counts[i]][test.labels[i][: test.counts[i]] == c]
+                for i in range(n)
+            ]
+            aps.append(average_precision(det_c, tru_c, iou=0.5))
+        return float(np.nanmean(ious)), aps, dets
+
+    miou, aps, dets = score(Xte)
+    chance = float("nan")
+    if n > 1:  # every test image scored with the next image's tokens
+        chance = float(np.nanmean(score(np.roll(test_tokens, 1, 0).reshape(-1, d))[1]))
     return DetectionResult(
-        miou=float(np.nanmean(ious)),
+        miou=miou,
         ap50=float(np.nanmean(aps)),
         ap_per_class=tuple(float(a) for a in aps),
         detections=dets,
+        chance_ap50=chance,
     )
 
 
@@ -1066,3 +1216,167 @@ def field_smoothness(field: torch.Tensor | np.ndarray) -> float:
     h = F.cosine_similarity(f[:, :, 1:], f[:, :, :-1], dim=0)
     v = F.cosine_similarity(f[:, 1:, :], f[:, :-1, :], dim=0)
     return float(torch.cat([h.flatten(), v.flatten()]).mean())
+
+
+# ---------------------------------------------------------------------------------------------
+# Protocols of the chapter
+# ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class ProbeSet:
+    """The held-out data every probe reads: `pos_images` (2n, 3, H, W) with one view box and one
+    cross mask each (the first n fit the position probes, the last n score them), and the
+    detection scenes `det_train`, `det_test`."""
+
+    pos_images: np.ndarray
+    pos_boxes: np.ndarray
+    pos_masks: np.ndarray
+    det_train: Scenes
+    det_test: Scenes
+
+    @property
+    def n_pos(self) -> int:
+        return len(self.pos_images) // 2
+
+
+def make_probe_set(
+    n_pos: int, n_det: int, rng: np.random.Generator, *, size: int, grid: int
+) -> ProbeSet:
+    """Draw the probes' data: `n_det` + `n_det` detection scenes, and for the position probes
+    the first `n_pos` images of each with a random view box and a 30 % cross mask apiece."""
+    if not isinstance(n_pos, (int, np.integer)) or not 1 <= n_pos <= n_det:
+        raise ValueError(
+            f"n_pos must be an integer in [1, n_det = {n_det}], got {n_pos!r}"
+        )
+    det_train = make_scenes(n_det, rng, size=size)
+    det_test = make_scenes(n_det, rng, size=size)
+    boxes = sample_view_boxes(2 * n_pos, rng)
+    masks = np.stack([cross_mask(grid, 0.3, rng) for _ in range(2 * n_pos)])
+    images = np.concatenate([det_train.images[:n_pos], det_test.images[:n_pos]])
+    return ProbeSet(images, boxes, masks, det_train, det_test)
+
+
+def probe_suite(
+    model: TinyViT,
+    data: ProbeSet,
+    *,
+    patch: int,
+    context: int = 0,
+    features: int = 0,
+    detection: bool = True,
+) -> dict:
+    """Every frozen-feature probe of one model: `pos` (position probe on all patches), `masked`
+    (on position-masked patches), `det` (`detection_lite` with `context` and `features`; None
+    when `detection` is False) and the image-level content probes (CLS and mean patch token)."""
+    n = data.n_pos
+    tr, te = slice(0, n), slice(n, 2 * n)
+    im, bx, mk = data.pos_images, data.pos_boxes, data.pos_masks
+    pos = position_probe(model, im[tr], bx[tr], im[te], bx[te])
+    masked = position_probe(
+        model, im[tr], bx[tr], im[te], bx[te], train_masks=mk[tr], test_masks=mk[te]
+    )
+    cls_tr, pat_tr = encode(model, data.det_train.images)
+    cls_te, pat_te = encode(model, data.det_test.images)
+    det = None
+    if detection:
+        det = detection_lite(
+            pat_tr,
+            data.det_train,
+            pat_te,
+            data.det_test,
+            patch=patch,
+            context=context,
+            features=features,
+        )
+    content = content_probe(
+        np.concatenate([cls_tr, pat_tr.mean(1)], 1),
+        data.det_train,
+        np.concatenate([cls_te, pat_te.mean(1)], 1),
+        data.det_test,
+    )
+    return dict(pos=pos, masked=masked, det=det, **content)
+
+
+def encoding_r2(field: torch.Tensor, boxes: np.ndarray, grid: int) -> float:
+    """The position probe on the crop-tied encodings alone (no network): ridge from each patch's
+    encoding, sampled from `field` over its view box, to its original-image (x, y); fitted on the
+    first half of `boxes`, R² on the second half."""
+    b = check_boxes(boxes)
+    n = len(b) // 2
+    if n < 1:
+        raise ValueError(f"boxes must hold at least 2 views, got {len(b)}")
+    f = torch.as_tensor(field).detach().cpu()
+    pe = crop_resize(f, b, (grid, grid)).flatten(2).transpose(1, 2).numpy()
+    xy = patch_positions(b, grid)
+    d = pe.shape[-1]
+    probe = ridge_probe(pe[:n].reshape(-1, d), xy[:n].reshape(-1, 2))
+    return r2_score(
+        xy[n : 2 * n].reshape(-1, 2), probe.predict(pe[n : 2 * n].reshape(-1, d))
+    )
+
+
+@dataclass(frozen=True)
+class DetectionStudy:
+    """Claim 3's protocol over pre-training seeds: per variant, one AP@0.5 per seed for the
+    trained student (`ap`), for its step-0 weights (`untrained_ap`) and the chance AP of the
+    trained features (`chance_ap`); `seconds` per variant and seed."""
+
+    variants: tuple[str, ...]
+    seeds: tuple[int, ...]
+    ap: dict
+    untrained_ap: dict
+    chance_ap: dict
+    seconds: dict
+
+    def gains(self, variant: str, baseline: str = "B") -> list[float]:
+        """Per-seed paired gains AP(variant) − AP(baseline)."""
+        return [a - b for a, b in zip(self.ap[variant], self.ap[baseline])]
+
+
+def detection_study(
+    ssl_images: np.ndarray,
+    data: ProbeSet,
+    configs: dict,
+    seeds,
+    *,
+    patch: int,
+    context: int = 1,
+    features: int = 1024,
+    device: str = "cpu",
+    clock=None,
+    untrained_of=None,
+) -> DetectionStudy:
+    """Pre-train each variant of `configs` ({variant: SSLConfig}) once per seed (rng
+    `numpy.random.default_rng(seed)`, the same for every variant, so gains pair by seed) and score
+    the detection-lite head (`context`, `features`) on the trained student, on its step-0
+    weights and by chance. `clock` (a no-argument timer such as time.perf_counter) times each
+    pre-training; without it `seconds` is empty. `untrained_of` names the variants whose step-0
+    weights are scored (default: all; the others get NaN)."""
+    seeds = tuple(int(s) for s in seeds)
+    if not seeds:
+        raise ValueError("seeds must name at least one pre-training seed")
+    size = data.det_train.images.shape[-1]
+    ap, un, ch, secs = {}, {}, {}, {}
+    for v, cfg in configs.items():
+        if cfg.variant != v:
+            raise ValueError(f"configs[{v!r}] is a config of variant {cfg.variant!r}")
+        ap[v], un[v], ch[v] = [], [], []
+        for s in seeds:
+            m0 = initial_student(cfg, size, np.random.default_rng(s)).to(device)
+            t0 = clock() if clock else 0.0
+            m, _ = pretrain(ssl_images, cfg, np.random.default_rng(s), device=device)
+            if clock:
+                secs[v, s] = clock() - t0
+            kw = dict(patch=patch, context=context, features=features)
+            if untrained_of is not None and v not in untrained_of:
+                un[v].append(float("nan"))
+            pairs = [(m, ap[v])]
+            if untrained_of is None or v in untrained_of:
+                pairs.append((m0, un[v]))
+            for model, out in pairs:
+                _, p_tr = encode(model, data.det_train.images)
+                _, p_te = encode(model, data.det_test.images)
+                r = detection_lite(p_tr, data.det_train, p_te, data.det_test, **kw)
+                out.append(r.ap50)
+                if model is m:
+                    ch[v].append(r.chance_ap50)
+    return DetectionStudy(tuple(configs), seeds, ap, un, ch, secs)
