@@ -16,40 +16,34 @@
 #
 # Leshem Choshen, Yang Zhang, Jacob Andreas — *A Hitchhiker's Guide to Scaling Law Estimation*,
 # ICML 2025 (PMLR 267) · arXiv [2410.11840](https://arxiv.org/abs/2410.11840) · code and data:
-# `IBM/ColPret`.
+# `IBM/ColPret` (MIT licence).
 #
 # A scaling law predicts the loss of a large *target* model from cheaper ones. The paper collects
 # the training curves of 485 published models, fits more than a thousand laws of Chinchilla's form
 # $L(N,D)=E+A/N^{\alpha}+B/D^{\beta}$ ($N$ parameters, $D$ training tokens) and distils practical
-# advice about *how* to fit them. Its data set cannot be fetched here, so this chapter trains model
-# families of its own and runs the paper's estimation protocols on them.
+# advice about *how* to fit them. Its repository publishes those curves; this chapter ships the
+# part of them its protocols need (`data/18_scaling_laws`; the counts are printed below) and
+# decides the paper's claims **on those real curves**, with the official code's conventions.
 #
 # ```{admonition} Claims we test
-# 1. Predictions are more accurate when the fitted models are closer in size to the target.
+# 1. All else equal, predictions are more accurate from models closer in size to the target.
 # 2. Fitting intermediate checkpoints, not only final losses, makes predictions more accurate.
-# 3. Dropping the earliest checkpoints (about the first 10 % of training) improves fits.
+# 3. Early checkpoints (before 10¹⁰ tokens) mislead fits; dropping them helps.
 # 4. Final losses vary from seed to seed by a few percent, which bounds the achievable error.
-# 5. One model of the target family plus scaling parameters borrowed from another family predicts
-#    better than fitting that one model alone.
-# 6. At equal compute, several smaller models can be worth more than one larger model.
+# 5. A single model of the target's architecture, with scaling parameters estimated
+#    elsewhere, predicts the target.
+# 6. Because seeds vary, several small models can be worth more than one larger model.
 # ```
 #
-# **What the quick scale can and cannot show.** The model families here are teacher–student linear
-# regressions trained by SGD: their loss is exact, they train in seconds, and they follow a
-# power law in both $N$ and $D$. Claim 3 is tested on a family whose early training we did not
-# shape (family A); a second family with an injected warm-up (W) shows what an early transient does,
-# as context only, since there the gain is built in. The setting where the paper saw the effect —
-# language models — is the full scale (small character-level transformers on Python source).
+# A teacher–student family trained in the notebook stays as a **controlled demonstration** of
+# the same protocols (its checks are ours, shown apart and never counted in the paper's tally):
+# there the losses are exact and the seeds are ours, which the real curves lack (claims 4 and 6).
 
 # %% tags=["parameters"]
-scale = (
-    "quick"  # "quick" (≤ 90 s on 2 CPU cores) or "full" (adds transformer LM families)
-)
+scale = "quick"  # "quick" (≤ 90 s on 2 CPU cores) or "full" (every fraction, every k)
 seed = 0
 
 # %%
-import os
-
 import numpy as np
 import pandas as pd
 import matplotlib.pyplot as plt
@@ -66,49 +60,54 @@ from repbook.core import (
     at_least,
     at_most,
     within,
+    paired_gain,
+    data_file,
     tol,
 )
+from repbook.core.ledger import unstable_sentence
 from repbook.papers import scaling_laws as S
+from repbook.papers.scaling_laws import real as R
 
 SIZES = {
     "quick": dict(
+        window_fractions=(1.0,),
+        cut_fractions=(0.5, 1.0),
+        cut_counts="all",
+        one_model_fractions=(1.0,),
+        huber_sensitivity=False,
         sizes=[8, 16, 32, 64, 128, 256, 512],
-        seeds=5,
+        seeds=3,
         seeds_other=3,
-        steps=3000,
+        steps=1500,
+        batch=16,
+        lr=0.5,
+        checkpoints=30,
+        max_fitted=[32, 64, 128, 256],
+        exponent_inits=(0.5,),
+    ),
+    "full": dict(
+        window_fractions=R.FRACTIONS,
+        cut_fractions=R.FRACTIONS,
+        cut_counts="each",
+        one_model_fractions=R.FRACTIONS,
+        huber_sensitivity=True,
+        sizes=[8, 16, 32, 64, 128, 256, 512],
+        seeds=8,
+        seeds_other=5,
+        steps=6000,
         batch=16,
         lr=0.5,
         checkpoints=40,
         max_fitted=[32, 64, 128, 256],
-        heat_seeds=1,
-        transformers=False,
-    ),
-    "full": dict(
-        sizes=[8, 16, 32, 64, 128, 256, 512, 1024],
-        seeds=10,
-        seeds_other=5,
-        steps=12000,
-        batch=16,
-        lr=0.5,
-        checkpoints=60,
-        max_fitted=[32, 64, 128, 256, 512],
-        heat_seeds=3,
-        transformers=True,
-        tf_widths=[32, 48, 64, 96, 128, 192],
-        tf_seeds=3,
-        tf_steps=4000,
-        tf_text=20_000_000,
+        exponent_inits=(0.3, 1.0),
     ),
 }
 run = setup(scale=scale, seed=seed, sizes=SIZES)
-JOBS = (
-    2 if scale == "quick" else (os.cpu_count() or 1)
-)  # processes for independent fits
+JOBS = 2  # processes for the independent fits (results do not depend on it)
 ledger = Ledger.for_run(
     run,
-    regime=(
-        "teacher-student linear regression families trained by SGD (N up to 512); CPU"
-    ),
+    regime="the paper's own training curves (IBM/ColPret); a teacher-student "
+    "demonstration on the side",
 )
 use_style()
 register_colors(
@@ -116,44 +115,532 @@ register_colors(
         "all checkpoints": "ours",
         "final only": "baseline",
         "after 10 %": "alt",
-        "borrowed (A, α)": "ours",
+        "fixed (A, α)": "ours",
         "free fit": "baseline",
-        "other family as is": "muted",
     }
 )
 
 # %% [markdown]
 # ## The method
 #
-# A fit minimises a Huber loss (threshold $10^{-3}$) of the log-space residuals
-# $\log\hat L-\log L$, where $\hat L$ is computed as a log-sum-exp of $\ln E$,
-# $\ln A-\alpha\ln N$ and $\ln B-\beta\ln D$, from several starting exponents, with $\alpha,\beta\in[0,3]$
-# and $E$ below the smallest observed loss. A prediction is judged by the **absolute relative error**
-# $\mathrm{ARE}=|\hat L-L|/L$ on the final loss of the target — here the largest model of the family,
-# which is never fitted. By hand on a noiseless example, the fit recovers the parameters it was given:
+# The official fit, used for every verdict below, is least squares on the raw loss over
+# $(a,b,e,\alpha,\beta)$ with $A=e^a$, $B=e^b$, $E=e^e$: only $\alpha,\beta\ge0$ are bounded,
+# and it starts from the official point $(a,b,e,\alpha,\beta)=(6.255, 7.305, 0.625, 0.3527,
+# 0.3527)$ (`R.fit_official`, SciPy's `curve_fit`). Our own fit — a Huber loss (threshold
+# $10^{-3}$) on log-space residuals with $\alpha,\beta\in[0,3]$, $E$ below the smallest
+# observed loss and $\ln A,\ln B\in[-30,40]$ — is shown as a sensitivity column and runs the
+# synthetic demonstration. On a noiseless example both recover the law they were given:
 
 # %%
 truth = dict(E=1.7, A=400.0, alpha=0.34, B=410.0, beta=0.28)
 N_grid, D_grid = np.meshgrid([1e6, 3e6, 1e7, 3e7, 1e8], np.geomspace(1e8, 1e10, 8))
 L_grid = S.chinchilla(N_grid, D_grid, **truth)
-fit0 = S.fit_scaling_law(N_grid, D_grid, L_grid)
-print("true:   " + ", ".join(f"{k}={v:g}" for k, v in truth.items()))
-print("fitted: " + ", ".join(f"{k}={v:.4g}" for k, v in fit0.params().items()))
+fit0 = R.fit_official(N_grid, D_grid, L_grid)
+fit0h = S.fit_scaling_law(N_grid, D_grid, L_grid)
+print("true:            " + ", ".join(f"{k}={v:g}" for k, v in truth.items()))
+print("official fit:    " + ", ".join(f"{k}={v:.4g}" for k, v in fit0.params().items()))
+print(
+    "our Huber fit:   " + ", ".join(f"{k}={v:.4g}" for k, v in fit0h.params().items())
+)
 
 # %% [markdown]
-# ## The model families
+# ## The paper's curves
 #
-# Features $x\sim\mathcal N(0,\mathrm{diag}(k^{-1.3}))$, $k\le1024$; the teacher is $y=x\cdot w^*+\varepsilon$
-# with $w^*_k=k^{-0.5}$ and noise s.d. 0.1. A model of size $N$ regresses on the first $N$ features and
-# is trained by one-pass SGD (batch 16, learning rate 0.5); $D$ = samples seen. The exact population
-# loss is logged at 40 log-spaced checkpoints. Three families:
+# `curves.csv` holds, per checkpoint, the family, the model, its parameters $N$, the tokens seen
+# $D$ and the loss (the README beside it says which metric each family reports). A family is
+# the paper's "scaled set"; its largest model is the target. As in the official code:
 #
-# - **A**: constant learning rate — `seeds` seeds;
-# - **W**: the same with a linear warm-up over the first 10 % of steps and cosine decay, an injected
-#   early transient (claim 3);
-# - **B**: a steeper spectrum, $k^{-1.5}$, otherwise as A — the "other family" of claim 5.
+# - each family is fitted on the metric the official loader fits (`R.as_official`: OPT's
+#   perplexity, T5-Pile's log₂ perplexity, the others' loss as shipped);
+# - a fit uses its models' checkpoints with **more than 10¹⁰ tokens**, and, at a training
+#   fraction $p$, those with fewer than $p$ × the tokens of the longest fitted run;
+# - **ARE** is the mean of $|L-\hat L|/L$ over the target's checkpoints **from 70 % of its
+#   training onward** — not its final loss alone.
 #
-# The settings come from the research brief's prototype and were fixed before any claim was checked.
+# By hand once, for GPT-3's four smallest models predicting the 175B model:
+
+# %%
+curves = R.check_curves(pd.read_csv(data_file("18_scaling_laws", "curves.csv")))
+cur = R.as_official(curves)
+n_models, n_fams = curves.model.nunique(), curves.family.nunique()
+print(f"{len(curves):,} checkpoints, {n_models} models, {n_fams} families")
+gpt3 = R.models_by_size(cur, "gpt3")
+train = cur[cur.model.isin(gpt3[:4])]
+train = train[(train.tokens > 1e10) & (train.tokens < train.tokens.max())]
+tgt = cur[cur.model == gpt3[-1]]
+tgt = tgt[(tgt.tokens >= 0.7 * tgt.tokens.max()) & (tgt.tokens > 1e10)]
+law = R.fit_official(train.params, train.tokens, train.loss)
+pred = law.predict(tgt.params.to_numpy(), tgt.tokens.to_numpy())
+by_hand = float(np.mean(np.abs(tgt.loss - pred) / tgt.loss))
+lib = R.evaluate(cur, gpt3[:4], gpt3[-1]).are
+print(
+    f"ARE by hand {100 * by_hand:.3f} % over {len(tgt)} target checkpoints; "
+    f"library {100 * lib:.3f} %"
+)
+assert abs(by_hand - lib) < 1e-12
+
+# %% [markdown]
+# The counts of models and families the chapter ships are printed above. Every protocol below
+# is a list of independent fits, run in two processes.
+
+# %% tags=["hide-input"]
+show = ["gpt3", "OPT", "chinchilla", "GPT2-c4-1"]
+fig, axes = plt.subplots(1, len(show), figsize=(13, 3.4))
+for ax, fam in zip(axes, show):
+    ms = R.models_by_size(curves, fam)
+    for colour, m in zip(plt.cm.viridis(np.linspace(0, 0.9, len(ms))), ms):
+        d = curves[curves.model == m]
+        dots = fam == "chinchilla"  # separate runs, not one curve
+        ax.plot(d.tokens, d.loss, color=colour, lw=1.2, marker="." if dots else None,
+                ls="none" if dots else "-")  # fmt: skip
+    ax.axvline(1e10, color=color_for("muted"), ls="--", lw=1)
+    ax.set(xscale="log", yscale="log", xlabel="tokens seen D",
+           title=f"{fam} ({len(ms)} sizes)")  # fmt: skip
+axes[0].set_ylabel("shipped loss")
+fig.suptitle(
+    "Four of the paper's families (brighter = larger); dashed: the 10¹⁰-token cut"
+)
+plt.show()
+
+# %%
+fams_all = sorted(curves.family.unique())
+below = {f: len(R.models_by_size(cur, f)) - 1 for f in fams_all}
+fams1 = [f for f in fams_all if below[f] >= 5]  # two windows of 4 below the target
+fams1w3 = [f for f in fams_all if below[f] >= 4]  # two windows of 3
+fams5 = [f for f in fams_all if f != "lambda"]
+
+
+def cut_counts(f):
+    return [below[f]] if run["cut_counts"] == "all" else range(2, below[f] + 1)
+
+
+def heavy_first(tasks):
+    return sorted(tasks, key=lambda t: -below[t[1]])
+
+
+wf, cf, of = run["window_fractions"], run["cut_fractions"], run["one_model_fractions"]
+huber = run["huber_sensitivity"]  # our objective as a sensitivity column (full scale)
+tasks = (
+    [("window_errors", f, dict(size=4, fractions=wf)) for f in fams1]
+    + [("window_errors", f, dict(size=3, fractions=wf)) for f in fams1w3]
+    + [("window_errors", f, dict(size=4, fractions=wf, objective="huber"))
+       for f in fams1 if huber]
+    + [("minimal_cut_pair", f, {}) for f in fams_all]
+    + [("protocol_pair", f, dict(baseline=dict(min_tokens=0), method={}, fractions=cf,
+                                 counts=cut_counts(f))) for f in fams_all]
+    + [("protocol_pair", f, dict(baseline=dict(min_tokens=0, objective="huber"),
+                                 method=dict(objective="huber"), fractions=cf,
+                                 counts=cut_counts(f))) for f in fams_all if huber]
+    + [("one_model_errors", f, dict(fractions=of)) for f in fams5]
+    + [("protocol_pair", f, dict(baseline=dict(final_only=True, test_fraction=1.0),
+                                 method=dict(test_fraction=1.0),
+                                 counts=range(3, below[f] + 1))) for f in fams_all
+       if below[f] >= 3]
+)  # fmt: skip
+order = heavy_first(list(enumerate(t[1] for t in tasks)))
+results = dict(zip(
+    [i for i, _ in order],
+    R.run_tasks(cur, [tasks[i] for i, _ in order], n_jobs=JOBS),
+))  # fmt: skip
+
+
+def collect(name, **match):
+    out = [results[i] for i, t in enumerate(tasks) if t[0] == name
+           and all(t[2].get(k) == v for k, v in match.items())]  # fmt: skip
+    out = [o for o in out if len(o)]
+    return pd.concat(out, ignore_index=True) if out else pd.DataFrame()
+
+
+# %% [markdown]
+# ## Claim 1 · Closer in scale predicts better, all else equal
+#
+# As the official experiment does, each fit uses a **window of consecutive sizes** below the
+# target, so the number of models stays fixed and only their distance to the target changes.
+# The judged window has **four** sizes (fixed before the run); the official code also runs
+# **three**, shown as a second setting. The families with at least two windows of four are
+# printed below. Every window is fitted at each training fraction of the scale's grid (quick:
+# 100 % only; full: 10 %–100 %).
+#
+# **Criterion (fixed before the run).** A family's gain is the mean, over its pairs of
+# consecutive windows ($w$ and the window one size closer, $w+1$) and over training fractions,
+# of ARE($w$) − ARE($w+1$). Consecutive pairs share models, so they are not independent: the
+# unit is the family. Closer predicts better if the mean family gain minus two standard errors
+# is above 0 (within noise if ± 2 SE spans 0). It fails if moving the window closer does not
+# lower the error — for instance if the largest fitted models' own noise dominates.
+
+# %%
+fams1_text = ", ".join(fams1)
+win = collect("window_errors", size=4, objective=None)
+win3 = collect("window_errors", size=3)
+gains1, gains1w3 = R.consecutive_gains(win), R.consecutive_gains(win3)
+fam1, fam1w3 = R.family_gains(gains1), R.family_gains(gains1w3)
+print(f"families judged (windows of 4): {fams1_text}")
+print(
+    "window pairs: "
+    + ", ".join(f"{f} {int((gains1.family == f).sum())}" for f in fam1.index)
+)
+print("family gains, windows of 4 (points of ARE): "
+      + ", ".join(f"{k} {100 * v:+.2f}" for k, v in fam1.items()))  # fmt: skip
+print("family gains, windows of 3 (points of ARE): "
+      + ", ".join(f"{k} {100 * v:+.2f}" for k, v in fam1w3.items()))  # fmt: skip
+
+# %% tags=["hide-input"]
+fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), sharey=True)
+for ax, (d, size) in zip(axes, [(win, 4), (win3, 3)]):
+    for i, (fam, dd) in enumerate(d.groupby("family", sort=False)):
+        per = dd.groupby("window").are.mean()
+        x = (per.index + 1) / len(per)
+        ax.plot(x, 100 * per, marker="o", ms=3, label=fam, color=plt.cm.tab10(i))
+    ax.set(
+        yscale="log",
+        xlabel="window position (1 = the window next to the target)",
+        title=f"windows of {size} sizes",
+    )
+    ax.legend(fontsize=8)
+axes[0].set_ylabel("ARE on the target's last 30 % (%)")
+fig.suptitle("ARE of each window, mean over the fractions fitted")
+plt.show()
+
+# %%
+ledger.check(
+    1,
+    "closer fitted sizes → better predictions (windows of 4 sizes)",
+    paper="estimates are most accurate from models of similar sizes",
+    source="abstract",
+    evidence="real data",
+    measured={"ARE gain of the closer window (per family)": fam1.to_dict()},
+    criterion=paired_gain("ARE gain of the closer window (per family)", 0.0),
+    tolerance=tol(abs=0.02),
+    note="window pairs of one family overlap; one mean gain per family",
+)
+ledger.ours(
+    "1b",
+    "closer fitted sizes → better predictions (windows of 3 sizes)",
+    why="the official code's second window size; shown beside the judged window of 4",
+    evidence="real data",
+    measured={"ARE gain of the closer window (per family)": fam1w3.to_dict()},
+    criterion=paired_gain("ARE gain of the closer window (per family)", 0.0),
+    tolerance=tol(abs=0.007),
+)
+
+# %% [markdown]
+# ## Claim 2 · Intermediate checkpoints beat final losses alone
+#
+# The official comparison (`experiments/minimal_cut.py`): fit the $k$ smallest models below the
+# target ($k=2,\dots$) on their checkpoints before 70 % of the longest fitted run, keeping as
+# the earliest checkpoint either **10 %** of that window (most of the curve) or **99 %** (little
+# more than its end), and score both on the target's last 30 %. As there, the datablations
+# GPT-2 sets are averaged into two groups, GPT2-c4-all and GPT2-oscar-all.
+#
+# **Criterion.** Pairs = official groups with both fits; a group's gain is the mean over $k$ of
+# ARE(from 99 %) − ARE(from 10 %). The mean gain minus two standard errors is above 0. It
+# fails if the window's last checkpoints already carry what a law needs.
+#
+# As our own diagnostic (`2f`), the comparison the chapter used before: each model's final
+# checkpoint only, fitted as $E+A/N^\alpha$ ($k\ge3$), against every checkpoint, both scored on
+# the target's final checkpoint.
+
+# %%
+res2 = collect("minimal_cut_pair")
+gain2 = R.grouped_gains(res2)
+res2f = pd.concat(
+    [results[i] for i, t in enumerate(tasks)
+     if t[0] == "protocol_pair" and t[2]["baseline"].get("final_only")],
+    ignore_index=True,
+)  # fmt: skip
+gain2f = R.grouped_gains(res2f)
+print(
+    (100 * res2.set_index(["family", "k"])[["baseline", "method"]])
+    .round(2)
+    .rename(columns={"baseline": "from 99 % (%)", "method": "from 10 % (%)"})
+    .to_string()
+)
+print("group gains (points of ARE): "
+      + ", ".join(f"{k} {100 * v:+.2f}" for k, v in gain2.items()))  # fmt: skip
+no_pair2 = sorted({R.official_group(f) for f in fams_all} - set(gain2.index))
+print("no pair (no checkpoint in the last 1 % of the window, or a fit failed): "
+      + ", ".join(no_pair2))  # fmt: skip
+print("ours, final only vs every checkpoint, on the final loss: "
+      + ", ".join(f"{k} {100 * v:+.2f}" for k, v in gain2f.items()))  # fmt: skip
+
+# %% tags=["hide-input"]
+fig, ax = plt.subplots(figsize=(5.5, 4))
+both = 100 * res2[["baseline", "method"]]
+lim = [both.min().min() * 0.8, both.max().max() * 1.25]
+ax.plot(lim, lim, color=color_for("reference"), ls="--", lw=1, label="equal error")
+grp = res2.family.map(R.official_group)
+for i, g in enumerate(dict.fromkeys(grp)):
+    d = res2[grp == g]
+    ax.scatter(100 * d.baseline, 100 * d.method, s=18, label=g, color=plt.cm.tab10(i))
+ax.set(
+    xscale="log",
+    yscale="log",
+    xlim=lim,
+    ylim=lim,
+    xlabel="ARE, checkpoints from 99 % of the window (%)",
+    ylabel="ARE, checkpoints from 10 % (%)",
+    title="Each point: one family's k smallest models",
+)
+ax.legend(fontsize=8)
+plt.show()
+
+# %%
+ledger.check(
+    2,
+    "intermediate checkpoints improve fits",
+    paper="fitting intermediate checkpoints substantially improves accuracy",
+    source="abstract",
+    evidence="real data",
+    measured={"ARE gain of checkpoints from 10 %": gain2.to_dict()},
+    criterion=paired_gain("ARE gain of checkpoints from 10 %", 0.0),
+    tolerance=tol(abs=0.6),
+    note="the official minimal_cut comparison (earliest kept checkpoint 10 % vs 99 %)",
+)
+ledger.ours(
+    "2f",
+    "every checkpoint beats final losses alone (E + A/N^α), on the final loss",
+    why="our final-only baseline, which the official code does not run; scored on the "
+    "target's final checkpoint, where a law without a D term is not handicapped",
+    evidence="real data",
+    measured={"ARE gain of every checkpoint (final loss)": gain2f.to_dict()},
+    criterion=paired_gain("ARE gain of every checkpoint (final loss)", 0.0),
+    tolerance=tol(abs=8e-07),
+)
+
+# %% [markdown]
+# Below the diagonal, the longer stretch of each curve helped.
+#
+# ## Claim 3 · Early checkpoints mislead
+#
+# The official default drops checkpoints with at most 10¹⁰ tokens (its `hist_no_cut` run fits
+# without the cut). Each family's law from its models below the target is fitted with and
+# without that cut, at the training fractions of the scale's grid (quick: 50 % and 100 % of the
+# models below the target; full: every fraction and every model count); the datablations sets
+# are averaged into their two official groups.
+#
+# **Gate (fixed now, after the audit).** The cut removes at least 5 % of the fitted points in
+# at least three groups (where it removes nothing, both fits are one fit).
+#
+# **Criterion.** Pairs = the groups where the cut removes ≥ 5 %; a group's gain is the mean
+# over its fits of ARE(no cut) − ARE(cut). The mean gain minus two standard errors is above 0.
+# It fails if the early losses lie on the same law as the later ones.
+
+# %%
+res3 = pd.concat(
+    [results[i] for i, t in enumerate(tasks) if t[0] == "protocol_pair"
+     and t[2]["baseline"].get("min_tokens") == 0
+     and t[2]["method"].get("objective") is None],
+    ignore_index=True,
+)  # fmt: skip
+share3 = R.removed_share(res3)
+bites = share3[share3 >= 0.05].index
+gain3 = R.grouped_gains(res3)[lambda g: g.index.isin(bites)]
+print("share of fitted points the cut removes: "
+      + ", ".join(f"{k} {100 * v:.1f} %" for k, v in share3.items()))  # fmt: skip
+print("group gains (points of ARE): "
+      + ", ".join(f"{k} {100 * v:+.2f}" for k, v in gain3.items()))  # fmt: skip
+
+# %% tags=["hide-input"]
+fig, ax = plt.subplots(figsize=(7, 3.8))
+order3 = gain3.sort_values().index
+ax.barh(range(len(order3)), 100 * gain3[order3], color=color_for("alt"))
+ax.axvline(0, color=color_for("reference"), lw=1)
+ax.set(
+    yticks=range(len(order3)),
+    yticklabels=order3,
+    xscale="symlog",
+    xlabel="ARE without the cut − ARE with it (points of %)",
+    title="Dropping checkpoints before 10¹⁰ tokens: > 0 helps",
+)
+plt.show()
+
+# %%
+ledger.check(
+    3,
+    "dropping checkpoints before 10¹⁰ tokens helps",
+    paper="early checkpoints mislead (summary and brief); the official code drops "
+    "those before 10¹⁰ tokens",
+    source="secondary summary",
+    evidence="real data",
+    measured={
+        "groups where the cut removes ≥ 5 % of the points": int(len(bites)),
+        "ARE gain of the cut": gain3.to_dict(),
+    },
+    gate=at_least("groups where the cut removes ≥ 5 % of the points", 3),
+    criterion=paired_gain("ARE gain of the cut", 0.0),
+    tolerance={"ARE gain of the cut": tol(abs=0.002)},
+    note="the 10¹⁰-token threshold is the official code's default (cut_beginning)",
+)
+
+# %% [markdown]
+# ## Claim 4 · Seed variation bounds the achievable error
+#
+# The test needs the target's own seed spread: a family with seed variants. None of the curves
+# that ship does (every ColPret family here has one run per size; `pythia.csv` and `Amber.csv`
+# are in the `16f23bb` tree, but their content is missing from the copy this chapter was built
+# from), so the paper's claim is not checked here. The criterion it would use is fixed below:
+# a fixed, pre-chosen protocol (all models below the target, every checkpoint above 10¹⁰
+# tokens) has an ARE at least half the target's seed CV — the factor ½ is ours, from the
+# research brief.
+
+# %%
+ledger.not_checked(
+    4,
+    "seed variation is a few percent and bounds ARE",
+    paper="seeds alone vary by ≈ 3.5 %",
+    source="secondary summary",
+    criterion=at_least(
+        "ARE of the fixed protocol", "seed CV at the target", factor=0.5
+    ),
+    evidence="real data",
+    note="the factor 0.5 is ours (brief); no shipped family has seed variants; "
+    "a family with several seeds per size (e.g. PolyPythia) would check it",
+)
+
+# %% [markdown]
+# ## Claim 5 · One model plus scaling parameters from elsewhere
+#
+# The abstract: a target model's behaviour can be predicted from a single model with the same
+# architecture, along with scaling parameter estimates derived from other model families. The
+# official set-up (`hist_one_model_fit`) fixes $A=e^{6.255414}$ and $\alpha=0.3526596$ — the
+# Chinchilla values its fits start from — and fits $E$, $B$, $\beta$ on **one** model, at each
+# training fraction. Our comparator, which can win: a free five-parameter fit on the same
+# checkpoints of the same model (the brief's design (d); with one size, $A$ and $\alpha$ are
+# not identifiable apart, so the free fit extrapolates in $N$ from its start). Every family
+# but lambda, whose "loss" runs from 0.85 to a cap of 0.999 and is not a next-token loss.
+#
+# **Criterion.** Pairs = targets (the datablations sets averaged into their two official
+# groups); a target's gain is the mean over its non-target models and fractions of
+# ARE(free) − ARE(fixed $A,\alpha$). The mean gain minus two standard errors is above 0. It
+# fails if fixing the scaling parameters adds nothing to one model's own curve.
+
+# %%
+res5 = collect("one_model_errors")
+res5 = res5.assign(g=res5.free - res5.fixed, group=res5.family.map(R.official_group))
+gain5 = res5.groupby(["group", "family"], sort=False).g.mean().groupby(
+    "group", sort=False).mean()  # fmt: skip
+tab5 = res5.groupby("group", sort=False)[["fixed", "free"]].median()
+print(
+    (100 * tab5).round(2).rename(columns=lambda c: f"median ARE, {c} (%)").to_string()
+)
+print("target gains (points of ARE): "
+      + ", ".join(f"{k} {100 * v:+.2f}" for k, v in gain5.items()))  # fmt: skip
+
+# %% tags=["hide-input"]
+fig, ax = plt.subplots()
+for i, (c, name) in enumerate([("free", "free fit"), ("fixed", "fixed (A, α)")]):
+    d = 100 * tab5[c]
+    ax.scatter(np.full(len(d), i) + np.linspace(-0.2, 0.2, len(d)), d,
+               color=color_for(name), s=22)  # fmt: skip
+    for x, (g, v) in zip(np.linspace(-0.2, 0.2, len(d)) + i, d.items()):
+        ax.annotate(g, (x, v), fontsize=7, xytext=(3, 0), textcoords="offset points")
+ax.set(
+    xticks=range(2),
+    xticklabels=["free fit (ours)", "fixed (A, α) (official)"],
+    xlim=(-0.6, 1.9),
+    yscale="log",
+    ylabel="median ARE on the target (%)",
+    title="One model of the target family: free vs fixed (A, α)",
+)
+plt.show()
+
+# %%
+ledger.check(
+    5,
+    "one model + fixed scaling parameters predicts the target better than a free fit "
+    "of that model",
+    paper="a target can be predicted from a single model of its architecture along "
+    "with scaling parameter estimates from other families",
+    source="abstract",
+    evidence="real data",
+    measured={
+        "targets with both fits": int(len(gain5)),
+        "ARE gain of fixing (A, α)": gain5.to_dict(),
+    },
+    gate=at_least("targets with both fits", 3),
+    criterion=paired_gain("ARE gain of fixing (A, α)", 0.0),
+    tolerance={"ARE gain of fixing (A, α)": tol(abs=0.05)},
+    note="the free fit on the same model is our comparator (the brief's design (d))",
+)
+
+# %% [markdown]
+# **Sensitivity and context (no criterion).** Borrowing $(A,\alpha)$ from one *other*
+# family's law (fitted on its models below its target; per family, on the shipped metric)
+# instead of Chinchilla's, with the largest non-target model of the target family; and, as
+# context, the other family's law used as is and the target family's own law from all its
+# models below the target.
+
+# %%
+fams5b = ["gpt3", "OPT", "chinchilla", "GPT2-c4-1", "GPT2-oscar-1"]
+res5b = R.borrowed_errors(curves, fams5b)
+print(
+    (100 * res5b.groupby("target", sort=False)[["borrowed", "as_is", "own"]].median())
+    .round(2)
+    .rename(columns={"borrowed": "borrowed (median %)",
+                     "as_is": "other as is (median %)", "own": "own law (%)"})
+    .to_string()
+)  # fmt: skip
+
+# %% [markdown]
+# **Our fit objective.** Claims 1 and 3 with our log-space Huber fit, a sensitivity column
+# (the verdicts above use the official objective). Huber fits are slower on these curves, so
+# the column is computed at full scale only.
+
+
+# %%
+def mean_se(g):
+    g = np.asarray(g, dtype=float)
+    return f"{100 * g.mean():+.2f} ± {100 * g.std(ddof=1) / np.sqrt(len(g)):.2f}"
+
+
+if huber:
+    fam1h = R.family_gains(
+        R.consecutive_gains(collect("window_errors", objective="huber"))
+    )
+    res3h = pd.concat(
+        [results[i] for i, t in enumerate(tasks) if t[0] == "protocol_pair"
+         and t[2]["method"].get("objective") == "huber"],
+        ignore_index=True,
+    )  # fmt: skip
+    gain3h = R.grouped_gains(res3h)[lambda g: g.index.isin(bites)]
+    print(f"claim 1, official objective: {mean_se(fam1)}; Huber: {mean_se(fam1h)} "
+          "(points of ARE, mean ± SE over families)")  # fmt: skip
+    print(f"claim 3, official objective: {mean_se(gain3)}; Huber: {mean_se(gain3h)} "
+          "(over groups)")  # fmt: skip
+else:
+    print("Huber sensitivity column: computed at full scale only")
+
+# %% [markdown]
+# ## Claim 6 · Several small models or one larger, at equal compute
+#
+# The abstract gives seed variability as the reason several small models can be worth more than
+# one large one: the test needs seed variants of the small models, which no shipped family has.
+# Not checked on the paper's curves; the demonstration below shows the mechanism on our own
+# seeds.
+
+# %%
+ledger.not_checked(
+    6,
+    "several small models can beat one larger at equal compute",
+    paper="because seeds vary, training several small models is sometimes more useful "
+    "than one large one",
+    source="abstract",
+    criterion=at_most("ARE, several small (seeds)", "ARE, one larger"),
+    evidence="real data",
+    note="no shipped family has seed variants of its small models",
+)
+
+# %% [markdown]
+# ## A controlled demonstration: teacher–student families
+#
+# Features $x\sim\mathcal N(0,\mathrm{diag}(k^{-1.3}))$, $k\le1024$; the teacher is
+# $y=x\cdot w^*+\varepsilon$ with $w^*_k=k^{-0.5}$ and noise s.d. 0.1. A model of size $N$
+# regresses on the first $N$ features and is trained by one-pass SGD (batch 16, learning rate
+# 0.5); $D$ = samples seen; the exact population loss is logged at log-spaced checkpoints.
+# Family **B** has a steeper spectrum, $k^{-1.5}$. The target is the largest size, predicted on
+# its final loss. These checks are ours: they show the protocols on a family whose losses and
+# seeds we control, and they are never counted as the paper's. The quick scale trains a small
+# version (its sizes, seeds and steps are printed below); the full scale more seeds and steps.
 
 # %%
 sizes, steps = run["sizes"], run["steps"]
@@ -162,99 +649,50 @@ train_kw = dict(
     steps=steps, batch=run["batch"], lr=run["lr"], n_checkpoints=run["checkpoints"]
 )
 fam_A = S.teacher_student_family(
-    S.TeacherStudent(spectrum=1.3),
-    sizes,
-    range(run["seeds"]),
-    family="A",
-    seed_offset=1000 * seed,
-    **train_kw,
-)
-fam_W = S.teacher_student_family(
-    S.TeacherStudent(spectrum=1.3),
-    sizes,
-    range(run["seeds_other"]),
-    family="W",
-    warmup_frac=0.1,
-    decay="cosine",
-    seed_offset=1000 * seed + 100,
-    **train_kw,
-)
+    S.TeacherStudent(spectrum=1.3), sizes, range(run["seeds"]), family="A",
+    seed_offset=1000 * seed, **train_kw,
+)  # fmt: skip
 fam_B = S.teacher_student_family(
-    S.TeacherStudent(spectrum=1.5),
-    sizes,
-    range(run["seeds_other"]),
-    family="B",
-    seed_offset=1000 * seed + 200,
-    **train_kw,
-)
-curves = pd.concat([fam_A, fam_W, fam_B], ignore_index=True)
-curves.to_csv(
-    ledger.output_dir() / "18_scaling_laws_curves.csv", index=False
-)  # refit without retraining
+    S.TeacherStudent(spectrum=1.5), sizes, range(run["seeds_other"]), family="B",
+    seed_offset=1000 * seed + 200, **train_kw,
+)  # fmt: skip
+D_end = steps * run["batch"]
+FIT_KW = dict(exponent_inits=run["exponent_inits"])  # starts of our Huber fit
 print(
-    f"{len(curves):,} checkpoints from "
-    f"{curves.groupby(['family', 'N', 'seed']).ngroups} runs; "
-    f"target N = {target}"
+    f"family A: sizes {sizes}, {run['seeds']} seeds; family B: {run['seeds_other']} "
+    f"seeds; {steps} steps, {run['checkpoints']} checkpoints per run; fit starts "
+    f"(α = β ∈) {run['exponent_inits']}"
 )
-
-# %% tags=["hide-input"]
-fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), sharey=True)
-fit_show = S.fit_curves(S.select(fam_A, max_N=256, seeds=[0]))
-palette = plt.cm.viridis(np.linspace(0, 0.9, len(sizes)))
-for ax, fam, title in [
-    (axes[0], fam_A, "family A (constant rate)"),
-    (axes[1], fam_W, "family W (warm-up + cosine)"),
-]:
-    for colour, N in zip(palette, sizes):
-        d = fam[(fam.N == N) & (fam.seed == 0)]
-        ax.plot(d.D, d.loss, color=colour, lw=1.4, label=f"N={N}")
-        if fam is fam_A:
-            ax.plot(d.D, fit_show.predict(N, d.D), color=colour, ls=":", lw=1)
-    ax.axvline(0.1 * steps * run["batch"], color=color_for("muted"), ls="--", lw=1)
-    ax.set(xscale="log", yscale="log", xlabel="samples seen D", title=title)
-axes[0].set_ylabel("population loss")
-axes[1].legend(fontsize=7, ncols=2)
-fig.suptitle(
-    "Training curves (seed 0); dotted: law fitted on N ≤ 256; dashed: 10 % of training"
-)
-plt.show()
-
-# %% [markdown]
-# ## Claim 1 · Fitting models closer in size to the target helps
-#
-# **Criterion (fixed before the run).** For family A, fit all checkpoints of the models up to
-# $m\in\{32,64,128,256\}$, separately for each seed, and predict that seed's target. The median ARE
-# over seeds at $m=256$ is below that at $m=32$, and the Spearman correlation between $m$ and the
-# median ARE is at most −0.8 (at most one adjacent pair out of order).
-
-# %%
-D_end = steps * run["batch"]  # every run's final D, the target's included
 res_A = S.protocol_errors(
-    fam_A,
-    target_N=target,
-    D_target=D_end,
-    max_sizes=run["max_fitted"],
-    seeds=range(run["seeds"]),
-    n_jobs=JOBS,
-)
+    fam_A, target_N=target, D_target=D_end, max_sizes=run["max_fitted"],
+    seeds=range(run["seeds"]), n_jobs=JOBS, fit_kwargs=FIT_KW,
+)  # fmt: skip
 med = res_A.groupby(["protocol", "m"]).are.median().unstack(0)
-print("median ARE, family A (rows: largest fitted size m):")
-print(med.map(lambda v: f"{100 * v:.2f} %").to_string())
 ms = np.array(run["max_fitted"])
 med_all = med["all checkpoints"].to_numpy()
 rho1 = float(stats.spearmanr(ms, med_all).statistic)
+print("median ARE, family A (rows: largest fitted size m):")
+print(med.map(lambda v: f"{100 * v:.2f} %").to_string())
 print(f"Spearman(m, median ARE) = {rho1:.2f}")
+
+wide = res_A.pivot_table(index=["m", "seed"], columns="protocol", values="are")
+wins2 = int((wide["all checkpoints"] < wide["final only"]).sum())
+n2 = len(wide)
+p2 = float(stats.binomtest(wins2, n2, 0.5, alternative="greater").pvalue)
+med2 = wide.median()
+wins3 = int((wide["after 10 %"] < wide["all checkpoints"]).sum())
+print(
+    f"all checkpoints better than final only in {wins2}/{n2} fits (sign test p = "
+    f"{p2:.3g}); dropping the first 10 % better in {wins3}/{n2} (no criterion: on "
+    "family A early losses lie on the law by construction)"
+)
 
 # %% tags=["hide-input"]
 fig, ax = plt.subplots()
-for proto in ["all checkpoints", "final only", "after 10 %"]:
+for i, proto in enumerate(["all checkpoints", "final only", "after 10 %"]):
     d = res_A[res_A.protocol == proto]
     ax.scatter(
-        d.m * (1 + 0.06 * ["all checkpoints", "final only", "after 10 %"].index(proto)),
-        100 * d.are,
-        s=12,
-        alpha=0.5,
-        color=color_for(proto),
+        d.m * (1 + 0.06 * i), 100 * d.are, s=12, alpha=0.5, color=color_for(proto)
     )
     ax.plot(
         med.index,
@@ -267,8 +705,8 @@ ax.set(
     xscale="log",
     yscale="log",
     xlabel="largest fitted model m",
-    ylabel="ARE on the target (%)",
-    title=f"Family A: error predicting N = {target}",
+    ylabel="ARE on the target's final loss (%)",
+    title=f"Family A (synthetic): error predicting N = {target}",
 )
 ax.minorticks_off()
 ax.set_xticks(ms, [str(m) for m in ms])
@@ -276,11 +714,10 @@ ax.legend()
 plt.show()
 
 # %%
-ledger.check(
-    1,
-    "closer fitted sizes → better predictions",
-    paper="most accurate from similar sizes",
-    source="paper",
+ledger.ours(
+    "1s",
+    "synthetic family A: closer fitted sizes → better predictions",
+    why="the protocol on a family whose losses are exact (cumulative sets of sizes)",
     measured={
         f"median ARE, m={ms[0]}": med_all[0],
         f"median ARE, m={ms[-1]}": med_all[-1],
@@ -290,69 +727,18 @@ ledger.check(
         at_most(f"median ARE, m={ms[-1]}", f"median ARE, m={ms[0]}", strict=True),
         at_most("Spearman ρ(m, median ARE)", -0.8),
     ),
-    tolerance=tol(rel=1e-07),
-    unpaired_because="a trend over the fitted sizes (a rank correlation), not one "
-    "method against another",
+    tolerance={
+        "median ARE, m=32": tol(abs=7e-09),
+        "median ARE, m=256": tol(abs=2e-10),
+    },
+    unpaired_because="a trend over the fitted sizes (a rank correlation)",
 )
-
-# %% [markdown]
-# The dots are single fits: at every $m$ they spread over about an order of magnitude, as widely as
-# the medians differ, so with a handful of seeds the ordering of neighbouring $m$ is partly luck —
-# which is why the criterion asks for the trend (a rank correlation), not for every step.
-#
-# ## Claim 2 · Intermediate checkpoints beat final losses alone
-#
-# A final-only fit sees a single $D$ (every run is trained for the same number of steps), so
-# $B/D^\beta$ is a constant and the law reduces to $E+A/N^\alpha$, fitted on the final losses.
-#
-# **Criterion.** Over the family-A fits above ($m\in\{32,\dots,256\}$ × seeds: 20 pairs at quick
-# scale), the all-checkpoint fit has the lower ARE in more than half of the pairs, its median ARE is lower,
-# and a one-sided sign test gives p < 0.1.
-
-# %%
-wide = res_A.pivot_table(index=["m", "seed"], columns="protocol", values="are")
-wins2 = int((wide["all checkpoints"] < wide["final only"]).sum())
-n2 = len(wide)
-p2 = float(stats.binomtest(wins2, n2, 0.5, alternative="greater").pvalue)
-med2 = wide.median()
-print(
-    f"all checkpoints better in {wins2}/{n2} fits; median ARE "
-    f"{100 * med2['all checkpoints']:.2f} % "
-    f"vs final only {100 * med2['final only']:.2f} %; sign test p = {p2:.3g}"
-)
-
-# %% tags=["hide-input"]
-fig, ax = plt.subplots(figsize=(5.5, 4))
-lim = [100 * wide.min().min() * 0.8, 100 * wide.max().max() * 1.25]
-ax.plot(lim, lim, color=color_for("reference"), ls="--", lw=1, label="equal error")
-ax.scatter(
-    100 * wide["final only"],
-    100 * wide["all checkpoints"],
-    color=color_for("ours"),
-    s=18,
-)
-ax.set(
-    xscale="log",
-    yscale="log",
-    xlim=lim,
-    ylim=lim,
-    xlabel="ARE, final losses only (%)",
-    ylabel="ARE, all checkpoints (%)",
-    title="Each point: one (m, seed) fit",
-)
-ax.legend()
-plt.show()
-
-# %%
-ledger.check(
-    2,
-    "intermediate checkpoints improve fits",
-    paper="substantially improves accuracy",
-    source="paper",
+ledger.ours(
+    "2s",
+    "synthetic family A: intermediate checkpoints improve fits",
+    why="the protocol on a family whose losses are exact",
     measured={
-        "pairs": n2,
-        "wins": wins2,
-        "half the pairs": n2 / 2,
+        "pairs": n2, "wins": wins2, "half the pairs": n2 / 2,
         "median ARE, all checkpoints": med2["all checkpoints"],
         "median ARE, final only": med2["final only"],
         "sign test p": p2,
@@ -362,219 +748,29 @@ ledger.check(
         at_most("median ARE, all checkpoints", "median ARE, final only", strict=True),
         at_most("sign test p", 0.1, strict=True),
     ),
-    tolerance={
-        "median ARE, all checkpoints": tol(abs=1e-10),
-        "median ARE, final only": tol(abs=2e-09),
-    },
+    tolerance={"median ARE, all checkpoints": tol(abs=2e-09)},
     unpaired_because="paired over the (size, seed) fits and decided by a one-sided "
     "sign test",
-)
+)  # fmt: skip
 
 # %% [markdown]
-# Below the diagonal, intermediate checkpoints helped.
-#
-# The paper summarises such protocols in heatmaps: how accurate is the prediction for a given largest
-# fitted model *and* a given fraction of each run's training used? Here, for family A, each cell fits
-# all checkpoints up to that fraction of the models up to $m$ and predicts the target's final loss:
-# one seed at quick scale (so a cell is a single fit and as noisy as the dots above), the median
-# of three seeds at full scale. No criterion is attached; it shows claims 1 and 2 together.
-
-# %% tags=["hide-input"]
-fracs = [0.1, 0.25, 0.5, 1.0]
-heat = np.zeros((len(fracs), len(run["max_fitted"])))
-heat_seeds = range(min(run["heat_seeds"], run["seeds"]))
-# The 100 % row is exactly claim 2's all-checkpoint fits (same points and fit): reuse.
-all_ck = res_A[(res_A.protocol == "all checkpoints") & res_A.seed.isin(heat_seeds)]
-for i, fr in enumerate(fracs):
-    for j, m in enumerate(run["max_fitted"]):
-        if fr == 1.0:
-            heat[i, j] = all_ck[all_ck.m == m].are.median()
-            continue
-        errs = [
-            S.are(
-                S.fit_curves(S.select(fam_A, max_N=m, seeds=[s], max_frac=fr)).predict(
-                    target, D_end
-                ),
-                S.final_loss(fam_A, target, s),
-            )
-            for s in heat_seeds
-        ]
-        heat[i, j] = np.median(errs)
-fig, ax = plt.subplots(figsize=(6, 3.6))
-im = ax.imshow(
-    100 * heat,
-    cmap="viridis_r",
-    aspect="auto",
-    origin="lower",
-    norm=plt.matplotlib.colors.LogNorm(),
-)
-for i in range(len(fracs)):
-    for j in range(len(run["max_fitted"])):
-        ax.text(
-            j,
-            i,
-            f"{100 * heat[i, j]:.1f}",
-            ha="center",
-            va="center",
-            fontsize=9,
-            color="white" if heat[i, j] > np.median(heat) else "black",
-        )
-ax.set(
-    xticks=range(len(run["max_fitted"])),
-    xticklabels=run["max_fitted"],
-    yticks=range(len(fracs)),
-    yticklabels=[f"{int(100 * f)} %" for f in fracs],
-    xlabel="largest fitted model m",
-    ylabel="training used per run",
-    title="ARE (%) predicting the target, family A, "
-    + ("seed 0" if len(heat_seeds) == 1 else f"median of {len(heat_seeds)} seeds"),
-)
-ax.grid(False)
-fig.colorbar(im, ax=ax, label="ARE (%)")
-plt.show()
-
-# %% [markdown]
-# ## Claim 3 · Dropping the first 10 % of training
-#
-# **Gate.** The paper's regime: fits that use every checkpoint are poor, median ARE ≥ 15 % (the
-# secondary summary's "ARE > 15 % → 4–10 %"). Only there can early checkpoints be what misleads
-# them; unmet, the claim is not checked at this scale.
-#
-# **Criterion.** On family A (whose early training we did not shape), over
-# $m\in\{32,\dots,256\}$ × seeds: fits that drop checkpoints with $\le 10\%$ of training have the
-# lower ARE in more than half of the fits, a lower median ARE, and a one-sided sign test p < 0.1. It
-# fails if the early checkpoints of an ordinary training run do not mislead the fit. Family W, whose
-# warm-up we injected over exactly the first 10 %, is reported alongside with the same statistics, as
-# context: there the gain is built into the set-up.
-
-# %%
-res_W = S.protocol_errors(
-    fam_W,
-    target_N=target,
-    D_target=D_end,
-    max_sizes=run["max_fitted"],
-    seeds=range(run["seeds_other"]),
-    protocols=["all checkpoints", "after 10 %"],
-    n_jobs=JOBS,
-)
-
-
-def drop_stats(res):
-    w = res.pivot_table(index=["m", "seed"], columns="protocol", values="are")
-    wins = int((w["after 10 %"] < w["all checkpoints"]).sum())
-    p = float(stats.binomtest(wins, len(w), 0.5, alternative="greater").pvalue)
-    return w, wins, p
-
-
-wide_W, wins3, p3 = drop_stats(res_W)
-wide_A3, wins3A, p3A = drop_stats(res_A[res_A.protocol != "final only"])
-for name, w, wins, p in [
-    ("W (warm-up)", wide_W, wins3, p3),
-    ("A (constant)", wide_A3, wins3A, p3A),
-]:
-    print(
-        f"family {name}: dropping the first 10 % better in {wins}/{len(w)}; median ARE "
-        f"{100 * w['after 10 %'].median():.2f} % vs "
-        f"{100 * w['all checkpoints'].median():.2f} %; "
-        f"sign test p = {p:.3g}"
-    )
-
-# %% tags=["hide-input"]
-fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), sharey=True)
-for ax, (name, w) in zip(
-    axes, [("family W (warm-up)", wide_W), ("family A (constant)", wide_A3)]
-):
-    for (m, s), r in w.iterrows():
-        ax.plot(
-            [0, 1],
-            100 * r[["all checkpoints", "after 10 %"]].to_numpy(),
-            color=color_for("muted"),
-            lw=0.8,
-            alpha=0.7,
-        )
-    ax.scatter(
-        np.zeros(len(w)),
-        100 * w["all checkpoints"],
-        color=color_for("all checkpoints"),
-        zorder=3,
-    )
-    ax.scatter(
-        np.ones(len(w)), 100 * w["after 10 %"], color=color_for("after 10 %"), zorder=3
-    )
-    ax.set(
-        xticks=[0, 1],
-        xticklabels=["all checkpoints", "first 10 % dropped"],
-        xlim=(-0.4, 1.4),
-        yscale="log",
-        title=name,
-    )
-axes[0].set_ylabel("ARE on the target (%)")
-plt.show()
-
-# %%
-ledger.check(
-    3,
-    "dropping the first 10 % helps (family A, no injected transient)",
-    paper="ARE >15 % → 4–10 % for some families",
-    source="secondary summary",
-    measured={
-        "wins": wins3A,
-        "half the fits": len(wide_A3) / 2,
-        "median ARE, first 10 % dropped": wide_A3["after 10 %"].median(),
-        "median ARE, all checkpoints": wide_A3["all checkpoints"].median(),
-        "sign test p": p3A,
-        "family W (context): wins": wins3,
-        "family W (context): sign test p": p3,
-    },
-    gate=at_least("median ARE, all checkpoints", 0.15),
-    criterion=all_of(
-        at_least("wins", "half the fits", strict=True),
-        at_most(
-            "median ARE, first 10 % dropped", "median ARE, all checkpoints", strict=True
-        ),
-        at_most("sign test p", 0.1, strict=True),
-    ),
-    tolerance={
-        "median ARE, first 10 % dropped": tol(abs=0.0002),
-        "median ARE, all checkpoints": tol(abs=1e-10),
-    },
-    unpaired_because="paired over the (size, seed) fits and decided by a one-sided "
-    "sign test",
-)
-
-# %% [markdown]
-# Read the verdict with the printed statistics. On family A, whose early training we left alone,
-# dropping the first 10 % of checkpoints does not improve the fits: its early losses already lie on
-# the fitted law, so dropping them only removes data. On family W the injected warm-up makes the
-# early losses lie off the law, and dropping them helps, as it was built to. Whether real language
-# models' early checkpoints mislead a fit is what claim 3T tests at full scale.
-#
-# ## Claim 4 · Seed-to-seed variation bounds the achievable error
-#
-# **Criterion.** The coefficient of variation of the final loss across family A's seeds, taken as the
-# median over model sizes, lies between 0.5 % and 10 % ("a few percent"); and the best median ARE of
-# any protocol in claims 1–3 is at least half the seed CV at the target size — no fit predicts one run
-# much better than runs differ from each other.
+# **Seeds (claim 4's mechanism).** A fixed protocol — all checkpoints of the models up to 256 —
+# against the target's own seed spread: its median ARE over seeds is at least half the seed CV
+# of the target's final loss, and that CV is "a few percent" (0.5–10 %).
 
 # %% tags=["hide-input"]
 finals = fam_A[fam_A.frac == 1.0]
 cv = finals.groupby("N").loss.agg(lambda x: x.std(ddof=1) / x.mean())
-cv_med, cv_target = float(cv.median()), float(cv.loc[target])
-best_are = float(
-    min(
-        res_A.groupby(["protocol", "m"]).are.median().min(),
-        res_W.groupby(["protocol", "m"]).are.median().min(),
-    )
-)
+cv_target = float(cv.loc[target])
+fixed_are = float(med.loc[ms[-1], "all checkpoints"])
 print(
     "seed CV of the final loss by N: "
     + ", ".join(f"{n}: {100 * v:.2f} %" for n, v in cv.items())
 )
 print(
-    f"median CV {100 * cv_med:.2f} %, at the target {100 * cv_target:.2f} %; "
-    f"best median ARE of any protocol {100 * best_are:.2f} %"
+    f"seed CV at the target {100 * cv_target:.2f} %; fixed protocol (m = {ms[-1]}, all "
+    f"checkpoints) median ARE {100 * fixed_are:.2f} %"
 )
-
 fig, ax = plt.subplots()
 ax.bar(
     [str(n) for n in cv.index],
@@ -582,292 +778,115 @@ ax.bar(
     color=color_for("muted"),
     label="seed CV of final loss",
 )
-reference_line(ax, 100 * best_are, "best median ARE (any protocol)")
+reference_line(ax, 100 * fixed_are, f"fixed protocol's median ARE (m = {ms[-1]})")
 ax.set(
     xlabel="model size N",
     ylabel="%",
-    title="Runs differ by about as much as the best fits err",
+    title="Synthetic family A: seed spread and a fixed protocol's error",
 )
 ax.legend()
 plt.show()
 
 # %%
-ledger.check(
-    4,
-    "seed variation is a few percent and bounds ARE",
-    paper="≈ 3.5 %",
-    source="secondary summary",
+ledger.ours(
+    "4s",
+    "synthetic family A: seed spread is a few percent and bounds a fixed "
+    "protocol's ARE",
+    why="the real curves have no seed variants; here the seeds are ours",
     measured={
-        "median seed CV": cv_med,
         "seed CV at the target": cv_target,
-        "best median ARE": best_are,
+        "ARE of the fixed protocol": fixed_are,
     },
     criterion=all_of(
-        within("median seed CV", 0.005, 0.10),
-        at_least("best median ARE", "seed CV at the target", factor=0.5),
+        within("seed CV at the target", 0.005, 0.10),
+        at_least("ARE of the fixed protocol", "seed CV at the target", factor=0.5),
     ),
-    tolerance={"best median ARE": tol(abs=3e-10)},
+    tolerance={"ARE of the fixed protocol": tol(abs=2e-10)},
 )
 
 # %% [markdown]
-# ## Claim 5 · One model plus borrowed scaling parameters
-#
-# The target is family B's largest model. We have one model of family B (size $n\in\{64,128,256\}$)
-# with its checkpoints. A *free* fit of all five parameters to it is ill-posed: one $N$ cannot separate
-# $E$ from $A/N^\alpha$. The *borrowed* fit takes the model-size part $(A,\alpha)$ from family A (fitted
-# on its models up to 256, all checkpoints, same seed index) and fits $E,B,\beta$ on the one model —
-# as the official code's one-model fit fixes $A$ and $\alpha$. The strongest honest alternative is
-# to use family A's law *as is*, without the one model of family B: borrowing helps only if that one
-# model adds information. (The free fit is shown too, but it is ill-posed, so beating it is easy.)
-#
-# **Criterion.** Over $n$ × seeds (9 fits), the borrowed fit has the lower ARE than family A's law as
-# is in at least 7 (one-sided sign test p < 0.1) and a lower median ARE. It fails if the one model
-# of the target family adds nothing to the borrowed parameters.
+# **Several small models (claim 6's mechanism).** Compute $\propto\sum N\cdot D$: one seed of every
+# size up to 256 costs $504\cdot D$, two seeds of every size up to 128 cost $496\cdot D$. The target
+# is the mean final loss of the largest model over all seeds. Pairs: seed $s$ alone (up to 256)
+# against seeds $s$ and $s+1$ (up to 128); the gain is the difference of ARE.
+
+# %% tags=["hide-input"]
+mean_target = float(finals[finals.N == target].loss.mean())
+nA = run["seeds"]
+one_big = np.array([
+    S.are(S.fit_curves(S.select(fam_A, max_N=256, seeds=[s]), **FIT_KW)
+          .predict(target, D_end), mean_target) for s in range(nA)])  # fmt: skip
+two_small = np.array([
+    S.are(S.fit_curves(S.select(fam_A, max_N=128, seeds=[s, (s + 1) % nA]), **FIT_KW)
+          .predict(target, D_end), mean_target) for s in range(nA)])  # fmt: skip
+cost_big = S.compute_cost(S.select(fam_A, max_N=256, seeds=[0]))
+cost_small = S.compute_cost(S.select(fam_A, max_N=128, seeds=[0, 1]))
+print(
+    f"compute ratio two small / one big = {cost_small / cost_big:.3f}; median ARE: two "
+    f"seeds ≤ 128 {100 * np.median(two_small):.2f} %, one seed ≤ 256 "
+    f"{100 * np.median(one_big):.2f} %"
+)
+
+# %%
+ledger.ours(
+    "6s",
+    "synthetic family A: two seeds of smaller models beat one seed of larger ones",
+    why="the real curves have no seed variants; here the seeds are ours",
+    measured={"ARE gain of two small seeds": one_big - two_small},
+    criterion=paired_gain("ARE gain of two small seeds", 0.0),
+    tolerance=tol(abs=4e-09),
+)
+
+# %% [markdown]
+# **Borrowing (claim 5's mechanism).** The target is family B's largest model; one model of B
+# (size $n\in\{64,128,256\}$) plus $(A,\alpha)$ from family A's law (models up to 256, same seed
+# index), against A's law as is. Pairs = seeds; a seed's gain is the mean over $n$.
 
 # %% tags=["hide-input"]
 rows = []
 for s in range(run["seeds_other"]):
-    source = S.fit_curves(S.select(fam_A, max_N=256, seeds=[s]))
+    source = S.fit_curves(S.select(fam_A, max_N=256, seeds=[s]), **FIT_KW)
     actual = S.final_loss(fam_B, target, s)
     for n in [64, 128, 256]:
         one = fam_B[(fam_B.N == n) & (fam_B.seed == s)]
-        borrowed = S.fit_curves(one, fixed={"A": source.A, "alpha": source.alpha})
-        free = S.fit_curves(one)
-        for proto, f in [
-            ("borrowed (A, α)", borrowed),
-            ("free fit", free),
-            ("other family as is", source),
-        ]:
-            rows.append(
-                dict(
-                    n=n,
-                    seed=s,
-                    protocol=proto,
-                    are=S.are(f.predict(target, D_end), actual),
-                )
-            )
+        borrowed = S.fit_curves(
+            one, fixed={"A": source.A, "alpha": source.alpha}, **FIT_KW
+        )
+        rows.append(dict(n=n, seed=s,
+                         borrowed=S.are(borrowed.predict(target, D_end), actual),
+                         as_is=S.are(source.predict(target, D_end),
+                                     actual)))  # fmt: skip
 res_B = pd.DataFrame(rows)
-wide_B = res_B.pivot_table(index=["n", "seed"], columns="protocol", values="are")
-wins5 = int((wide_B["borrowed (A, α)"] < wide_B["other family as is"]).sum())
-wins5_free = int((wide_B["borrowed (A, α)"] < wide_B["free fit"]).sum())
-p5 = float(stats.binomtest(wins5, len(wide_B), 0.5, alternative="greater").pvalue)
-print((100 * wide_B.groupby("n").median()).round(2).to_string())
-print(
-    f"borrowed better than family A as is in {wins5}/{len(wide_B)} fits (sign test p = "
-    f"{p5:.3g}); better than the free fit in {wins5_free}; medians: "
-    + ", ".join(f"{k} {100 * v:.2f} %" for k, v in wide_B.median().items())
-)
-
-fig, ax = plt.subplots()
-order = ["borrowed (A, α)", "free fit", "other family as is"]
-for i, proto in enumerate(order):
-    d = 100 * res_B[res_B.protocol == proto].are
-    ax.scatter(
-        np.full(len(d), i) + np.linspace(-0.15, 0.15, len(d)),
-        d,
-        color=color_for(proto),
-        s=20,
-    )
-    ax.hlines(d.median(), i - 0.25, i + 0.25, color=color_for(proto), lw=2)
-ax.set(
-    xticks=range(3),
-    xticklabels=order,
-    yscale="log",
-    ylabel="ARE on family B's target (%)",
-    title="One model of the target family: what to add",
-)
-plt.show()
+gain5s = res_B.assign(g=res_B.as_is - res_B.borrowed).groupby("seed").g.mean()
+print((100 * res_B.groupby("n")[["borrowed", "as_is"]].median()).round(2).to_string())
 
 # %%
-ledger.check(
-    5,
-    "one model + borrowed parameters beats the other family's law alone",
-    paper="a single model plus parameters from other families suffices",
-    source="paper",
-    measured={
-        "wins over A as is": wins5,
-        "sign test p": p5,
-        "median ARE, borrowed": wide_B["borrowed (A, α)"].median(),
-        "median ARE, A as is": wide_B["other family as is"].median(),
-        "median ARE, free fit": wide_B["free fit"].median(),
-    },
-    criterion=all_of(
-        at_least("wins over A as is", 7),
-        at_most("sign test p", 0.1, strict=True),
-        at_most("median ARE, borrowed", "median ARE, A as is", strict=True),
-    ),
-    tolerance={
-        "median ARE, borrowed": tol(abs=9e-10),
-        "median ARE, A as is": tol(abs=2e-10),
-        "median ARE, free fit": tol(abs=0.2),
-    },
-    unpaired_because="paired over the (size, seed) fits and decided by a one-sided "
-    "sign test",
+ledger.ours(
+    "5s",
+    "synthetic family B: one model + A's (A, α) beats A's law alone",
+    why="the mechanism on two families whose laws differ by construction",
+    measured={"ARE gain of borrowing": gain5s.to_numpy()},
+    criterion=paired_gain("ARE gain of borrowing", 0.0),
+    tolerance=tol(abs=8e-10),
 )
 
 # %% [markdown]
-# Read the verdict with the medians printed above. Borrowing beats a free fit of the one model
-# easily, since that fit cannot separate $E$ from $A/N^\alpha$; the question the claim raises is
-# whether the one model of family B adds anything to family A's law used unchanged.
-#
-# ## Claim 6 · Several small models or one larger one, at equal compute
-#
-# Training compute is $\propto\sum N\cdot D$. One seed of every size up to 256 costs
-# $504\cdot D$; two seeds of every size up to 128 cost $496\cdot D$ — equal within 2 %. The target here
-# is the mean final loss of the largest model over all seeds (the family's behaviour, not one run's).
-#
-# **Criterion.** The median ARE of the two-seeds-of-smaller-models fits (every pair of seeds) is at
-# most the median ARE of the one-seed-up-to-256 fits (every seed).
-
-# %% tags=["hide-input"]
-mean_target = float(finals[finals.N == target].loss.mean())
-one_big = [
-    S.are(
-        S.fit_curves(S.select(fam_A, max_N=256, seeds=[s])).predict(target, D_end),
-        mean_target,
-    )
-    for s in range(run["seeds"])
-]
-pairs = [(a, b) for a in range(run["seeds"]) for b in range(a + 1, run["seeds"])]
-two_small = [
-    S.are(
-        S.fit_curves(S.select(fam_A, max_N=128, seeds=list(pr))).predict(target, D_end),
-        mean_target,
-    )
-    for pr in pairs
-]
-cost_big = S.compute_cost(S.select(fam_A, max_N=256, seeds=[0]))
-cost_small = S.compute_cost(S.select(fam_A, max_N=128, seeds=[0, 1]))
-print(
-    f"compute: one seed up to 256 = {cost_big:.3g}, two seeds up to 128 = "
-    f"{cost_small:.3g} "
-    f"(ratio {cost_small / cost_big:.3f})"
-)
-print(
-    f"median ARE: two seeds ≤ 128 {100 * np.median(two_small):.2f} % "
-    f"({len(two_small)} pairs), "
-    f"one seed ≤ 256 {100 * np.median(one_big):.2f} % ({len(one_big)} seeds)"
-)
-
-fig, ax = plt.subplots(figsize=(5.5, 3.8))
-for i, (name, vals, role) in enumerate(
-    [
-        ("two seeds, N ≤ 128", two_small, "alt"),
-        ("one seed, N ≤ 256", one_big, "baseline"),
-    ]
-):
-    ax.scatter(
-        np.full(len(vals), i) + np.linspace(-0.15, 0.15, len(vals)),
-        100 * np.array(vals),
-        color=color_for(role),
-        s=20,
-    )
-    ax.hlines(100 * np.median(vals), i - 0.25, i + 0.25, color=color_for(role), lw=2)
-ax.set(
-    xticks=[0, 1],
-    xticklabels=["two seeds, N ≤ 128", "one seed, N ≤ 256"],
-    xlim=(-0.5, 1.5),
-    yscale="log",
-    ylabel="ARE on the mean target (%)",
-    title="Equal compute, two ways",
-)
-plt.show()
+# What the demonstration shows (generated from the numbers above):
 
 # %%
-ledger.check(
-    6,
-    "several small models can beat one larger at equal compute",
-    paper="sometimes more useful (seed variability)",
-    source="paper",
-    measured={
-        "median ARE, two seeds ≤ 128": np.median(two_small),
-        "median ARE, one seed ≤ 256": np.median(one_big),
-    },
-    criterion=at_most("median ARE, two seeds ≤ 128", "median ARE, one seed ≤ 256"),
-    tolerance={
-        "median ARE, two seeds ≤ 128": tol(abs=7e-10),
-        "median ARE, one seed ≤ 256": tol(abs=4e-10),
-    },
-    unpaired_because="the paper's 'can': two medians over the same targets at equal "
-    "compute, not paired by seed",
+print(
+    f"1s: on family A the median ARE goes from {100 * med_all[0]:.2f} % (models up to "
+    f"{ms[0]}) to {100 * med_all[-1]:.2f} % (up to {ms[-1]}), Spearman ρ = {rho1:.2f}; "
+    "these are cumulative sets, so more models and closer models come together."
 )
-
-# %% [markdown]
-# ## Full scale · transformer language models
-#
-# At full scale the chapter also trains small character-level transformers (6 widths × 3 seeds,
-# warm-up then cosine decay) on the Python standard library's sources and repeats claims 1–3 on
-# their held-out loss — the setting in which the paper saw the early-checkpoint effect. At quick
-# scale they are not trained.
-
-# %%
-if run["transformers"]:
-    text = S.stdlib_text(run["tf_text"])
-    fam_T = S.transformer_family(
-        text,
-        run["tf_widths"],
-        range(run["tf_seeds"]),
-        steps=run["tf_steps"],
-        device=run.device,
-    )
-    fam_T.to_csv(ledger.output_dir() / "18_scaling_laws_transformers.csv", index=False)
-    tgt = fam_T.N.max()
-    d_end = float(fam_T.D.max())
-    res_T = S.protocol_errors(
-        fam_T,
-        target_N=tgt,
-        D_target=d_end,
-        max_sizes=sorted(fam_T.N.unique())[2:-1],
-        seeds=range(run["tf_seeds"]),
-    )
-    print(
-        (100 * res_T.groupby(["protocol", "m"]).are.median().unstack(0))
-        .round(2)
-        .to_string()
-    )
-    w = res_T.pivot_table(index=["m", "seed"], columns="protocol", values="are")
-    wins = int((w["after 10 %"] < w["all checkpoints"]).sum())
-    p = float(stats.binomtest(wins, len(w), 0.5, alternative="greater").pvalue)
-CRIT_3T = all_of(
-    at_least("wins", "half the fits", strict=True),
-    at_most(
-        "median ARE, first 10 % dropped", "median ARE, all checkpoints", strict=True
-    ),
-    at_most("sign test p", 0.1, strict=True),
-)
-if run["transformers"]:
-    ledger.check(
-        "3T",
-        "dropping the first 10 % helps (transformers)",
-        paper="ARE >15 % → 4–10 %",
-        source="secondary summary",
-        measured={
-            "wins": wins,
-            "half the fits": len(w) / 2,
-            "median ARE, first 10 % dropped": w["after 10 %"].median(),
-            "median ARE, all checkpoints": w["all checkpoints"].median(),
-            "sign test p": p,
-        },
-        gate=at_least("median ARE, all checkpoints", 0.15),
-        criterion=CRIT_3T,
-        unpaired_because="paired over the (size, seed) fits and decided by a one-sided "
-        "sign test",
-    )
-else:
-    ledger.not_checked(
-        "3T",
-        "dropping the first 10 % helps (transformers)",
-        paper="ARE >15 % → 4–10 %",
-        source="secondary summary",
-        criterion=CRIT_3T,
-        note="full scale: 18 transformer LMs on Python sources (GPU recommended)",
-    )
-ledger.quote(
-    "Q",
-    "ARE reachable by the best practices on the paper's 485 models",
-    paper="about 4 % is where decisions get made; seeds alone ≈ 3.5 %",
-    source="secondary summary",
-)
+b_med, a_med = res_B.borrowed.median(), res_B.as_is.median()
+print(
+    f"5s: one model of B with A's (A, α) has median ARE {100 * b_med:.2f} %, "
+    f"A's law as is {100 * a_med:.2f} %; "
+    + ("A's law alone already predicts B's target better, so on these two synthetic "
+       "families borrowing does not pay." if a_med < b_med else
+       "borrowing beats A's law as is.")
+)  # fmt: skip
 
 # %% [markdown]
 # ## Verdicts
@@ -879,54 +898,101 @@ ledger.show()
 print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.device}")
 
 # %% [markdown]
+# **Stability.** The *seeds* column above comes from the committed stability record
+# (quick scale, `data/stability/18_scaling_laws.json`); a claim changed since reads "stale
+# record". The paper's claims are decided on fixed data, so only the synthetic checks can move
+# with the seed. The line below is generated from that record.
+
+# %%
+stability_line = unstable_sentence(ledger, ledger.stability())
+print(stability_line or "No claim the record still describes flips between its seeds.")
+
+# %% [markdown]
 # ## Deviations from the paper
 #
-# - **A gate added after the result was known** (the book-wide rule that a claim is judged only
-#   where its mechanism can show). Claim 3 was judged on family A, whose early checkpoints lie on
-#   the law by construction (not reproduced, with a median ARE of about 2 % using every
-#   checkpoint); it is now gated on the paper's own regime, a median ARE of at least 15 % with
-#   every checkpoint. The criterion is unchanged. Claim 3T (full scale) carries the same gate.
-# - **What a verdict audit found in the gate and the sign tests, left for the chapter's group
-#   issue (17–19).** The 15 % is the secondary summary's example magnitude, not a threshold the
-#   paper states: a family with a real early transient and a smaller ARE would be gated out; a
-#   gate on the mechanism itself (how far the first 10 % of checkpoints lie off a law fitted on
-#   the later ones) would be sharper, and a quick family with an LM-like warm-up not aligned with
-#   the 10 % cut would test the claim at quick scale. The sign tests of claims 2, 3 and 5 count
-#   the (size, seed) fits as independent, but the sizes of one seed share its runs (nested
-#   subsets), so their p-values overstate the evidence; a test over seeds (the per-seed mean of
-#   log ARE ratios) is the honest one. Claim 6's ≤ between medians is decided without the noise
-#   of the seeds, and claim 1's ✗ rests on two sizes whose ARE differ by less than the target's
-#   own seed spread. None of these changed a criterion here.
-# - **Data.** The paper's 485-model collection (`IBM/ColPret`) cannot be fetched here; we generate
-#   families whose losses are exact. Their seed variation comes only from SGD noise, so it is smaller
-#   than between real LM runs; claims 4 and 6 depend on that.
-# - **Claim 3 and transients.** Family W's warm-up is a mechanism we put in on purpose, so it is
-#   shown as context, not tested. The paper's evidence is on language models; our full scale trains
-#   small ones (claim 3T), the quick scale does not.
-# - **Criteria changed after their results were known** (a verdict audit found checks whose outcome
-#   the set-up decided, or whose comparison was not the claim's):
-#   - *Claim 3.* Before: tested on family W, whose warm-up was injected over exactly the first 10 %
-#     of training (reproduced); on family A the same statistics gave p = 0.59. A gain built into the
-#     set-up is not evidence, so the test is now family A, and W is context.
-#   - *Claim 5.* Before: the borrowed fit against a free fit of the one model (reproduced), a fit this
-#     chapter calls ill-posed. Now: against the strongest honest alternative, family A's law used as
-#     is, with the same thresholds (≥ 7 of 9, sign test p < 0.1, lower median).
-#   - *Claim 2.* The criterion no longer lists "at least 20 pairs": the number of pairs is fixed by
-#     the design (4 sizes × 5 seeds at quick scale), so it was not a test; the rest is unchanged.
-#   - *Quoted numbers.* "ARE > 15 % → 4–10 %", "≈ 3.5 %" and "about 4 %" come from secondary
-#     summaries of the paper and are labelled so in the table.
-# - **Fitting.** We fit in log space with a Huber loss as the brief and Chinchilla do; the official
-#   code fits with `scipy.optimize.curve_fit` (least squares on the loss itself) by default. Borrowing
-#   follows its one-model fit, which fixes $A$ and $\alpha$. The paper's exact ARE protocol (which
-#   checkpoints of the target count) could not be checked; we use the target's final loss.
-# - **Numbers quoted.** The 4 % / 3.5 % figures come from a secondary summary of the paper (not its
-#   text); they are shown, not re-derived.
+# - **The paper's claims are decided on its own curves** (issue 36); the teacher–student checks
+#   are ours (ids `1s`–`6s`), shown apart and not counted. Criteria changed after an earlier
+#   result was known, old → new:
+#   - *Claim 1.* First: cumulative sets of synthetic sizes (not reproduced). Then: windows of
+#     four consecutive sizes of the real families (the official `num_train_models = 4`), paired
+#     over consecutive windows as if independent (GPT-3 and OPT; ≈). **Now (audit of 18):**
+#     the same window of four, but one mean gain per family, because consecutive windows share
+#     models; Chinchilla's digitised family joins (below). The window of three, which the
+#     official code also runs, is shown as `1b`, not judged.
+#   - *Claim 2.* First: synthetic fits and a sign test. Then: final losses alone
+#     ($E+A/N^\alpha$) against every checkpoint, over four families (≈). **Now:** the official
+#     comparison of `experiments/minimal_cut.py` — the earliest kept checkpoint at 10 % or at
+#     99 % of the window before 70 % of training — paired over the official groups; the
+#     final-only baseline, our design, is our diagnostic `2f`.
+#   - *Claim 3.* First: the first 10 % dropped on family A (cannot show there). Then: the
+#     10¹⁰-token cut over 19 families, 16 of them datablations GPT-2 sets treated as
+#     independent, gated on the cut changing ≥ 3 families (✗). **Now:** paired over the
+#     official groups (the datablations sets averaged into GPT2-c4-all and GPT2-oscar-all, as
+#     the official `minimal_cut` does), and the gate asks that the cut remove ≥ 5 % of the
+#     fitted points in at least three groups. The auditor's regrouped numbers (mean gain
+#     −0.21 ± 0.22 SE over five units, within noise) were known before this change.
+#   - *Claim 4.* Unchanged (not checked); the factor ½ is now labelled ours (from the brief).
+#   - *Claim 5.* Then: one model of $T$ with $(A,\alpha)$ from another family's law, against
+#     that law as is, gated on the laws lying ≥ 4 % apart (≈; the auditor noted that the
+#     comparator loses by construction and that all pairs but lambda's were positive).
+#     **Now:** the official one-model set-up — $(A,\alpha)$ fixed to the Chinchilla values for
+#     every family — against a free fit of the same model (the brief's design (d), our
+#     comparator), paired per target; lambda is dropped (its "loss" is capped at 0.999, not a
+#     next-token loss). Per-family borrowing, the other law as is and the target's own law are
+#     printed as sensitivity and context, without a criterion.
+#   - *Claim 6.* Unchanged (not checked on the real curves; `6s` on our seeds).
+#   - The lead fixed these criteria from the audit before the fixer's runs; the fixer's first
+#     run of the new protocols printed their per-family gains before the chapter was rerun,
+#     and no criterion was changed after it.
+# - **Fit objective.** Verdicts use the official objective: least squares on the raw metric,
+#   $E=e^e$ with $e$ unbounded, $\alpha,\beta\ge0$, from the official start; as in the official
+#   code, a fit that stops at its evaluation budget is retried once by 'dogbox', a failed fit
+#   scores nothing, and a fit is made whenever any checkpoint is selected (a window's end may
+#   hold fewer checkpoints than the five parameters; the official code fits those too). Before,
+#   the chapter's own log-space Huber fit (bounds as in *The method*) decided; it is now a
+#   sensitivity column (full scale only: it is the slower fit on these curves).
+# - **Metrics.** Each family is fitted on the metric the official loader fits: OPT on its
+#   validation perplexity (before: its logarithm), T5-Pile on log₂ perplexity (before: ln, the
+#   same relative errors for a free fit but not for a fit with $A$ fixed). lambda's values are
+#   the published `Loss` column (0.85–0.999, capped at 0.999), not a next-token loss in nats.
+# - **Training fractions** are taken of the longest run among the fitted models and keep
+#   checkpoints with *fewer* tokens than that fraction, as the official `get_model_data` does
+#   (at 100 % the longest run's final checkpoint is left out; before, it was kept).
+# - **Tolerances.** Declared from the numerics record (`data/numerics/18_scaling_laws.json`),
+#   about 3× the largest difference across the numerical environments. The official fit
+#   (finite-difference Jacobian, $e$ unbounded, fits with fewer points than parameters) lands in
+#   different minima on different instruction sets, so several real-curve gains move by far
+#   more than rounding (claim 2's most); the record lists each move and each environment's
+#   verdict.
+# - **ARE.** As the official code: the mean relative error over the target's checkpoints from
+#   70 % of its training onward (above 10¹⁰ tokens). The synthetic demonstration still uses
+#   the final loss (its runs end together).
+# - **Claim 5's loop.** The official `hist_one_model_fit` also fits the target itself on the
+#   early part of its own curve (a partial-training question); the chapter uses only the
+#   models below the target.
+# - **Data.** `data/18_scaling_laws/README.md` lists what ships: Chinchilla's points digitised
+#   from a figure (Hoffmann et al. 2022) by the ColPret authors, sizes rounded to 10⁷ as the
+#   official loader does (points of one rounded size form one "model", the IsoFLOP runs of
+#   several budgets); `pythia.csv`, `Amber.csv` and `raw_data/overtrain/overtrain.csv` are in
+#   the `16f23bb` tree but their content is missing from the copy the data was built from;
+#   RedPajama (two sizes, one curve each) cannot form a window or a model count ≥ 2 below its
+#   target; bimix (one 280M size, data mixtures) has no size axis; single-model sets (K2,
+#   Mamba) and sets without a family label are left out, as the official scaling experiments
+#   leave them.
+# - **Scale.** Quick scale fits claim 1 at 100 % of training only and claim 5 at 100 % only,
+#   claim 3 with all models below the target at 50 % and 100 %, and trains a small synthetic
+#   family (3 seeds, 1,500 steps) whose Huber fits start once (α = β = 0.5); full scale fits
+#   every fraction and every model count, trains 8 seeds for 6,000 steps and starts the
+#   synthetic fits from a 2 × 2 grid.
+# - **Sources.** Claims 1, 2, 5 and 6 quote the abstract ("abstract"); claim 3's statement
+#   that early checkpoints mislead is the secondary summary's and the brief's, its 10¹⁰-token
+#   threshold the official code's; "≈ 3.5 %" (claim 4) comes from a secondary summary.
 #
 # ## Run it at full scale
 #
 # ```bash
 # .venv/bin/python -m repbook full 18      # or: make full CH=18
 # ```
-# Full scale trains 10 seeds of sizes up to 1,024 for 12,000 steps and the transformer family
-# (6 widths × 3 seeds, 4,000 steps each, on a GPU when one is present); the curves are written beside
-# the ledger so the fits can be redone without retraining.
+# Full scale fits every training fraction (10 %–100 %) and every model count on the real
+# curves, adds the Huber sensitivity column, and trains 8 seeds of the synthetic sizes for
+# 6,000 steps; it needs no GPU. Its run time is recorded in `data/full_runs/18_scaling_laws.json`.

@@ -154,21 +154,6 @@ def test_select_and_compute_cost(family):
         S.final_loss(family, 99, 0)
 
 
-def test_transformer_family_trains_a_tiny_model():
-    import torch
-
-    torch.set_num_threads(1)
-    text = S.stdlib_text(50_000)
-    c = S.transformer_family(
-        text, [16], [0], steps=40, batch=4, context=16, n_checkpoints=4, eval_batches=1
-    )
-    assert list(c.columns) == S.COLUMNS and c.frac.iloc[-1] == 1.0
-    assert c.loss.iloc[-1] < c.loss.iloc[0]
-    assert c.N.iloc[0] > 0 and c.D.iloc[-1] == 40 * 4 * 16
-    with pytest.raises(ValueError, match="divisible by heads"):
-        S.transformer_family(text, [10], [0], steps=2)
-
-
 def test_protocol_errors_matches_fitting_by_hand():
     c = S.teacher_student_family(
         S.TeacherStudent(K=128),

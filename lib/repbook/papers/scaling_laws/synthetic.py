@@ -7,13 +7,10 @@ judged by the absolute relative error (ARE) on the final loss of a held-out targ
 Training curves are pandas DataFrames with one row per checkpoint and the columns
 ``family, N, seed, step, D, frac, loss`` (``frac`` = step / total steps of that run).
 
-Two model families are generated here:
-- `teacher_student_family`: linear regression on Gaussian features with a power-law spectrum, a
-  model of size N using the first N features, trained by one-pass minibatch SGD; its population loss
-  is exact (numpy, seconds on a CPU).
-- `transformer_family`: small character-level transformer language models trained with warm-up and
-  a cosine schedule (torch; the full-scale setting).
-No printing, plotting or file writing.
+The synthetic families of the chapter's controlled demonstration come from
+`teacher_student_family`: linear regression on Gaussian features with a power-law spectrum, a
+model of size N using the first N features, trained by one-pass minibatch SGD; its population loss
+is exact (numpy, seconds on a CPU). No printing, plotting or file writing.
 """
 
 from __future__ import annotations
@@ -244,18 +241,23 @@ def fit_final_only(points: pd.DataFrame, **kwargs) -> ScalingFit:
 
 
 PROTOCOLS = {
-    "all checkpoints": lambda pts: fit_curves(pts),
-    "final only": lambda pts: fit_final_only(pts),
-    "after 10 %": lambda pts: fit_curves(select(pts, min_frac=0.1)),
+    "all checkpoints": lambda pts, **kw: fit_curves(pts, **kw),
+    "final only": lambda pts, **kw: fit_final_only(pts, **kw),
+    "after 10 %": lambda pts, **kw: fit_curves(select(pts, min_frac=0.1), **kw),
 }
 """The fitting protocols compared in the chapter: every checkpoint, final losses only, and every
 checkpoint after the first 10 % of training."""
 
 
 def _protocol_are(
-    name: str, pts: pd.DataFrame, target_N, D_target: float, actual: float
+    name: str,
+    pts: pd.DataFrame,
+    target_N,
+    D_target: float,
+    actual: float,
+    fit_kwargs: dict | None = None,
 ) -> tuple[int, float]:
-    f = PROTOCOLS[name](pts)
+    f = PROTOCOLS[name](pts, **(fit_kwargs or {}))
     return f.n_points, are(f.predict(target_N, D_target), actual)
 
 
@@ -268,10 +270,12 @@ def protocol_errors(
     seeds,
     protocols=tuple(PROTOCOLS),
     n_jobs: int = 1,
+    fit_kwargs: dict | None = None,
 ) -> pd.DataFrame:
     """ARE of each protocol fitted on the models up to m (one seed at a time), predicting that
-    seed's target final loss; one row per (m, seed, protocol). The fits are independent and
-    deterministic: `n_jobs` > 1 runs them in that many worker processes, with the same results."""
+    seed's target final loss; one row per (m, seed, protocol). `fit_kwargs` go to
+    `fit_scaling_law` (e.g. `exponent_inits`). The fits are independent and deterministic:
+    `n_jobs` > 1 runs them in that many worker processes, with the same results."""
     unknown = [p for p in protocols if p not in PROTOCOLS]
     if unknown:
         raise ValueError(
@@ -286,7 +290,7 @@ def protocol_errors(
             pts = select(curves, max_N=m, seeds=[s])
             for name in protocols:
                 keys.append((m, s, name))
-                tasks.append((name, pts, target_N, D_target, actual))
+                tasks.append((name, pts, target_N, D_target, actual, fit_kwargs))
     if n_jobs == 1:
         results = [_protocol_are(*t) for t in tasks]
     else:
@@ -442,165 +446,4 @@ def teacher_student_family(
                     for s, l in zip(seeds, losses):
                         rows.append((family, N, s, t, t * batch, t / steps, float(l)))
                     j += 1
-    return pd.DataFrame(rows, columns=COLUMNS)
-
-
-# ----------------------------------------------------------------------------------------------
-# model family 2: small character-level transformer language models (torch; full scale)
-def stdlib_text(max_chars: int) -> str:
-    """Python standard-library sources, read from this interpreter's installation (offline)."""
-    from repbook.core.data import stdlib_sources
-
-    parts, total = [], 0
-    for path in stdlib_sources(recursive=False):
-        text = path.read_text(encoding="utf-8", errors="replace")
-        parts.append(text)
-        total += len(text)
-        if total >= max_chars:
-            break
-    text = "".join(parts)[:max_chars]
-    if len(text) < 10_000:
-        raise ValueError(
-            f"found only {len(text)} characters of standard-library source"
-        )
-    return text
-
-
-def _char_lm(vocab: int, width: int, layers: int, heads: int, context: int):
-    import torch
-    from torch import nn
-
-    class CharLM(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.tok = nn.Embedding(vocab, width)
-            self.pos = nn.Parameter(torch.zeros(context, width))
-            block = nn.TransformerEncoderLayer(
-                width, heads, 4 * width, dropout=0.0, batch_first=True, norm_first=True
-            )
-            self.blocks = nn.TransformerEncoder(
-                block, layers, enable_nested_tensor=False
-            )
-            self.norm = nn.LayerNorm(width)
-            self.head = nn.Linear(width, vocab)
-            self.register_buffer(
-                "mask", nn.Transformer.generate_square_subsequent_mask(context)
-            )
-
-        def forward(self, idx):
-            h = self.tok(idx) + self.pos[: idx.shape[1]]
-            h = self.blocks(
-                h, mask=self.mask[: idx.shape[1], : idx.shape[1]], is_causal=True
-            )
-            return self.head(self.norm(h))
-
-    return CharLM()
-
-
-def non_embedding_params(model) -> int:
-    """Parameters outside the token/position embeddings and the output head (Kaplan's N)."""
-    skip = {"tok.weight", "pos", "head.weight", "head.bias"}
-    return int(sum(p.numel() for n, p in model.named_parameters() if n not in skip))
-
-
-def transformer_family(
-    text: str,
-    widths,
-    seeds,
-    *,
-    steps: int,
-    batch: int = 32,
-    context: int = 64,
-    layers: int = 2,
-    heads: int = 4,
-    lr: float = 3e-3,
-    warmup_frac: float = 0.05,
-    n_checkpoints: int = 40,
-    eval_batches: int = 8,
-    device: str = "cpu",
-    family: str = "char-transformer",
-) -> pd.DataFrame:
-    """Train char-level transformer LMs of the given widths with AdamW, linear warm-up and cosine
-    decay; log the held-out loss (nats/char) at log-spaced checkpoints. N = non-embedding
-    parameters, D = characters seen. The last 10 % of `text` is held out."""
-    import torch
-
-    if any(w % heads for w in widths):
-        raise ValueError(
-            f"every width must be divisible by heads={heads}, got {list(widths)}"
-        )
-    chars = sorted(set(text))
-    lookup = {c: i for i, c in enumerate(chars)}
-    data = torch.tensor([lookup[c] for c in text], dtype=torch.long)
-    split = int(0.9 * len(data))
-    train, held = data[:split], data[split:]
-    if len(held) <= context + 1:
-        raise ValueError("text too short for the context length")
-    rates = lr_schedule(steps, lr, warmup_frac, "cosine")
-    ck = set(checkpoints(steps, n_checkpoints).tolist())
-    rows = []
-    for width in widths:
-        for s in seeds:
-            g = torch.Generator().manual_seed(int(s) * 10_007 + int(width))
-            # initialisation and dropout draw from torch's global generator: fork it, so the
-            # caller's random state is untouched and each model depends only on (seed, width)
-            devices = (
-                [torch.device(device).index or 0]
-                if str(device).startswith("cuda")
-                else []
-            )
-            with torch.random.fork_rng(devices=devices):
-                torch.manual_seed(int(s) * 10_007 + int(width))
-                model = _char_lm(len(chars), int(width), layers, heads, context).to(
-                    device
-                )
-                N = non_embedding_params(model)
-                opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.1)
-                eval_idx = torch.randint(
-                    0, len(held) - context - 1, (eval_batches, batch), generator=g
-                )
-                for t in range(1, steps + 1):
-                    idx = torch.randint(
-                        0, len(train) - context - 1, (batch,), generator=g
-                    )
-                    x = torch.stack([train[i : i + context] for i in idx]).to(device)
-                    y = torch.stack([train[i + 1 : i + context + 1] for i in idx]).to(
-                        device
-                    )
-                    for group in opt.param_groups:
-                        group["lr"] = float(rates[t - 1])
-                    loss = torch.nn.functional.cross_entropy(
-                        model(x).flatten(0, 1), y.flatten()
-                    )
-                    opt.zero_grad()
-                    loss.backward()
-                    opt.step()
-                    if t in ck:
-                        model.eval()
-                        with torch.no_grad():
-                            total = 0.0
-                            for row in eval_idx:
-                                xe = torch.stack(
-                                    [held[i : i + context] for i in row]
-                                ).to(device)
-                                ye = torch.stack(
-                                    [held[i + 1 : i + context + 1] for i in row]
-                                ).to(device)
-                                total += float(
-                                    torch.nn.functional.cross_entropy(
-                                        model(xe).flatten(0, 1), ye.flatten()
-                                    )
-                                )
-                        model.train()
-                        rows.append(
-                            (
-                                family,
-                                N,
-                                s,
-                                t,
-                                t * batch * context,
-                                t / steps,
-                                total / eval_batches,
-                            )
-                        )
     return pd.DataFrame(rows, columns=COLUMNS)
