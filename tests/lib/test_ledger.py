@@ -1,5 +1,6 @@
 import json
 import math
+from dataclasses import asdict
 
 import numpy as np
 import pytest
@@ -82,9 +83,11 @@ def make_ledger():
 def test_verdicts_counts_and_summary(capsys):
     led = make_ledger()
     assert [c.verdict for c in led.claims] == [
-        v for v in VERDICTS if v != "within noise"
+        v for v in VERDICTS if v not in ("within noise", "blocked")
     ]
-    assert led.counts() == {v: int(v != "within noise") for v in VERDICTS}
+    assert led.counts() == {
+        v: int(v not in ("within noise", "blocked")) for v in VERDICTS
+    }
     assert led.summary() == (
         "99_demo: 1/2 of the paper's checked claims reproduced, 1 not checked at this scale, "
         "1 quoted (quick scale)"
@@ -93,6 +96,36 @@ def test_verdicts_counts_and_summary(capsys):
         "claim 1: ✓ reproduced — gap = 0.123 (margin +0.0235)"
         in capsys.readouterr().out
     )
+
+
+def test_a_blocked_claim_is_counted_and_shown_apart(capsys):
+    led = make_ledger()
+    led.not_checked(
+        5,
+        "five",
+        paper="Ω(n)",
+        source="abstract",
+        criterion=at_least("slope", 0.9),
+        note="needs the paper's construction",
+        blocked=True,
+    )
+    claim = led.claims[-1]
+    assert claim.verdict == "blocked" and not claim.checked
+    assert claim.verdict_text() == (
+        "⊘ not checked: blocked — needs the paper's construction"
+    )
+    assert "claim 5: ⊘ not checked: blocked" in capsys.readouterr().out
+    assert led.summary().endswith("1 quoted, 1 blocked (quick scale)")
+    assert led.short_summary() == "1/2 reproduced, 1 not checked, 1 blocked"
+    assert scoreboard_cells(led)[1] == "1 (+1 blocked)"
+    assert "1 blocked" in totals_text([led], 1)
+    assert "⊘ blocked: no scale of ours" in led.markdown(stability=None)
+    assert Claim.from_dict(json.loads(json.dumps(asdict(claim)))) == claim
+    with pytest.raises(TypeError, match="blocked must be True or False"):
+        led.not_checked(
+            6, "six", paper="p", source="abstract",
+            criterion=at_least("x", 1), note="n", blocked="yes",
+        )  # fmt: skip
 
 
 def test_the_criterion_decides_and_renders_its_own_text():

@@ -199,7 +199,7 @@ def test_ours_and_sanity_checks_are_shown_apart_and_never_counted(capsys):
     assert "our check 1b: ✓ holds" in out and "sanity check 2s: ✓ holds" in out
     assert lg.counts() == {
         "reproduced": 0, "not reproduced": 1, "within noise": 0,
-        "not checked at this scale": 0, "quoted": 0,
+        "not checked at this scale": 0, "quoted": 0, "blocked": 0,
     }  # fmt: skip
     assert lg.counts("ours")["reproduced"] == 1
     assert lg.tally() == "0 / 1"

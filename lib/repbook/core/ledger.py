@@ -32,6 +32,7 @@ VERDICTS = (
     "within noise",
     "not checked at this scale",
     "quoted",
+    "blocked",
 )
 MARKS = {
     "reproduced": "✓",
@@ -39,8 +40,11 @@ MARKS = {
     "within noise": "≈",
     "not checked at this scale": "○",
     "quoted": "❝",
+    "blocked": "⊘",
 }
-"""Plain symbols (in DejaVu Sans), not emoji: they render in every browser and terminal."""
+"""Plain symbols (in DejaVu Sans), not emoji: they render in every browser and terminal.
+`blocked` is a claim no scale of ours can test: what the test needs (the paper's construction, an
+unreadable statement) is missing, so a larger run would not check it either."""
 COMPARATIVE = re.compile(
     r"\b(beats?|better|improves?|outperforms?|helps)\b", re.IGNORECASE
 )
@@ -315,6 +319,8 @@ class Claim:
         ours or a sanity check holds or does not."""
         if self.role != "paper" and self.verdict in ("reproduced", "not reproduced"):
             return "holds" if self.verdict == "reproduced" else "does not hold"
+        if self.verdict == "blocked":
+            return "not checked: blocked"
         return self.verdict
 
     def verdict_text(self) -> str:
@@ -659,10 +665,15 @@ class Ledger:
         evidence: str = "simulation",
         regime: str = "",
         tolerance=None,
+        blocked: bool = False,
     ) -> None:
         """A claim this scale cannot test; `note` says what would test it. `measured` may hold
         what a stand-in of ours gave (shown and stored as numbers; it decides no verdict), with
-        its `tolerance` as in `check`."""
+        its `tolerance` as in `check`. With `blocked`, no scale of ours can test it (the paper's
+        construction or a readable statement is missing): the verdict is `blocked`, and `note`
+        says what is missing."""
+        if not isinstance(blocked, bool):
+            raise TypeError(f"claim {claim_id!r}: blocked must be True or False")
         claim_id = self._common(claim_id, statement, paper, source, note)
         if not isinstance(criterion, Criterion):
             raise TypeError(f"claim {claim_id!r}: criterion must be a typed criterion")
@@ -677,7 +688,7 @@ class Ledger:
             statement,
             paper,
             source,
-            "not checked at this scale",
+            "blocked" if blocked else "not checked at this scale",
             self.scale,
             measured=values,
             criterion=criterion.to_dict(),
@@ -751,6 +762,7 @@ class Ledger:
                 else ""
             )
             + (f", {n['quoted']} quoted" if n["quoted"] else "")
+            + (f", {n['blocked']} blocked" if n["blocked"] else "")
             + f" ({self.scale} scale)"
         )
         if timed:
@@ -766,6 +778,8 @@ class Ledger:
             text += f", {n['within noise']} within noise"
         if n["not checked at this scale"]:
             text += f", {n['not checked at this scale']} not checked"
+        if n["blocked"]:
+            text += f", {n['blocked']} blocked"
         return text
 
     HEADER = (
@@ -835,6 +849,11 @@ class Ledger:
             legend += (
                 " A gate (fixed before the run) says whether the run reached the regime where "
                 "the paper's mechanism can show; unmet, the claim is not checked at this scale."
+            )
+        if any(c.verdict == "blocked" for c in self.claims):
+            legend += (
+                f" {MARKS['blocked']} blocked: no scale of ours can test the claim (what the "
+                "test needs, such as the paper's construction, is missing); the note says what."
             )
         if any(c.verdict == "within noise" for c in self.claims):
             legend += (
@@ -1266,7 +1285,10 @@ def scoreboard_cells(quick: Ledger | None) -> list[str]:
     ]
     closest = min(checked, key=lambda c: abs(c.normalized_margin), default=None)
     close = f"claim {closest.id}: {fmt_margin(closest.margin)}" if closest else "—"
-    return [quick.tally(), str(n["not checked at this scale"]), str(n["quoted"]), close]
+    unchecked = str(n["not checked at this scale"])
+    if n["blocked"]:
+        unchecked += f" (+{n['blocked']} blocked)"
+    return [quick.tally(), unchecked, str(n["quoted"]), close]
 
 
 def totals(ledgers: Sequence[Ledger]) -> dict[str, int]:
@@ -1285,6 +1307,7 @@ def totals_text(ledgers: Sequence[Ledger], n_chapters: int) -> str:
         f"checked claims reproduced at quick scale across {n_chapters} chapter(s); "
         + (f"{t['within noise']} within noise, " if t["within noise"] else "")
         + f"{t['not checked at this scale']} not checked at this scale, {t['quoted']} quoted"
+        + (f", {t['blocked']} blocked" if t["blocked"] else "")
         + (
             f" (and {ours} checks of our own or sanity checks, not counted)."
             if ours
