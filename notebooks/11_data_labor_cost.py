@@ -27,15 +27,20 @@
 #
 # ```{admonition} Claims we test
 # 1. *(quoted)* For 64 LLMs released 2016–2024, paying people to write the training data
-#    would cost 10–1000 times as much as training the model (abstract); and the cost of
-#    training a frontier model doubles about every nine months (introduction).
+#    would cost 10–1000 times as much as training the model (abstract); the cost of
+#    training a frontier model doubles about every nine months (introduction); and most
+#    of the developers the paper assesses could not afford to pay for their data out of
+#    their revenue (a secondary summary; not confirmed).
 # 2. On **our curated set**, under the paper's wage and writing speed, the data of every
-#    frontier model would cost at least 10 times its training.
-# 3. The median ratio of data cost to training cost over our curated set lies in the
-#    paper's band, 10–1000×.
-# 4. The data would cost more than the training even at a token wage: for every model of
-#    our curated set, the wage at which writing the data costs as much as the training
-#    is below \$1 per hour.
+#    frontier model would cost at least 10 times its training (the lower end of the
+#    abstract's band).
+# 3. The median ratio of data cost to training cost over our curated set, with the
+#    amortised training cost (the method the paper is reported to use), lies in the
+#    abstract's band, 10–1000×.
+#
+# Our own check, not counted in the paper's tally: claim 2 restated as a wage over every
+# model of our set — the wage at which writing the data would cost as much as the
+# training is below \$1 per hour (check 2w; the \$1 bar is our research brief's).
 # ```
 #
 # ```{important}
@@ -54,16 +59,21 @@
 # come from a secondary summary of the paper, as does the method for the training cost
 # (Cottier et al.'s amortised hardware plus energy). We could not confirm these three
 # against Section 3, so the chapter passes each one as an explicit, labelled argument.
+# The paper's comparison of dataset costs with its developers' revenue is known to us
+# only from an automatically generated summary of the paper; we quote it as such.
 
 # %% tags=["parameters"]
 scale = "quick"  # "quick" (seconds) or "full" (more bootstrap resamples, nothing else)
 seed = 0
 
 # %%
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 import matplotlib.pyplot as plt
 from matplotlib.colors import LogNorm
+from matplotlib.patches import Patch
 
 from repbook.core import (
     Ledger,
@@ -76,6 +86,7 @@ from repbook.core import (
     at_most,
     within,
 )
+from repbook.core.ledger import unstable_sentence
 from repbook.papers import data_labor_cost as L
 
 SIZES = {"quick": dict(n_boot=2_000), "full": dict(n_boot=200_000)}
@@ -266,14 +277,23 @@ print(show.to_string(float_format="{:.3g}".format))
 six = table[table.flops_source == "6ND"]
 gap = np.max(np.abs(six.closed_form_ratio / six.ratio - 1))
 print(
-    f"\nlargest |closed form − direct| / direct over the {len(six)} rows with "
-    f"C = 6ND: {'below 1e-12' if gap < 1e-12 else f'{gap:.1e}'}"
+    f"\n{len(six)} rows with C = 6ND (their largest relative gap, closed form against "
+    "direct, is sanity check s1's value below)"
 )
 for name, row in table[table.flops_source == "reported"].iterrows():
     print(
         f"{name}: reported C, ratio {row.ratio:.1f}; closed form with 6ND "
         f"{row.closed_form_ratio:.1f} ({row.closed_form_ratio / row.ratio - 1:+.1%})"
     )
+
+# %%
+ledger.sanity(
+    "s1",
+    "closed form equals the direct ratio on every row with C = 6ND",
+    why="D cancels from data cost / (6ND · $/FLOP) by algebra: an identity",
+    measured={"largest relative gap, closed form vs direct": float(gap)},
+    criterion=at_most("largest relative gap, closed form vs direct", 1e-9),
+)
 
 # %% [markdown]
 # **Is a utilisation of 0.375 plausible for these runs?** Where a source reports the
@@ -304,11 +324,15 @@ print(
     f"\nimplied utilisation: median {mfu_df.implied_mfu.median():.3f}, range "
     f"{mfu_df.implied_mfu.min():.3f}–{mfu_df.implied_mfu.max():.3f} (assumed: {mfu})"
 )
+inside_mfu = mfu_df.implied_mfu.min() <= mfu <= mfu_df.implied_mfu.max()
+print(
+    f"the assumed utilisation {mfu} lies "
+    f"{'inside' if inside_mfu else 'outside'} the range the published GPU-hours imply"
+)
 
 # %% [markdown]
-# The assumed 0.375 lies inside the range the published GPU-hours imply (printed above),
-# so the rental costs are of the right size for these runs. A lower utilisation would
-# make training dearer and every ratio smaller in proportion.
+# A lower utilisation would make training dearer and every ratio smaller in proportion
+# (the ratio is proportional to $u/p$, utilisation over price per GPU-hour).
 #
 # ## Claim 1 · The paper's numbers (quoted)
 #
@@ -337,16 +361,39 @@ doubling_months = 12 * np.log(2) / np.log(2.4)
 print(f"2.4× per year (Cottier et al.): a doubling every {doubling_months:.1f} months")
 
 # %% [markdown]
+# **Can the developers afford their data?** The paper sets its dataset costs against the
+# revenue of the companies that built the models. Neither the abstract nor our research
+# brief gives that result; an automatically generated summary of the paper (arxivlens)
+# says that for 8 of the 10 companies assessed the dataset cost exceeds 10 % of annual
+# revenue. We quote it as that summary's, unconfirmed against the paper's text. Our
+# shipped tables hold no revenues (and no installed package ships them), so it is not
+# tested here.
+
+# %%
+ledger.quote(
+    "1c",
+    "most developers could not afford their data: cost above 10 % of annual revenue",
+    paper="8 of 10 companies assessed",
+    source="secondary summary",
+    note=(
+        "an automatically generated summary of the paper (arxivlens.com), not "
+        "confirmed against its text; our data hold no revenues, so not tested"
+    ),
+)
+
+# %% [markdown]
 # ## Claim 2 · Every frontier model's data costs at least 10× its training
 #
 # The frontier models are the largest runs, so by the closed form they have the
 # *smallest* ratios: if the claim fails anywhere, it fails there. **Criterion (fixed
 # before the run):** on our curated set, with the rental training cost and the paper's
-# wage and speed, every one of the frontier models has data cost / training cost ≥ 10.
-# An outcome that would fail it: a several-hundred-billion-parameter model whose useful
-# FLOPs cost an order of magnitude more than A100 rental at a utilisation of 0.375 — old
-# hardware run at a utilisation of a few percent, or a price list far above the one we
-# use.
+# wage and speed, every one of the frontier models has data cost / training cost ≥ 10,
+# the lower end of the abstract's band. An outcome that would fail it: a
+# several-hundred-billion-parameter model whose useful FLOPs cost an order of magnitude
+# more than A100 rental at a utilisation of 0.375 — old hardware run at a utilisation of
+# a few percent, or a price list far above the one we use. Nothing else plausible fails
+# it: on our set the criterion tests the *order of magnitude* of the price of compute,
+# not the finer shape of the paper's band (the gap is worked out after the verdict).
 
 # %%
 frontier = table[table.frontier]
@@ -441,58 +488,142 @@ ledger.check(
         "frontier models": len(frontier),
     },
     criterion=at_least("data/training, frontier", 10),
-    note="our curated set, rental training cost",
+    note=(
+        "our curated set, rental training cost; fails only if a useful FLOP costs "
+        "about an order of magnitude more than we price it (utilisation or $/GPU-hour)"
+    ),
 )
+
 # %% [markdown]
-# The right panel's title names the highest guide line that every model clears; the
-# frontier models sit closest to it, and the smallest ratio printed above belongs to the
-# largest model priced on A100-class rental.
+# **How far are we from the paper's lowest ratios?** The abstract's band starts at 10×;
+# which of its 64 models sit there, and at what price, we could not read (its Figure 1
+# and table were not available to us), so "about 10×" is the abstract's lower end, not a
+# per-model number we confirmed. The ratio is proportional to $u/p$ (utilisation over
+# price per GPU-hour) and to $1/N$, so the factor between our lowest frontier ratio and
+# 10 says how much dearer a useful FLOP, or how much larger the model, would have to be.
+
+# %%
+PAPER_LOW, PAPER_HIGH = 10, 1000  # the ends of the abstract's band
+r_low = float(frontier.ratio.min())
+factor = r_low / PAPER_LOW
+hw_low = hardware[table.loc[lowest, "hardware_class"]]
+c_low = L.usd_per_flop(
+    peak_flops_per_s=hw_low.peak_flops_per_s,
+    mfu=mfu,
+    usd_per_gpu_hour=hw_low.rental_usd_per_gpu_hour,
+)
+n_at_low = L.params_at_ratio(
+    PAPER_LOW,
+    usd_per_flop=c_low,
+    words_per_token=words_per_token,
+    words_per_minute=wpm,
+    wage_usd_per_hour=wage,
+)
+epoch_frontier = (table.data_cost / epoch.epoch_capex_energy_usd).dropna()
+epoch_frontier = epoch_frontier[table.loc[epoch_frontier.index, "frontier"]]
+epoch_cloud = (table.data_cost / epoch.epoch_cloud_usd).dropna()
+print(
+    f"lowest frontier ratio {r_low:.0f}× ({lowest}, {hw_low.hardware_class} class): "
+    f"{factor:.1f}× above the paper's lower end, {PAPER_LOW}×"
+)
+print(
+    f"to reach {PAPER_LOW}× at {lowest}'s size, a useful FLOP would have to cost "
+    f"{factor:.1f}× more: a utilisation of {mfu / factor:.3f} instead of {mfu}, or "
+    f"{hw_low.rental_usd_per_gpu_hour * factor:.0f} USD per GPU-hour instead of "
+    f"{hw_low.rental_usd_per_gpu_hour}"
+)
+print(
+    f"at our {hw_low.hardware_class}-class prices, a model reaches {PAPER_LOW}× at "
+    f"N = {n_at_low:.3g} parameters ({n_at_low / table.loc[lowest, 'params']:.1f}× "
+    f"{lowest})"
+)
+e_low = min(epoch_frontier.min(), epoch_cloud[epoch_frontier.index].min())
+print(
+    f"with Epoch AI's own cost estimates (the {len(epoch_frontier)} frontier models it "
+    f"prices): lowest ratio {epoch_frontier.min():.0f}× ({epoch_frontier.idxmin()}) "
+    f"on hardware+energy, {epoch_cloud[epoch_frontier.index].min():.0f}× on cloud; "
+    f"the lower of the two is {e_low / PAPER_LOW:.1f}× above {PAPER_LOW}×"
+)
+not_frontier = ~table.sort_values("ratio").frontier.to_numpy()
+run_frontier = int(np.argmax(not_frontier)) if not_frontier.any() else len(table)
+print(
+    f"the {run_frontier} lowest ratios of the whole set all belong to frontier models"
+)
+print(
+    f"claim 2 judges only the band's lower end, {PAPER_LOW}×; above its upper end, "
+    f"{PAPER_HIGH}×, lie {int((frontier.ratio > PAPER_HIGH).sum())} of {len(frontier)} "
+    f"frontier models with the rental cost and "
+    f"{int((frontier.ratio_amortized > PAPER_HIGH).sum())} with the amortised cost"
+)
+
+# %% [markdown]
+# Epoch AI's estimates are per run (its reported hardware and time), ours use one
+# utilisation for all; the line above says how far each pricing leaves the lowest ratio
+# from 10×. Where the paper's lowest ratios come from — models, hardware or prices our
+# set does not hold — we cannot tell without its table; the check says whether every
+# frontier model of ours clears 10×, not where in the band the paper's models fall.
 #
 # ## Claim 3 · The median ratio is one to three orders of magnitude
 #
-# **Criterion:** the median of data cost / training cost over all 19 models of our
-# curated set (rental training cost) lies in the paper's band, [10, 1000]. It fails if
-# small, heavily over-trained models dominate the set — by the closed form, a 7B model
-# on A100 prices sits an order of magnitude above a 70B one — or if the set were mostly
-# giant models on dear hardware (median below 10). To see how much the median depends on
-# *which* models we curated, we resample the 19 rows with replacement (`n_boot` times,
-# seeded) and report the share of resampled sets whose median lies in the band, and the
-# 90 % interval of the resampled medians; both are shown, the criterion reads the median
-# itself. Beside it, not judged: the median with the
-# amortised training cost, and with Epoch AI's own published cost estimates for the nine
-# models both tables share.
+# **What the abstract bounds.** It says that the dataset costs of its 64 models are
+# 10–1000 times their training costs: a band for each model's ratio of data cost to
+# training cost, over the paper's set. Our set is not the paper's, so we judge its
+# centre: the median must lie in the band (a necessary condition of every model lying in
+# it); the share of our models inside the band is shown beside it.
+#
+# **Criterion** (its band and its cost changed after the results were known; see
+# Deviations): the median of data cost / training cost over all 19 models of our curated
+# set, with the **amortised** training cost — Cottier et al.'s hardware plus energy, the
+# method the paper is reported to use — lies in the paper's band, [10, 1000]. It fails
+# if small, heavily over-trained models dominate the set — by the closed form, a 7B
+# model on A100 prices sits an order of magnitude above a 70B one — or if the price of a
+# useful FLOP (utilisation and dollars per GPU-hour) or the data side (wage, speed,
+# words per token) were off from the paper's by a factor of a few; a set of mostly giant
+# models on dear hardware would fail it from below. To see how much the median depends
+# on *which* models we curated, we resample the 19 rows with replacement (`n_boot`
+# times, seeded) and report the share of resampled sets whose median lies in the band,
+# and the 90 % interval of the resampled medians; both are shown, the criterion reads
+# the median itself. Beside it, not judged: the median with the rental training cost (a
+# sensitivity), and with Epoch AI's own published cost estimates for the nine models
+# both tables share.
 
 # %%
-BAND = (10, 1000)  # the paper's range over its 64 models (abstract)
-median_ratio = float(table.ratio.median())
+BAND = (PAPER_LOW, PAPER_HIGH)  # the paper's range over its 64 models (abstract)
+median_amortized = float(table.ratio_amortized.median())  # judged
+median_ratio = float(table.ratio.median())  # rental: a sensitivity, not judged
 resampled = L.bootstrap_medians(
-    table.ratio.to_numpy(), n_boot=run["n_boot"], rng=run.child_rng(0)
+    table.ratio_amortized.to_numpy(), n_boot=run["n_boot"], rng=run.child_rng(0)
 )
 share_in_band = float(np.mean((resampled >= BAND[0]) & (resampled <= BAND[1])))
+models_in_band = float(table.ratio_amortized.between(*BAND).mean())
 boot_lo, boot_hi = np.quantile(resampled, [0.05, 0.95])
-median_amortized = float(table.ratio_amortized.median())
 shared = table.join(epoch, how="inner")
 epoch_ratio = shared.data_cost / shared.epoch_capex_energy_usd
-print(f"median data/training over {len(table)} models: {median_ratio:.0f}× (rental)")
 print(
-    f"{len(resampled):,} resampled sets: median in [{BAND[0]}, {BAND[1]}] for "
-    f"{share_in_band:.1%}; 90 % of the resampled medians in "
+    f"median data/training over {len(table)} models: {median_amortized:.0f}× "
+    f"(amortised, judged); {median_ratio:.0f}× (rental, not judged)"
+)
+print(
+    f"{len(resampled):,} resampled sets (amortised): median in [{BAND[0]}, {BAND[1]}] "
+    f"for {share_in_band:.1%}; 90 % of the resampled medians in "
     f"{boot_lo:.0f}–{boot_hi:.0f}"
 )
-print(
-    f"the {len(table)} ratios, sorted: "
-    + ", ".join(f"{r:.0f}" for r in np.sort(table.ratio))
-)
-print(f"with the amortised training cost: median {median_amortized:.0f}×")
+for label, col in [("amortised", "ratio_amortized"), ("rental", "ratio")]:
+    print(
+        f"the {len(table)} ratios, {label}, sorted: "
+        + ", ".join(f"{r:.0f}" for r in np.sort(table[col]))
+    )
 print(
     f"the {len(shared)} models Epoch AI prices itself: median "
+    f"{shared.ratio_amortized.median():.0f}× with our amortised cost, "
     f"{shared.ratio.median():.0f}× with our rental cost, "
     f"{epoch_ratio.median():.0f}× with Epoch's hardware+energy estimate"
 )
-print(
-    f"models above 1000× (rental): {int((table.ratio > 1000).sum())} of {len(table)};"
-    f" above 3000×: {int((table.ratio > 3000).sum())}"
-)
+for label, col in [("amortised", "ratio_amortized"), ("rental", "ratio")]:
+    print(
+        f"models above {BAND[1]}× ({label}): {int((table[col] > BAND[1]).sum())} of "
+        f"{len(table)}; above 3000×: {int((table[col] > 3000).sum())}"
+    )
 
 # %% tags=["hide-input"]
 fig, ax = plt.subplots(figsize=(7.6, 4.6))
@@ -542,58 +673,259 @@ for cls, hw in hardware.items():
 ax.axhspan(
     *BAND, color=color_for("muted"), alpha=0.12, label="the paper's band 10–1000×"
 )
-ax.axhline(median_ratio, color=color_for("reference"), lw=1.2, label="median (rental)")
+ax.axhline(
+    median_amortized,
+    color=color_for("reference"),
+    lw=1.2,
+    label="median (amortised, judged)",
+)
+ax.axhline(
+    median_ratio, color=color_for("reference"), lw=1, ls=":", label="median (rental)"
+)
 ax.set(
     xscale="log",
     yscale="log",
     xlabel="parameters N",
     ylabel="data cost / training cost",
-    title="Our curated set: the ratio falls as 1/N, whatever D",
+    title="Our curated set: ratio against N (closed-form lines: rental prices)",
 )
-ax.legend(fontsize=7, ncols=2, loc="upper right")
+ax.legend(fontsize=7, ncols=2, loc="lower left")
 plt.show()
 
 # %%
 ledger.check(
     "3",
     "median data/training over our curated set is 10–1000×",
-    paper="10–1000× (1–3 orders of magnitude)",
+    paper="10–1000× over its 64 LLMs (each model's data/training)",
     source="abstract",
     evidence="real data",
     measured={
-        "median data/training": median_ratio,
+        "median data/training, amortised": median_amortized,
         "resampled sets with median in band": share_in_band,
-        "median, amortised training cost": median_amortized,
+        "median, rental training cost": median_ratio,
+        "share of models in band": models_in_band,
     },
-    criterion=within("median data/training", *BAND),
-    note="our curated set, rental training cost; resampling not judged",
+    criterion=within("median data/training, amortised", *BAND),
+    note=(
+        "criterion changed after the result; see Deviations. Our curated set, "
+        "amortised training cost (the paper's reported method); the abstract bounds "
+        "each model's ratio, we judge the median; resampling, rental median and share "
+        "in band not judged"
+    ),
 )
+
+
 # %%
-inside = BAND[0] <= median_ratio <= BAND[1]
-where_am = "inside" if BAND[0] <= median_amortized <= BAND[1] else "outside"
+def reads(value, band):
+    return "reproduced" if band[0] <= value <= band[1] else "not reproduced"
+
+
+def where(value, band=BAND):
+    return "inside" if band[0] <= value <= band[1] else "outside"
+
+
 print(
-    f"Reading: on rental prices the median is {median_ratio:.0f}×, "
-    f"{'inside' if inside else 'outside'} the band [{BAND[0]}, {BAND[1]}]; the median "
-    f"of {share_in_band:.0%} of the resampled sets lies inside it; the amortised cost "
-    f"moves the median to {median_amortized:.0f}×, {where_am} the band."
+    f"Reading: with the amortised cost (judged) the median is {median_amortized:.0f}×, "
+    f"{where(median_amortized)} the band [{BAND[0]}, {BAND[1]}]; the median of "
+    f"{share_in_band:.0%} of the resampled sets lies inside it; "
+    f"{models_in_band:.0%} of our models lie in the band themselves. With the rental "
+    f"cost (not judged) the median is {median_ratio:.0f}×, {where(median_ratio)} the "
+    "band."
+)
+OLD_BAND = (30, 3000)  # the first criterion's band (ours; see Deviations)
+print(
+    "The criterion changed after its results were known (see Deviations): the first "
+    f"one, the rental median in [{OLD_BAND[0]}, {OLD_BAND[1]}] (a band of ours), reads "
+    f"{reads(median_ratio, OLD_BAND)}; the rental median in the paper's band reads "
+    f"{reads(median_ratio, BAND)}; the judged one, the amortised median in the paper's "
+    f"band, reads {reads(median_amortized, BAND)}."
+)
+
+# how far the judged median misses the band, and what would move it in (every ratio is
+# proportional to utilisation / price per GPU-hour, and to wage · words per token
+# over speed)
+amortised_hour = L.class_usd_per_gpu_hour(hardware, assumptions, cost="amortized")
+rental_hour = L.class_usd_per_gpu_hour(hardware, assumptions, cost="rental")
+lo_mfu, hi_mfu = mfu_df.implied_mfu.min(), mfu_df.implied_mfu.max()
+HARDWARE_USED = [c for c in hardware if (table.hardware_class == c).any()]
+flip = {}
+for label, med, prices in [
+    ("amortised", median_amortized, amortised_hour),
+    ("rental", median_ratio, rental_hour),
+]:
+    f = L.band_miss_factor(med, *BAND)
+    flip[label] = f
+    if f == 1.0:
+        print(f"{label}: the median {med:.0f}× lies in the band; nothing to flip")
+        continue
+    k = 1 / f if med > BAND[1] else f  # every ratio must be multiplied by k
+    u_flip = mfu * k
+    col = "ratio_amortized" if label == "amortised" else "ratio"
+    if u_flip <= 1:
+        at_flip = L.cost_table(facts, hardware, replace(assumptions, mfu=u_flip))
+        recheck = f"recomputed there: median {at_flip[col].median():.0f}×"
+    else:
+        recheck = "above 1, impossible"
+    print(
+        f"{label}: the median {med:.0f}× misses the band by a factor {f:.2f}; it "
+        f"would reach the band's {'upper' if med > BAND[1] else 'lower'} end at a "
+        f"utilisation of {u_flip:.3f} instead of {mfu} ("
+        f"{'inside' if lo_mfu <= u_flip <= hi_mfu else 'outside'} the "
+        f"{lo_mfu:.3f}–{hi_mfu:.3f} that published GPU-hours imply; {recheck}), or at "
+        f"{1 / k:.2f}× our price per GPU-hour ("
+        + ", ".join(
+            f"{c} {prices[c]:.2f} → {prices[c] / k:.2f} USD" for c in HARDWARE_USED
+        )
+        + f"), or at {wage * k:.2f} USD/h instead of {wage:g}, {wpm / k:.0f} words per "
+        f"minute instead of {wpm:g}, or {words_per_token * k:.2f} words per token "
+        f"instead of {words_per_token}"
+    )
+if flip["amortised"] > 1:
+    print(
+        f"So the ✗ rests on the choice of training cost and on the utilisation and "
+        f"price assumptions: a useful FLOP {flip['amortised']:.2f}× dearer than our "
+        f"amortised estimate would put the median in the band"
+        + (
+            f", {flip['rental']:.2f}× dearer than our rental one"
+            if flip["rental"] > 1
+            else "; the rental median is already inside it"
+        )
+        + "; or the data side (wage, speed, words per token) off by the same factor."
+    )
+
+# %% [markdown]
+# **Why the median lands where it does.** By the closed form the ratio is $K/N$, with
+# $K = w_h\omega/(60v)/(6c_F)$ fixed by the wage, the speed and the price of a useful
+# FLOP on the model's hardware class. So on each class there is one size $N_{1000}$
+# above which a model's ratio is inside the band and below which it is above 1000×; the
+# median is above 1000× exactly when more than half of the set is smaller than its
+# class's $N_{1000}$. The number of tokens cancels, but over-training still matters: at
+# a fixed compute $C = 6ND$ a run that puts $r = D/N$ tokens on each parameter trains a
+# model of $N = \sqrt{C/(6r)}$, so its ratio grows as $\sqrt{r}$. As a yardstick for
+# "over-trained" we use about 20 tokens per parameter, Hoffmann et al.'s (2022)
+# compute-optimal ratio (literature, fixed before we counted).
+
+# %%
+CHINCHILLA_TOKENS_PER_PARAM = 20  # Hoffmann et al. 2022, compute-optimal D/N
+amortised_flop = L.class_usd_per_flop(hardware, assumptions, cost="amortized")
+n_1000 = {
+    cls: L.params_at_ratio(
+        BAND[1],
+        usd_per_flop=per_flop,
+        words_per_token=words_per_token,
+        words_per_minute=wpm,
+        wage_usd_per_hour=wage,
+    )
+    for cls, per_flop in amortised_flop.items()
+}
+print(
+    "N at which the closed-form ratio is 1000× (amortised): "
+    + "; ".join(f"{cls} {n:.3g}" for cls, n in n_1000.items())
+)
+small = table.params < table.hardware_class.map(n_1000)
+over = table.tokens_per_param > CHINCHILLA_TOKENS_PER_PARAM
+above = table.ratio_amortized > BAND[1]
+print(
+    f"models smaller than their class's N_1000: {int(small.sum())} of {len(table)} "
+    f"(above 1000×: {int(above.sum())}; the two sets "
+    f"{'agree' if (small == above).all() else 'differ'} model by model)"
+)
+print(
+    f"over-trained (D/N above {CHINCHILLA_TOKENS_PER_PARAM}): "
+    f"{int(over.sum())} of {len(table)}; of the {int(above.sum())} models above "
+    f"1000×, {int((over & above).sum())} are over-trained; median D/N "
+    f"{table.tokens_per_param[above].median():.0f} above 1000× against "
+    + (
+        f"{table.tokens_per_param[~above].median():.0f} inside the band"
+        if (~above).any()
+        else "none inside the band"
+    )
+)
+big = table[above].tokens_per_param.idxmax()
+row = table.loc[big]
+at_optimum = L.ratio_at_fixed_compute(
+    row.flops,
+    CHINCHILLA_TOKENS_PER_PARAM,
+    usd_per_flop=amortised_flop[row.hardware_class],
+    words_per_token=words_per_token,
+    words_per_minute=wpm,
+    wage_usd_per_hour=wage,
+)
+print(
+    f"the most over-trained model, {big} (D/N = {row.tokens_per_param:.0f}): ratio "
+    f"{row.ratio_amortized:.0f}× (amortised); the same compute spent at "
+    f"{CHINCHILLA_TOKENS_PER_PARAM} tokens per parameter would give {at_optimum:.0f}×"
+)
+gap_rep = (
+    table[table.flops_source == "reported"].eval("closed_form_ratio / ratio - 1").abs()
+)
+print(
+    f"the {len(gap_rep)} rows with reported C sit within {gap_rep.max():.1%} of the "
+    f"closed-form line of their class; the other rows lie on it exactly"
 )
 
 # %% [markdown]
-# The points lie on their class's closed-form line (the two rows with reported $C$ sit
-# on it within a percent): the ratio is set by $N$ and the price of compute, not by how
-# long a model was trained. Small over-trained models — Llama-2-7B, OLMo-7B,
-# Llama-3.1-8B — are far above the paper's 1000×, the frontier models lowest (claim 2
-# printed their range). The verdict on the median therefore says as much about our
-# choice of models and prices as about the paper's claim.
+# **Is it only the models we chose?** If the median missed the band because our set
+# holds more small, over-trained models than the paper's list of notable runs, the
+# notable (frontier) runs alone should sit inside it. The counts below — added after the
+# verdict, not judged — price the frontier runs three ways: our amortised cost (the
+# judged one), our rental cost, and Epoch AI's own hardware-plus-energy estimates
+# (`epoch_costs.csv`) for the frontier models it prices.
+
+# %%
+epoch_front = (
+    shared[shared.frontier].data_cost / shared[shared.frontier].epoch_capex_energy_usd
+)
+frontier_costs = {
+    "our amortised cost": frontier.ratio_amortized,
+    "our rental cost": frontier.ratio,
+    "Epoch's hardware+energy estimate": epoch_front,
+}
+n_over = {}
+for label, r in frontier_costs.items():
+    hi = r[r > BAND[1]]
+    n_over[label] = (len(hi), len(r))
+    print(
+        f"frontier models above {BAND[1]}× with {label}: {len(hi)} of {len(r)} "
+        f"(median {r.median():.0f}×, {where(r.median())} the band; range "
+        f"{r.min():.0f}–{r.max():.0f}×)"
+        + (
+            ": " + ", ".join(f"{m} {v:.0f}×" for m, v in hi.sort_values().items())
+            if 0 < len(hi) <= 4
+            else ""
+        )
+    )
+over_half = [k for k, (n, m) in n_over.items() if n > m / 2]
+print(
+    "Reading: "
+    + (
+        f"with {' and with '.join(over_half)}, most frontier runs — the notable runs a "
+        "list like the paper's is made of — also lie above the band's upper end, so "
+        "the miss is not only a matter of which models we curated. The gap lies in the "
+        f"cost arithmetic or its inputs — the wage of {wage:g} USD/h and the speed of "
+        f"{wpm:g} words per minute (both unconfirmed against the paper's text), our "
+        f"{words_per_token} words per token, the training cost's utilisation and "
+        "prices — or the abstract's band is an approximate one, as well as in the "
+        "selection."
+        if over_half
+        else "under no pricing do most frontier runs lie above the band's upper end; "
+        "the miss comes from the small models of our selection."
+    )
+)
+
+# %% [markdown]
+# ## Our check 2w · Even a token wage would buy less data than the training costs
 #
-# ## Claim 4 · Even a token wage would buy less data than the training costs
-#
+# *Ours, not the paper's claim.* This restates claim 2 as a wage, over every model
+# rather than the frontier ones: since $w^* = w_h/\text{ratio}$, a break-even wage below
+# \$1 per hour is the same as a ratio above 15 at \$15/h. The \$1 bar is our research
+# brief's.
 # **Criterion (fixed before the run):** for every model of our curated set, the
 # break-even wage $w^* = \text{training cost}/\text{writing hours}$ (rental training
-# cost, 30 words per minute) is below \$1 per hour. Since $w^* = w_h/\text{ratio}$, it
-# fails for any model whose ratio at \$15/h is below 15: by the closed form, a dense
-# model of several trillion parameters at these prices, or a frontier-sized model on
-# compute more than ten times dearer per useful FLOP.
+# cost, 30 words per minute) is below \$1 per hour. Like claim 2 it fails only through
+# an order-of-magnitude error in the price of compute: by the closed form, a dense model
+# of several trillion parameters at these prices, or a frontier-sized model on compute
+# more than ten times dearer per useful FLOP.
 
 # %%
 wage_star = table.break_even_wage.sort_values()
@@ -613,8 +945,10 @@ print(
 fig, ax = plt.subplots(figsize=(7.6, 5.4))
 colors = [color_for(table.loc[m, "hardware_class"]) for m in wage_star.index]
 ax.barh(wage_star.index, wage_star.values, color=colors)
-for hw in ("V100", "A100", "H100"):  # bar colour: the hardware class whose prices apply
-    ax.barh([], [], color=color_for(hw), label=f"{hw}-class prices")
+handles = [  # bar colour: the hardware class whose prices apply
+    Patch(color=color_for(hw), label=f"{hw}-class prices")
+    for hw in ("V100", "A100", "H100")
+]
 for value, label, ls in [
     (1.0, "criterion: 1 USD/h", "--"),
     (7.25, "US federal minimum wage, 7.25 USD/h", ":"),
@@ -627,61 +961,55 @@ ax.set(
     title="Our curated set: wage at which data = training cost",
 )
 ax.tick_params(axis="y", labelsize=8)
-ax.legend(fontsize=8, loc="lower right")
+ax.legend(
+    handles=ax.get_legend_handles_labels()[0] + handles, fontsize=8, loc="lower right"
+)
 plt.show()
 
 # %%
-ledger.check(
-    "4",
+ledger.ours(
+    "2w",
     "every model of our curated set: break-even wage below 1 USD/h",
-    paper="data costs exceed training even at conservative wages",
-    source="abstract",
+    why=(
+        "claim 2 restated as a wage over every model (w* = wage / ratio, so w* < 1 "
+        "USD/h means ratio > 15 at 15 USD/h); the 1 USD/h bar is our research brief's"
+    ),
     evidence="real data",
     measured={"break-even wage, USD/h": wage_star.to_dict()},
     criterion=at_most("break-even wage, USD/h", 1.0, strict=True),
     note="our curated set, rental training cost, 30 words/min",
 )
+
+# %%
+print(
+    f"highest break-even wage {wage_star.max():.3f} USD/h ({wage_star.idxmax()}), "
+    f"{1.0 / wage_star.max():.0f}× below the 1 USD/h bar"
+)
+
 # %% [markdown]
-# Every bar ends far left of the \$1 line (the largest is printed above). Put the other
-# way round, the second line printed above gives what the data would cost, as a
-# multiple of the training, if the writers were paid the US federal minimum wage
-# (\$7.25 per hour under the Fair Labor Standards Act, U.S. Department of Labor) instead
-# of \$15.
+# Put the other way round, the second line printed under the criterion gives what the
+# data would cost, as a multiple of the training, if the writers were paid the US
+# federal minimum wage (\$7.25 per hour under the Fair Labor Standards Act, U.S.
+# Department of Labor) instead of \$15.
 #
 # ## Shown, not judged: wage, speed and how training is priced
 #
-# The ratio is proportional to wage / speed, so the heatmap below is the median of claim
-# 3 rescaled — but it shows at a glance which assumptions would move our curated set's
-# median into or out of the paper's band. Beside it, our amortised training cost against
-# Epoch AI's own published estimate for the same models (`epoch_costs.csv`, a peer
-# estimate computed with their code and their per-run hardware data).
+# The ratio is proportional to wage / speed, so the heatmap below is claim 3's judged
+# median (amortised cost) rescaled — but it shows at a glance which assumptions would
+# move our curated set's median into or out of the paper's band. Beside it, our
+# amortised training cost against Epoch AI's own published estimate for the same models
+# (`epoch_costs.csv`, a peer estimate computed with their code and their per-run
+# hardware data).
 
 # %%
 wages, speeds = [2.0, 7.25, 15.0, 30.0], [10.0, 30.0, 60.0]
-grid = np.array(
-    [
-        [
-            float(
-                L.cost_table(
-                    facts,
-                    hardware,
-                    L.Assumptions(
-                        wage_usd_per_hour=w,
-                        words_per_minute=v,
-                        words_per_token=words_per_token,
-                        mfu=mfu,
-                    ),
-                ).ratio.median()
-            )
-            for v in speeds
-        ]
-        for w in wages
-    ]
+grid = L.median_ratio_grid(
+    facts, hardware, assumptions, wages=wages, speeds=speeds, cost="amortized"
 )
 heat = pd.DataFrame(
     grid, index=[f"${w}/h" for w in wages], columns=[f"{v:g} wpm" for v in speeds]
 )
-print("median data/training over our curated set (rental):")
+print("median data/training over our curated set (amortised, as claim 3 judges):")
 print(heat.to_string(float_format="{:.0f}".format))
 peer = pd.DataFrame(
     {
@@ -703,6 +1031,8 @@ print(
 )
 own = table.rental_cost / table.amortized_cost
 print(f"rental / amortised (ours), every model: {own.min():.1f}–{own.max():.1f}×")
+dearer = "rental" if (own > 1).all() else "neither cost on every model"
+print(f"the dearer training cost on every model: {dearer}")
 
 # %% tags=["hide-input"]
 fig, axes = plt.subplots(
@@ -728,10 +1058,10 @@ ax.set(
     yticklabels=[f"${w:g}" for w in wages],
     xlabel="writing speed (words per minute)",
     ylabel="wage (US dollars per hour)",
-    title="Our curated set: median ratio by wage, speed",
+    title="Our curated set: median ratio (amortised) by wage, speed",
 )
 ax.grid(False)
-fig.colorbar(im, ax=ax, label="median ratio (rental)")
+fig.colorbar(im, ax=ax, label="median ratio (amortised)")
 ax = axes[1]
 lim = np.array([1e5, 1e9])
 ax.plot(lim, lim, color=color_for("reference"), lw=1, label="equal")
@@ -766,12 +1096,12 @@ plt.show()
 
 # %% [markdown]
 # Halving the wage or doubling the speed halves every ratio, so the paper's choice of a
-# low wage and a fast writer is what keeps its estimates conservative. Our two training
-# costs agree with Epoch AI's estimates for the same runs to within the factors printed
-# above, although Epoch uses each run's reported hardware count and time where it has
-# them and we use one utilisation for all. Renting costs several times owning (printed
-# above), so with the amortised cost — the method the paper is reported to use — every
-# ratio grows by that factor.
+# low wage and a fast writer is what keeps its estimates conservative. The printout
+# gives the factors between our two training costs and Epoch AI's estimates for the same
+# runs (Epoch uses each run's reported hardware count and time where it has them, we use
+# one utilisation for all), and between renting and owning: with the amortised cost —
+# the method the paper is reported to use, and the one claim 3 judges — every ratio is
+# larger by the rental/amortised factor of its model.
 #
 # ## Verdicts
 
@@ -782,35 +1112,75 @@ ledger.show()
 print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.device}")
 
 # %% [markdown]
+# **Stability.** The *seeds* column above comes from the committed stability record
+# (quick scale, `data/stability/11_data_labor_cost.json`); a claim changed since reads
+# "stale record". The only random step is the resampling of claim 3, which is shown and
+# not judged. The line below is generated from that record.
+
+# %%
+stability_line = unstable_sentence(ledger, ledger.stability())
+print(stability_line or "No claim the record still describes flips between its seeds.")
+
+# %% [markdown]
 # ## Deviations from the paper
 #
-# - **A bound changed after its result was known.** Claim 3 first asked the median to lie
-#   in [30, 3000], a band of our own; it now uses the paper's own band, [10, 1000] (its
-#   abstract), since a claim is judged against the paper's bound. With the old band the
-#   claim read reproduced (the median lies between 1,000 and 3,000); with the paper's it
-#   reads not reproduced (the table gives the margin).
-# - **What a verdict audit noted about claim 3, left for the chapter's group issue
-#   (08–13).** The judged cost is the rental price, while the paper is reported to use the
-#   amortised cost: on our set both lie outside the paper's band (the reading under the
-#   claim prints the amortised median). The failure comes from our curation of many small,
-#   over-trained models (below); a frontier-only subset, shown as a diagnostic added after
-#   the result, is the check that would separate the set from the claim. Claim 4's < $1/h
-#   bar is the research brief's.
+# - **The verdict audit of issue 34, resolved here** (criteria changed after their
+#   results were known; old → new, with the reason):
+#   - *Claim 3, its band.* Before: the median in [30, 3000], a band of our own (the
+#     research brief's), read reproduced. Now: the abstract's own band, [10, 1000],
+#     which the claim's paper field already named; a claim is judged against the paper's
+#     bound. The abstract bounds each model's ratio over its 64 models; we still judge
+#     the median of ours (a necessary condition of every model lying in the band) and
+#     show the share of our models inside it. The result under the new band was known
+#     (from the audit) before the change.
+#   - *Claim 3, its training cost.* Before: the rental cost. Now: the amortised
+#     hardware-plus-energy cost, the method (Cottier et al.) the paper is reported to
+#     use, so that the claim is judged with the paper's method; the rental median is
+#     shown as a sensitivity. Changed after both results were known (from the audit):
+#     each misses the band, so the verdict is ✗ either way; both medians, and what each
+#     criterion gives, are printed under the claim. The resampling, the share in band,
+#     the $N_{1000}$ explanation and the sensitivity heatmap follow the judged cost.
+#   - *Claim 3, its reading.* The earlier text laid the ✗ on our curation alone, against
+#     the chapter's own numbers: priced by our amortised cost or by Epoch AI's own
+#     estimates, most frontier runs also exceed 1000×. The counts are now printed under
+#     the claim (a diagnostic added after the result, not judged), with how far the
+#     median misses the band and the utilisation, price, wage, speed and words per token
+#     at which it would reach it; the reading, generated from them, places the gap in
+#     the cost arithmetic or its inputs, or in an approximate band, as well as in the
+#     selection.
+#   - *Claim 2.* Unchanged criterion (every frontier ratio ≥ 10, the lower end of the
+#     abstract's band, rental cost: the dearer of our two on every model, so the harder
+#     test of a lower bound). The audit noted that on our set it can fail only through
+#     an order-of-magnitude error in the price of compute; the claim's note now says so,
+#     the gap to the paper's lower end (10×; the abstract's number, the per-model
+#     minimum of the paper's figure unconfirmed) is worked out, computed, after the
+#     verdict, and a computed line says that the band's upper end is not judged there
+#     and how many frontier models exceed it.
+#   - *Claim 4 → our check 2w.* Before: a paper claim (source "abstract"), reproduced.
+#     It restates claim 2 as a wage ($w^* = w_h/\text{ratio}$), and its \$1/h bar is the
+#     research brief's, not the paper's: it is now our own check, outside the paper's
+#     tally.
+#   - *Claim 1c, new quote.* The paper's affordability result (dataset cost against its
+#     developers' revenue) is quoted from a generated secondary summary, unconfirmed;
+#     our data hold no revenues, so it is not tested.
+#   - *New sanity check s1.* The closed form's agreement with the direct ratio, printed
+#     before, is recorded as a sanity check (true by algebra), not as a result.
 # - **Data: our curated set, not the paper's.** The paper's 64-model table (probably
 #   drawn from Epoch AI's database) was not available offline. We curated 19 LLMs from
 #   model cards, papers and announcements, one source per row, and left out models whose
 #   token count or compute has no clean source (OPT-175B, Mistral-7B, mixture-of-experts
-#   and code models; see the data README). Our set has more small, over-trained models
-#   than a list of notable frontier runs would, which raises the median ratio; the
-#   verdicts of claims 2–4 are about our set.
+#   and code models; see the data README). Our set holds small, over-trained models that
+#   raise the median ratio (claim 3 counts them), but the selection is not the only
+#   cause: claim 3 prints how many frontier runs alone exceed 1000× under each pricing.
+#   The verdicts of claims 2 and 3 and of check 2w are about our set.
 # - **Training cost.** The paper is reported to use Cottier et al.'s amortised
-#   hardware-plus-energy cost. The judged claims use a rental price (AWS on-demand list
-#   prices, one vendor for all three GPU classes) at one utilisation, 0.375; the
-#   amortised cost, built from Epoch's constants and hardware prices, is shown beside it
-#   and compared with Epoch's published per-model estimates. Rental is the dearer of the
-#   two, so it is the harder test for claims 2 and 4; for claim 3 the median under the
-#   amortised cost is printed beside the verdict and in the reading that follows it.
-#   Prices are not adjusted for inflation; Epoch's estimates are (June 2025 dollars).
+#   hardware-plus-energy cost; claim 3 is judged with ours, built from Epoch's constants
+#   and hardware prices at one utilisation, 0.375, and compared with Epoch's published
+#   per-model estimates. Claim 2 and check 2w use a rental price (AWS on-demand list
+#   prices, one vendor for all three GPU classes) at the same utilisation; the last
+#   section prints which of the two is the dearer on every model (the dearer one is the
+#   harder test for their lower bounds). Prices are not adjusted for inflation; Epoch's
+#   estimates are (June 2025 dollars).
 # - **Hardware of its year.** TPU-trained models (Gopher, Chinchilla, PaLM) are priced
 #   as A100s, the NVIDIA class of their year; OLMo-7B, trained on AMD MI250X and NVIDIA
 #   A100, as A100.
@@ -823,13 +1193,11 @@ print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.d
 #   quoted from a public copy of the introduction. Claim 1 is therefore quoted, not
 #   re-derived.
 # - **Closed form.** The ratio's independence of $D$ and its $1/N$ fall are our
-#   derivation; a unit test holds the closed form to the direct ratio at a relative
-#   tolerance of $10^{-9}$.
+#   derivation; a unit test and sanity check s1 hold the closed form to the direct ratio
+#   at a relative tolerance of $10^{-9}$.
 # - **Stability across seeds.** The only random step is the resampling of claim 3,
-#   shown but not judged; every verdict is the same for every seed. The upper end of the
-#   90 % interval of the resampled medians sits in a gap between the ratios (printed in
-#   claim 3) and moves with the seed; the share of resampled sets inside the band does
-#   not, to within a percent.
+#   shown but not judged, so no judged value depends on the seed by construction; the
+#   stability line under the verdict table is generated from the committed record.
 #
 # ## Run it at full scale
 #
@@ -837,4 +1205,38 @@ print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.d
 # .venv/bin/python -m repbook run 11 --scale full
 # ```
 # Full scale draws 200,000 bootstrap resamples instead of 2,000; every cost and verdict
-# is the same, and no GPU is needed.
+# is the same by construction (the resampling is shown, not judged), and no GPU is
+# needed. A recorded full-scale run (`.venv/bin/python -m repbook full 11`) is kept in
+# `data/full_runs/11_data_labor_cost.json`; the cell below reads how long it took, and
+# whether its verdicts are this run's.
+
+# %% tags=["nbval-ignore-output"]
+from repbook.core.data import repo_root
+from repbook.core.ledger import read_record
+
+full_path = repo_root() / "data" / "full_runs" / f"{run.chapter}.json"
+if run.scale == "full":
+    print(f"this is the full-scale run: {run.elapsed():.1f} s on {run.device}")
+elif full_path.is_file():
+    full_ledger, prov = read_record(full_path)
+    here = {c.id: c.verdict_word() for c in ledger.claims}
+    there = {c.id: c.verdict_word() for c in full_ledger.claims}
+    differ = [k for k in here if k in there and here[k] != there[k]]
+    print(
+        f"full scale recorded: {prov.get('seconds', float('nan')):.1f} s on "
+        f"{prov.get('device', '?')} ({prov.get('machine', '?')}), finished "
+        f"{prov.get('finished', '?')}, commit {prov.get('commit', '?')}; "
+        + (
+            "different verdicts: "
+            + "; ".join(f"{k} {here[k]} here, {there[k]} at full scale" for k in differ)
+            if differ
+            else "every verdict the same as in this run"
+        )
+        + (
+            "; the record predates the current claims"
+            if set(here) != set(there)
+            else ""
+        )
+    )
+else:
+    print("no full-scale run recorded yet (data/full_runs/11_data_labor_cost.json)")

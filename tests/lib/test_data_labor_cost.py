@@ -1,5 +1,6 @@
 import csv
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -308,3 +309,125 @@ def test_bootstrap_medians_shape_and_range():
     m = L.bootstrap_medians(x, n_boot=300, rng=np.random.default_rng(0))
     assert m.shape == (300,) and m.min() >= x.min() and m.max() <= x.max()
     assert set(np.unique(m)) <= set(x)  # odd size: every median is one of the values
+
+
+# --- the inverse of the closed form, fixed compute, the sensitivity sweep -----------------------
+def test_params_at_ratio_inverts_the_closed_form():
+    per_flop = L.usd_per_flop(peak_flops_per_s=3.12e14, mfu=0.375, usd_per_gpu_hour=4.1)
+    for ratio in (10.0, 1000.0, 3.3e4):
+        n = L.params_at_ratio(ratio, usd_per_flop=per_flop)
+        assert L.closed_form_ratio(n, usd_per_flop=per_flop) == pytest.approx(
+            ratio, rel=1e-12
+        )
+    # by hand: $15/h · 0.75 / 1800 words per hour = $0.00625 per token; at $1e-18 per FLOP
+    # and ratio 1000, N = 0.00625 / (6 · 1000 · 1e-18) = 1.0417e12
+    assert L.params_at_ratio(1000, usd_per_flop=1e-18) == pytest.approx(
+        0.00625 / 6e-15, rel=1e-12
+    )
+    # ten times the ratio: a model ten times smaller
+    a, b = L.params_at_ratio(np.array([10.0, 100.0]), usd_per_flop=per_flop)
+    assert a / b == pytest.approx(10.0, rel=1e-12)
+
+
+def test_ratio_at_fixed_compute_grows_as_the_root_of_tokens_per_param():
+    per_flop = 1e-18
+    c = L.training_flops_6nd(7e9, 2e12)
+    # the run that trained 7e9 parameters on 2e12 tokens has D/N = 2e12 / 7e9
+    assert L.ratio_at_fixed_compute(
+        c, 2e12 / 7e9, usd_per_flop=per_flop
+    ) == pytest.approx(L.closed_form_ratio(7e9, usd_per_flop=per_flop), rel=1e-12)
+    r = L.ratio_at_fixed_compute(
+        c, np.array([20.0, 80.0, 320.0]), usd_per_flop=per_flop
+    )
+    np.testing.assert_allclose(r[1:] / r[:-1], [2.0, 2.0], rtol=1e-12)
+
+
+def test_tokens_per_param_column(facts, hardware):
+    table = L.cost_table(facts, hardware, L.Assumptions())
+    np.testing.assert_allclose(
+        table.tokens_per_param, table.tokens / table.params, rtol=1e-15
+    )
+    assert table.loc["Chinchilla 70B", "tokens_per_param"] == pytest.approx(20.0)
+
+
+def test_median_ratio_grid_is_the_median_of_each_table(facts, hardware):
+    a = L.Assumptions()
+    wages, speeds = [2.0, 15.0], [10.0, 30.0, 60.0]
+    grid = L.median_ratio_grid(facts, hardware, a, wages=wages, speeds=speeds)
+    assert grid.shape == (2, 3)
+    base = L.cost_table(facts, hardware, a).ratio.median()
+    assert grid[1, 1] == pytest.approx(base, rel=1e-12)
+    # the ratio is proportional to wage / speed, and so is its median
+    np.testing.assert_allclose(
+        grid,
+        base * np.outer(np.array(wages) / 15.0, 30.0 / np.array(speeds)),
+        rtol=1e-9,
+    )
+    am = L.median_ratio_grid(
+        facts, hardware, a, wages=[15.0], speeds=[30.0], cost="amortized"
+    )
+    assert am[0, 0] == pytest.approx(
+        L.cost_table(facts, hardware, a).ratio_amortized.median(), rel=1e-12
+    )
+
+
+def test_bad_grid_and_inverse_arguments(facts, hardware):
+    a = L.Assumptions()
+    with pytest.raises(ValueError, match="cost must be"):
+        L.median_ratio_grid(facts, hardware, a, wages=[1.0], speeds=[1.0], cost="x")
+    with pytest.raises(ValueError, match="wages must be finite"):
+        L.median_ratio_grid(facts, hardware, a, wages=[-1.0], speeds=[1.0])
+    with pytest.raises(ValueError, match="assumptions must be"):
+        L.median_ratio_grid(facts, hardware, None, wages=[1.0], speeds=[1.0])
+    with pytest.raises(ValueError, match="ratio must be finite"):
+        L.params_at_ratio(0.0, usd_per_flop=1e-18)
+    with pytest.raises(ValueError, match="tokens_per_param must be finite"):
+        L.ratio_at_fixed_compute(1e20, -2.0, usd_per_flop=1e-18)
+
+
+def test_class_prices_match_the_cost_table(facts, hardware):
+    a = L.Assumptions()
+    table = L.cost_table(facts, hardware, a)
+    rental = L.class_usd_per_gpu_hour(hardware, a, cost="rental")
+    assert rental == {c: h.rental_usd_per_gpu_hour for c, h in hardware.items()}
+    amortised = L.class_usd_per_flop(hardware, a, cost="amortized")
+    six = table[table.flops_source == "6ND"]
+    for name, row in six.iterrows():
+        # the amortised ratio of a 6ND row lies on the closed form at the amortised $/FLOP
+        closed = L.closed_form_ratio(
+            row.params, usd_per_flop=amortised[row.hardware_class]
+        )
+        assert closed == pytest.approx(row.ratio_amortized, rel=1e-12), name
+    per_flop = L.class_usd_per_flop(hardware, a, cost="rental")
+    for cls, hw in hardware.items():
+        assert per_flop[cls] == pytest.approx(
+            hw.rental_usd_per_gpu_hour / (hw.peak_flops_per_s * a.mfu * 3600)
+        )
+    with pytest.raises(ValueError, match="cost must be"):
+        L.class_usd_per_gpu_hour(hardware, a, cost="cloud")
+    with pytest.raises(ValueError, match="Assumptions"):
+        L.class_usd_per_flop(hardware, {"mfu": 0.4})
+    with pytest.raises(ValueError, match="hardware"):
+        L.class_usd_per_gpu_hour({}, a)
+
+
+def test_band_miss_factor():
+    assert L.band_miss_factor(5000.0, 10, 1000) == pytest.approx(5.0)
+    assert L.band_miss_factor(2.0, 10, 1000) == pytest.approx(5.0)
+    assert L.band_miss_factor(10.0, 10, 1000) == 1.0
+    assert L.band_miss_factor(1000.0, 10, 1000) == 1.0
+    with pytest.raises(ValueError, match="lo must not exceed hi"):
+        L.band_miss_factor(5.0, 100, 10)
+    with pytest.raises(ValueError, match="value"):
+        L.band_miss_factor(-1.0, 10, 1000)
+    with pytest.raises(ValueError, match="single numbers"):
+        L.band_miss_factor([1.0, 2.0], 10, 1000)
+
+
+def test_dividing_every_ratio_by_the_miss_factor_reaches_the_band(facts, hardware):
+    # the ratio is proportional to the utilisation: at u / f the median sits on the band's end
+    a = L.Assumptions()
+    median = float(L.cost_table(facts, hardware, a).ratio_amortized.median())
+    f = L.band_miss_factor(median, 10, 1000)
+    lower = L.cost_table(facts, hardware, replace(a, mfu=a.mfu / f))
+    assert float(lower.ratio_amortized.median()) == pytest.approx(1000, rel=1e-9)

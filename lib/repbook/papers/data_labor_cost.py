@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import csv
 import math
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
 import numpy as np
@@ -254,6 +254,54 @@ def closed_form_ratio(
     )
     return per_token_data / (
         6.0 * _positive("params", params) * _positive("usd_per_flop", usd_per_flop)
+    )
+
+
+def params_at_ratio(
+    ratio,
+    *,
+    usd_per_flop: float,
+    words_per_token: float = WORDS_PER_TOKEN,
+    words_per_minute: float = PAPER_WORDS_PER_MINUTE,
+    wage_usd_per_hour: float = PAPER_WAGE_USD_PER_HOUR,
+):
+    """The model size N at which the closed-form ratio equals `ratio` (C = 6·N·D).
+
+    The inverse of `closed_form_ratio`: N = [wage · w / (wpm · 60)] / (6 · ratio · $/FLOP).
+    On the same prices, every smaller model has a larger ratio and every larger one a smaller.
+    """
+    per_token_data = (
+        _positive("wage_usd_per_hour", wage_usd_per_hour)
+        * _positive("words_per_token", words_per_token)
+        / (_positive("words_per_minute", words_per_minute) * 60.0)
+    )
+    return per_token_data / (
+        6.0 * _positive("ratio", ratio) * _positive("usd_per_flop", usd_per_flop)
+    )
+
+
+def ratio_at_fixed_compute(
+    flops,
+    tokens_per_param,
+    *,
+    usd_per_flop: float,
+    words_per_token: float = WORDS_PER_TOKEN,
+    words_per_minute: float = PAPER_WORDS_PER_MINUTE,
+    wage_usd_per_hour: float = PAPER_WAGE_USD_PER_HOUR,
+):
+    """The closed-form ratio of a run of `flops` FLOP that spends them on D/N = `tokens_per_param`.
+
+    With C = 6·N·D and D = r·N, N = √(C / (6 r)); so at fixed compute the ratio grows as √r:
+    the more a run over-trains a small model, the larger its data cost against its training.
+    """
+    flops = _positive("flops", flops)
+    r = _positive("tokens_per_param", tokens_per_param)
+    return closed_form_ratio(
+        np.sqrt(flops / (6.0 * r)),
+        usd_per_flop=usd_per_flop,
+        words_per_token=words_per_token,
+        words_per_minute=words_per_minute,
+        wage_usd_per_hour=wage_usd_per_hour,
     )
 
 
@@ -552,8 +600,8 @@ class Assumptions:
 def cost_table(
     facts: list[LLMFacts], hardware: dict[str, Hardware], assumptions: Assumptions
 ) -> pd.DataFrame:
-    """One row per model: N, D (tokens seen), C (reported, else 6ND), both training costs, the
-    data cost, the ratios, the closed-form ratio and the break-even wage (rental cost)."""
+    """One row per model: N, D (tokens seen), D/N, C (reported, else 6ND), both training costs,
+    the data cost, the ratios, the closed-form ratio and the break-even wage (rental cost)."""
     if not facts or not all(isinstance(f, LLMFacts) for f in facts):
         raise ValueError(
             "facts must be a non-empty list of LLMFacts (see read_llm_facts)"
@@ -607,6 +655,7 @@ def cost_table(
                 frontier=f.frontier,
                 params=f.params,
                 tokens=f.tokens_seen,
+                tokens_per_param=f.tokens_seen / f.params,
                 flops=flops,
                 flops_source="reported"
                 if f.train_flops_reported is not None
@@ -632,3 +681,100 @@ def cost_table(
             )
         )
     return pd.DataFrame(rows).set_index("model")
+
+
+def class_usd_per_gpu_hour(
+    hardware: dict[str, Hardware], assumptions: Assumptions, *, cost: str = "rental"
+) -> dict[str, float]:
+    """Dollars per GPU-hour of each hardware class: its rental price (`cost="rental"`) or the
+    total of its amortised rate under `assumptions` (`cost="amortized"`), as `cost_table` uses."""
+    if cost not in ("rental", "amortized"):
+        raise ValueError(f"cost must be 'rental' or 'amortized', got {cost!r}")
+    if not isinstance(assumptions, Assumptions):
+        raise ValueError(f"assumptions must be an Assumptions, got {assumptions!r}")
+    if not hardware or not all(isinstance(h, Hardware) for h in hardware.values()):
+        raise ValueError(
+            "hardware must be a non-empty {class: Hardware} (read_hardware)"
+        )
+    a, out = assumptions, {}
+    for cls, hw in hardware.items():
+        if cost == "rental":
+            out[cls] = hw.rental_usd_per_gpu_hour
+        else:
+            out[cls] = amortized_rate(
+                purchase_usd_per_gpu=hw.purchase_usd_per_gpu,
+                tdp_watts=hw.tdp_watts,
+                server_power_factor=hw.server_power_factor,
+                energy_usd_per_kwh=hw.energy_usd_per_kwh,
+                pue=a.pue,
+                tdp_fraction=a.tdp_fraction,
+                interconnect_fraction=a.interconnect_fraction,
+                progress_ooms_per_year=a.progress_ooms_per_year,
+            ).total
+    return out
+
+
+def class_usd_per_flop(
+    hardware: dict[str, Hardware], assumptions: Assumptions, *, cost: str = "rental"
+) -> dict[str, float]:
+    """Dollars per useful FLOP of each hardware class at the utilisation of `assumptions`, with
+    the rental or the amortised price per GPU-hour (see `class_usd_per_gpu_hour`)."""
+    prices = class_usd_per_gpu_hour(hardware, assumptions, cost=cost)
+    return {
+        cls: usd_per_flop(
+            peak_flops_per_s=hardware[cls].peak_flops_per_s,
+            mfu=assumptions.mfu,
+            usd_per_gpu_hour=price,
+        )
+        for cls, price in prices.items()
+    }
+
+
+def band_miss_factor(value: float, lo: float, hi: float) -> float:
+    """How far `value` lies outside the band [lo, hi], as a factor: value / hi above the band,
+    lo / value below it, 1 inside. Every ratio of the table scales with utilisation / price (and
+    with wage · words per token / speed), so dividing them all by this factor brings a value
+    above the band to its upper end."""
+    value, lo, hi = (
+        _positive(n, v) for n, v in (("value", value), ("lo", lo), ("hi", hi))
+    )
+    if not all(isinstance(v, float) for v in (value, lo, hi)):
+        raise ValueError("value, lo and hi must be single numbers")
+    if lo > hi:
+        raise ValueError(f"lo must not exceed hi, got lo={lo!r}, hi={hi!r}")
+    if value > hi:
+        return value / hi
+    if value < lo:
+        return lo / value
+    return 1.0
+
+
+def median_ratio_grid(
+    facts: list[LLMFacts],
+    hardware: dict[str, Hardware],
+    assumptions: Assumptions,
+    *,
+    wages,
+    speeds,
+    cost: str = "rental",
+) -> np.ndarray:
+    """The sensitivity sweep: the median data/training ratio over `facts` for every wage (rows,
+    dollars per hour) and writing speed (columns, words per minute), the other assumptions as in
+    `assumptions`; `cost` is "rental" or "amortized" (which training cost the ratio divides by)."""
+    if cost not in ("rental", "amortized"):
+        raise ValueError(f"cost must be 'rental' or 'amortized', got {cost!r}")
+    if not isinstance(assumptions, Assumptions):
+        raise ValueError(f"assumptions must be an Assumptions, got {assumptions!r}")
+    wages = np.atleast_1d(_positive("wages", wages))
+    speeds = np.atleast_1d(_positive("speeds", speeds))
+    if wages.ndim != 1 or speeds.ndim != 1:
+        raise ValueError("wages and speeds must be one-dimensional")
+    column = "ratio" if cost == "rental" else "ratio_amortized"
+    out = np.empty((wages.size, speeds.size))
+    for i, w in enumerate(wages):
+        for j, v in enumerate(speeds):
+            a = replace(
+                assumptions, wage_usd_per_hour=float(w), words_per_minute=float(v)
+            )
+            out[i, j] = float(cost_table(facts, hardware, a)[column].median())
+    return out
