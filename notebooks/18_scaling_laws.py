@@ -62,9 +62,10 @@ from repbook.core import (
     within,
     paired_gain,
     data_file,
+    repo_root,
     tol,
 )
-from repbook.core.ledger import unstable_sentence
+from repbook.core.ledger import read_record, unstable_sentence
 from repbook.papers import scaling_laws as S
 from repbook.papers.scaling_laws import real as R
 
@@ -115,10 +116,37 @@ register_colors(
         "all checkpoints": "ours",
         "final only": "baseline",
         "after 10 %": "alt",
-        "fixed (A, α)": "ours",
-        "free fit": "baseline",
+        "datablations (A, α)": "ours",
+        "no size term": "baseline",
+        "free fit": "muted",
     }
 )
+
+
+def t_k(n):
+    """k of 'mean − k·SE': the 97.5 % quantile of Student's t with n − 1 degrees of
+    freedom (n pairs; below 3 pairs a gate or the criterion's own minimum stops the
+    check first)."""
+    return float(stats.t.ppf(0.975, max(int(n), 3) - 1))
+
+
+def signs(gains):
+    """The sign count, a diagnostic beside each paired gain: how many pairs are
+    positive."""
+    g = np.asarray(list(gains.values()) if isinstance(gains, dict) else gains, float)
+    return f"{int((g > 0).sum())} of {len(g)} pairs positive"
+
+
+def interval(gains, scale=100.0):
+    """mean and the 95 % t interval of paired gains (in points of ARE by default)."""
+    g = np.asarray(gains, dtype=float)
+    if len(g) < 2:
+        return f"{scale * g.mean():+.2f} (n = {len(g)}: no interval)"
+    half = t_k(len(g)) * g.std(ddof=1) / np.sqrt(len(g))
+    lo, hi = scale * (g.mean() - half), scale * (g.mean() + half)
+    return (f"{scale * g.mean():+.2f}, 95 % t interval [{lo:+.2f}, "
+            f"{hi:+.2f}] over {len(g)}; {signs(g)}")  # fmt: skip
+
 
 # %% [markdown]
 # ## The method
@@ -142,6 +170,17 @@ print("official fit:    " + ", ".join(f"{k}={v:.4g}" for k, v in fit0.params().i
 print(
     "our Huber fit:   " + ", ".join(f"{k}={v:.4g}" for k, v in fit0h.params().items())
 )
+
+# %% [markdown]
+# **Paired gains.** Every "better" below is decided on paired differences — one per family,
+# group, target or seed — by mean − k·SE > 0, with k the 97.5 % quantile of Student's t with
+# n − 1 degrees of freedom for n pairs (printed below for the pair counts met here); it is
+# within noise (≈) when the interval spans 0. With 3 to 6 pairs the interval is wide, so ≈
+# means *under-powered*, not evidence of no effect. Each claim also prints its sign count (how
+# many pairs are positive) as a diagnostic that no verdict reads.
+
+# %%
+print("k for n pairs: " + ", ".join(f"n = {n}: {t_k(n):.2f}" for n in range(3, 9)))
 
 # %% [markdown]
 # ## The paper's curves
@@ -207,7 +246,15 @@ fams_all = sorted(curves.family.unique())
 below = {f: len(R.models_by_size(cur, f)) - 1 for f in fams_all}
 fams1 = [f for f in fams_all if below[f] >= 5]  # two windows of 4 below the target
 fams1w3 = [f for f in fams_all if below[f] >= 4]  # two windows of 3
-fams5 = [f for f in fams_all if f != "lambda"]
+# claims 3 and 2f: Chinchilla's points are separate IsoFLOP runs, not checkpoints of one
+# run
+fams3 = [f for f in fams_all if f != "chinchilla"]
+# claim 5: every family the official one-model run fits (its at_least_loss = 10 filter
+# keeps them all), less the datablations GPT-2 runs the fixed (A, α) were fitted on
+fams5 = [f for f in fams_all if not f.startswith(R.BORROWED_FROM)]
+lowest = {f: float(cur[cur.model == R.models_by_size(cur, f)[-1]].loss.min())
+          for f in fams_all}  # fmt: skip
+assert max(lowest.values()) <= 10, "the official at_least_loss = 10 would drop a target"
 
 
 def cut_counts(f):
@@ -227,14 +274,14 @@ tasks = (
        for f in fams1 if huber]
     + [("minimal_cut_pair", f, {}) for f in fams_all]
     + [("protocol_pair", f, dict(baseline=dict(min_tokens=0), method={}, fractions=cf,
-                                 counts=cut_counts(f))) for f in fams_all]
+                                 counts=cut_counts(f))) for f in fams3]
     + [("protocol_pair", f, dict(baseline=dict(min_tokens=0, objective="huber"),
                                  method=dict(objective="huber"), fractions=cf,
-                                 counts=cut_counts(f))) for f in fams_all if huber]
+                                 counts=cut_counts(f))) for f in fams3 if huber]
     + [("one_model_errors", f, dict(fractions=of)) for f in fams5]
     + [("protocol_pair", f, dict(baseline=dict(final_only=True, test_fraction=1.0),
                                  method=dict(test_fraction=1.0),
-                                 counts=range(3, below[f] + 1))) for f in fams_all
+                                 counts=range(3, below[f] + 1))) for f in fams3
        if below[f] >= 3]
 )  # fmt: skip
 order = heavy_first(list(enumerate(t[1] for t in tasks)))
@@ -242,6 +289,14 @@ results = dict(zip(
     [i for i, _ in order],
     R.run_tasks(cur, [tasks[i] for i, _ in order], n_jobs=JOBS),
 ))  # fmt: skip
+# claim 5's sensitivity on losses in nats: refit the families whose official metric is
+# not the shipped ln-perplexity (OPT, T5-Pile) on the shipped curves; the others are the
+# same fits
+fams5n = [f for f in fams5 if f not in R.NOT_NATS]
+refit = [f for f in fams5n if f in R.PPL_FAMILIES + R.LOG2_FAMILIES]
+nats5 = dict(zip(refit, R.run_tasks(
+    curves, [("one_model_errors", f, dict(fractions=of)) for f in refit], n_jobs=JOBS
+)))  # fmt: skip
 
 
 def collect(name, **match):
@@ -264,9 +319,10 @@ def collect(name, **match):
 # **Criterion (fixed before the run).** A family's gain is the mean, over its pairs of
 # consecutive windows ($w$ and the window one size closer, $w+1$) and over training fractions,
 # of ARE($w$) − ARE($w+1$). Consecutive pairs share models, so they are not independent: the
-# unit is the family. Closer predicts better if the mean family gain minus two standard errors
-# is above 0 (within noise if ± 2 SE spans 0). It fails if moving the window closer does not
-# lower the error — for instance if the largest fitted models' own noise dominates.
+# unit is the family. Closer predicts better if the mean family gain minus k standard errors
+# (k: the t quantile above) is above 0, within noise if the interval spans 0. It fails if
+# moving the window closer does not lower the error — for instance if the largest fitted
+# models' own noise dominates.
 
 # %%
 fams1_text = ", ".join(fams1)
@@ -283,6 +339,7 @@ print("family gains, windows of 4 (points of ARE): "
       + ", ".join(f"{k} {100 * v:+.2f}" for k, v in fam1.items()))  # fmt: skip
 print("family gains, windows of 3 (points of ARE): "
       + ", ".join(f"{k} {100 * v:+.2f}" for k, v in fam1w3.items()))  # fmt: skip
+print(f"sign count: windows of 4, {signs(fam1)}; windows of 3, {signs(fam1w3)}")
 
 # %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), sharey=True)
@@ -290,7 +347,9 @@ for ax, (d, size) in zip(axes, [(win, 4), (win3, 3)]):
     for i, (fam, dd) in enumerate(d.groupby("family", sort=False)):
         per = dd.groupby("window").are.mean()
         x = (per.index + 1) / len(per)
-        ax.plot(x, 100 * per, marker="o", ms=3, label=fam, color=plt.cm.tab10(i))
+        ok = per.notna().to_numpy()  # a window whose fits all failed: no gap
+        xs, ys = x[ok], 100 * per[ok]
+        ax.plot(xs, ys, marker="o", ms=3, label=fam, color=plt.cm.tab10(i))
     ax.set(
         yscale="log",
         xlabel="window position (1 = the window next to the target)",
@@ -309,8 +368,10 @@ ledger.check(
     source="abstract",
     evidence="real data",
     measured={"ARE gain of the closer window (per family)": fam1.to_dict()},
-    criterion=paired_gain("ARE gain of the closer window (per family)", 0.0),
-    tolerance=tol(abs=0.02),
+    criterion=paired_gain(
+        "ARE gain of the closer window (per family)", 0.0, k=t_k(len(fam1))
+    ),
+    tolerance={"ARE gain of the closer window (per family)": tol(abs=0.02)},
     note="window pairs of one family overlap; one mean gain per family",
 )
 ledger.ours(
@@ -319,8 +380,10 @@ ledger.ours(
     why="the official code's second window size; shown beside the judged window of 4",
     evidence="real data",
     measured={"ARE gain of the closer window (per family)": fam1w3.to_dict()},
-    criterion=paired_gain("ARE gain of the closer window (per family)", 0.0),
-    tolerance=tol(abs=0.007),
+    criterion=paired_gain(
+        "ARE gain of the closer window (per family)", 0.0, k=t_k(len(fam1w3))
+    ),
+    tolerance={"ARE gain of the closer window (per family)": tol(abs=0.007)},
 )
 
 # %% [markdown]
@@ -332,36 +395,54 @@ ledger.ours(
 # more than its end), and score both on the target's last 30 %. As there, the datablations
 # GPT-2 sets are averaged into two groups, GPT2-c4-all and GPT2-oscar-all.
 #
-# **Criterion.** Pairs = official groups with both fits; a group's gain is the mean over $k$ of
-# ARE(from 99 %) − ARE(from 10 %). The mean gain minus two standard errors is above 0. It
+# **Gate (fixed before looking, second audit).** The late cut keeps only the window's last
+# 1 %, which can leave fewer checkpoints than the law's five parameters. A fit (a family's $k$
+# smallest models) enters claim 2 only if its late-cut fit has **at least 5 checkpoints from at
+# least 2 model sizes**; a group enters with those of its fits that do. The claim is judged
+# when at least 3 groups enter, and is not checked at this scale otherwise.
+#
+# **Criterion.** Pairs = the groups that enter; a group's gain is the mean over its entering
+# fits of ARE(from 99 %) − ARE(from 10 %). Mean gain − k SE > 0 (k: the t quantile above). It
 # fails if the window's last checkpoints already carry what a law needs.
 #
 # As our own diagnostic (`2f`), the comparison the chapter used before: each model's final
 # checkpoint only, fitted as $E+A/N^\alpha$ ($k\ge3$), against every checkpoint, both scored on
-# the target's final checkpoint.
+# the target's final checkpoint. Chinchilla is left out of `2f`: its points are separate
+# IsoFLOP runs, not checkpoints of one run, so its "final checkpoint" is the longest run of a
+# size, not the end of a training curve.
 
 # %%
 res2 = collect("minimal_cut_pair")
-gain2 = R.grouped_gains(res2)
+res2e = R.enough_points(res2, min_points=5, min_sizes=2, side="baseline")
+gain2 = R.grouped_gains(res2e)
 res2f = pd.concat(
     [results[i] for i, t in enumerate(tasks)
      if t[0] == "protocol_pair" and t[2]["baseline"].get("final_only")],
     ignore_index=True,
 )  # fmt: skip
 gain2f = R.grouped_gains(res2f)
+tab2 = res2.set_index(["family", "k"])
 print(
-    (100 * res2.set_index(["family", "k"])[["baseline", "method"]])
-    .round(2)
-    .rename(columns={"baseline": "from 99 % (%)", "method": "from 10 % (%)"})
+    pd.concat([(100 * tab2[["baseline", "method"]]).round(2),
+               tab2[["baseline_points", "baseline_models"]]], axis=1)
+    .rename(columns={"baseline": "from 99 % (%)", "method": "from 10 % (%)",
+                     "baseline_points": "late-cut points",
+                     "baseline_models": "late-cut sizes"})
     .to_string()
-)
-print("group gains (points of ARE): "
+)  # fmt: skip
+print("group gains over the fits that enter (points of ARE): "
       + ", ".join(f"{k} {100 * v:+.2f}" for k, v in gain2.items()))  # fmt: skip
-no_pair2 = sorted({R.official_group(f) for f in fams_all} - set(gain2.index))
+print(f"sign count: {signs(gain2.to_numpy())}")
+paired2 = {R.official_group(f) for f in res2.family}
+no_pair2 = sorted({R.official_group(f) for f in fams_all} - paired2)
+thin2 = sorted(paired2 - set(gain2.index))
 print("no pair (no checkpoint in the last 1 % of the window, or a fit failed): "
-      + ", ".join(no_pair2))  # fmt: skip
+      + (", ".join(no_pair2) or "none"))  # fmt: skip
+print("paired, but no late-cut fit with ≥ 5 points from ≥ 2 sizes: "
+      + (", ".join(thin2) or "none"))  # fmt: skip
 print("ours, final only vs every checkpoint, on the final loss: "
-      + ", ".join(f"{k} {100 * v:+.2f}" for k, v in gain2f.items()))  # fmt: skip
+      + ", ".join(f"{k} {100 * v:+.2f}" for k, v in gain2f.items())
+      + f" ({signs(gain2f.to_numpy())})")  # fmt: skip
 
 # %% tags=["hide-input"]
 fig, ax = plt.subplots(figsize=(5.5, 4))
@@ -369,9 +450,15 @@ both = 100 * res2[["baseline", "method"]]
 lim = [both.min().min() * 0.8, both.max().max() * 1.25]
 ax.plot(lim, lim, color=color_for("reference"), ls="--", lw=1, label="equal error")
 grp = res2.family.map(R.official_group)
+enters = res2.index.isin(res2e.index)
 for i, g in enumerate(dict.fromkeys(grp)):
-    d = res2[grp == g]
-    ax.scatter(100 * d.baseline, 100 * d.method, s=18, label=g, color=plt.cm.tab10(i))
+    c, label = plt.cm.tab10(i), g
+    for ok in (True, False):
+        d = res2[(grp == g) & (enters == ok)]
+        if len(d):
+            ax.scatter(100 * d.baseline, 100 * d.method, s=18, label=label,
+                       edgecolors=[c], facecolors=[c] if ok else "none")  # fmt: skip
+            label = None
 ax.set(
     xscale="log",
     yscale="log",
@@ -379,7 +466,8 @@ ax.set(
     ylim=lim,
     xlabel="ARE, checkpoints from 99 % of the window (%)",
     ylabel="ARE, checkpoints from 10 % (%)",
-    title="Each point: one family's k smallest models",
+    title="Each point: one family's k smallest models\n"
+    "(hollow: late-cut fit under 5 points or 2 sizes, left out)",
 )
 ax.legend(fontsize=8)
 plt.show()
@@ -391,9 +479,13 @@ ledger.check(
     paper="fitting intermediate checkpoints substantially improves accuracy",
     source="abstract",
     evidence="real data",
-    measured={"ARE gain of checkpoints from 10 %": gain2.to_dict()},
-    criterion=paired_gain("ARE gain of checkpoints from 10 %", 0.0),
-    tolerance=tol(abs=0.6),
+    measured={
+        "groups whose late-cut fit has ≥ 5 points from ≥ 2 sizes": int(len(gain2)),
+        "ARE gain of checkpoints from 10 %": gain2.to_dict(),
+    },
+    gate=at_least("groups whose late-cut fit has ≥ 5 points from ≥ 2 sizes", 3),
+    criterion=paired_gain("ARE gain of checkpoints from 10 %", 0.0, k=t_k(len(gain2))),
+    tolerance={"ARE gain of checkpoints from 10 %": tol(abs=0.003)},
     note="the official minimal_cut comparison (earliest kept checkpoint 10 % vs 99 %)",
 )
 ledger.ours(
@@ -403,12 +495,15 @@ ledger.ours(
     "target's final checkpoint, where a law without a D term is not handicapped",
     evidence="real data",
     measured={"ARE gain of every checkpoint (final loss)": gain2f.to_dict()},
-    criterion=paired_gain("ARE gain of every checkpoint (final loss)", 0.0),
-    tolerance=tol(abs=8e-07),
+    criterion=paired_gain(
+        "ARE gain of every checkpoint (final loss)", 0.0, k=t_k(len(gain2f))
+    ),
+    tolerance={"ARE gain of every checkpoint (final loss)": tol(abs=6e-07)},
 )
 
 # %% [markdown]
-# Below the diagonal, the longer stretch of each curve helped.
+# *Reading guide (not a finding):* a point below the diagonal is a fit where the longer stretch
+# of the curve predicted the target better; the verdict reads the paired group gains above.
 #
 # ## Claim 3 · Early checkpoints mislead
 #
@@ -416,14 +511,16 @@ ledger.ours(
 # without the cut). Each family's law from its models below the target is fitted with and
 # without that cut, at the training fractions of the scale's grid (quick: 50 % and 100 % of the
 # models below the target; full: every fraction and every model count); the datablations sets
-# are averaged into their two official groups.
+# are averaged into their two official groups. Chinchilla is left out: its points are separate
+# IsoFLOP runs, not checkpoints of one run, so the 10¹⁰-token cut removes its short *runs*,
+# not early checkpoints, and says nothing about the claim.
 #
-# **Gate (fixed now, after the audit).** The cut removes at least 5 % of the fitted points in
+# **Gate (fixed after the first audit).** The cut removes at least 5 % of the fitted points in
 # at least three groups (where it removes nothing, both fits are one fit).
 #
 # **Criterion.** Pairs = the groups where the cut removes ≥ 5 %; a group's gain is the mean
-# over its fits of ARE(no cut) − ARE(cut). The mean gain minus two standard errors is above 0.
-# It fails if the early losses lie on the same law as the later ones.
+# over its fits of ARE(no cut) − ARE(cut). Mean gain − k SE > 0 (k: the t quantile above). It
+# fails if the early losses lie on the same law as the later ones.
 
 # %%
 res3 = pd.concat(
@@ -439,17 +536,24 @@ print("share of fitted points the cut removes: "
       + ", ".join(f"{k} {100 * v:.1f} %" for k, v in share3.items()))  # fmt: skip
 print("group gains (points of ARE): "
       + ", ".join(f"{k} {100 * v:+.2f}" for k, v in gain3.items()))  # fmt: skip
+print(f"sign count: {signs(gain3.to_numpy())}")
 
 # %% tags=["hide-input"]
 fig, ax = plt.subplots(figsize=(7, 3.8))
 order3 = gain3.sort_values().index
 ax.barh(range(len(order3)), 100 * gain3[order3], color=color_for("alt"))
 ax.axvline(0, color=color_for("reference"), lw=1)
+reach = max(1.0, float(np.abs(100 * gain3).max()) if len(gain3) else 1.0)
+decades = [10.0**e for e in range(-1, int(np.ceil(np.log10(reach))) + 1)]
+ticks = [t for t in [-d for d in decades[::-1]] + [0.0] + decades
+         if abs(t) <= 1.5 * reach]  # fmt: skip
+ax.set_xscale("symlog", linthresh=0.1)
+ax.set_xticks(ticks, [f"{t:g}" for t in ticks], fontsize=8)
+ax.set_xlim(-1.5 * reach, 1.5 * reach)
 ax.set(
     yticks=range(len(order3)),
     yticklabels=order3,
-    xscale="symlog",
-    xlabel="ARE without the cut − ARE with it (points of %)",
+    xlabel="ARE without the cut − ARE with it (points of %; symmetric log axis)",
     title="Dropping checkpoints before 10¹⁰ tokens: > 0 helps",
 )
 plt.show()
@@ -467,7 +571,7 @@ ledger.check(
         "ARE gain of the cut": gain3.to_dict(),
     },
     gate=at_least("groups where the cut removes ≥ 5 % of the points", 3),
-    criterion=paired_gain("ARE gain of the cut", 0.0),
+    criterion=paired_gain("ARE gain of the cut", 0.0, k=t_k(len(gain3))),
     tolerance={"ARE gain of the cut": tol(abs=0.002)},
     note="the 10¹⁰-token threshold is the official code's default (cut_beginning)",
 )
@@ -502,71 +606,121 @@ ledger.not_checked(
 #
 # The abstract: a target model's behaviour can be predicted from a single model with the same
 # architecture, along with scaling parameter estimates derived from other model families. The
-# official set-up (`hist_one_model_fit`) fixes $A=e^{6.255414}$ and $\alpha=0.3526596$ — the
-# Chinchilla values its fits start from — and fits $E$, $B$, $\beta$ on **one** model, at each
-# training fraction. Our comparator, which can win: a free five-parameter fit on the same
-# checkpoints of the same model (the brief's design (d); with one size, $A$ and $\alpha$ are
-# not identifiable apart, so the free fit extrapolates in $N$ from its start). Every family
-# but lambda, whose "loss" runs from 0.85 to a cap of 0.999 and is not a next-token loss.
+# official set-up (`hist_one_model_fit`) fixes $A=e^{6.255414}$ and $\alpha=0.3526596$ and
+# fits $E$, $B$, $\beta$ on **one** model, at each training fraction. Those two numbers are
+# the **datablations constants of Muennighoff et al. (2023), ColPret's starting values**: the
+# official code lists them with the data-constrained law's $R^*_D$, $R^*_N$ and calls them the
+# datablations guesses (they are not Chinchilla's fit, $A=406.4$, $\alpha=0.34$). They were
+# fitted on the datablations GPT-2 runs, so the GPT-2 groups (GPT2-c4-all, GPT2-oscar-all)
+# would borrow from their own family: they are left out of the pairs, as the abstract speaks
+# of parameters "from other model families". The families judged are the rest of those the
+# official run fits (its `at_least_loss = 10` filter keeps all of them here; printed below).
 #
-# **Criterion.** Pairs = targets (the datablations sets averaged into their two official
-# groups); a target's gain is the mean over its non-target models and fractions of
-# ARE(free) − ARE(fixed $A,\alpha$). The mean gain minus two standard errors is above 0. It
-# fails if fixing the scaling parameters adds nothing to one model's own curve.
+# **Comparator (fixed at the second audit, before its result was seen; ours, by design).**
+# What the single model says about a larger one *without* borrowed parameters: its own law
+# with no size term, $E+B/D^\beta$ ($A=0$), fitted on the same checkpoints with the same
+# three free parameters. A free five-parameter fit of the same model (the brief's design (d))
+# cannot tell $A$ from $\alpha$ with one size and only extrapolates in $N$ from its start: it
+# is shown as a sensitivity column, not judged.
+#
+# **Precondition (bookkeeping, not a regime gate).** At least 3 targets have both fits.
+#
+# **Criterion.** Pairs = targets; a target's gain is the mean over its non-target models and
+# fractions of ARE(no size term) − ARE(datablations $A,\alpha$). Mean gain − k SE > 0 (k: the
+# t quantile above). It fails if the borrowed size term adds nothing to one model's own curve,
+# or misleads it.
 
 # %%
 res5 = collect("one_model_errors")
-res5 = res5.assign(g=res5.free - res5.fixed, group=res5.family.map(R.official_group))
-gain5 = res5.groupby(["group", "family"], sort=False).g.mean().groupby(
-    "group", sort=False).mean()  # fmt: skip
-tab5 = res5.groupby("group", sort=False)[["fixed", "free"]].median()
+gain5 = R.target_gains(res5, "no_size")
+tab5 = res5.groupby("family", sort=False)[["no_size", "fixed", "free"]].mean()
+print("official at_least_loss = 10: lowest official metric of each target: "
+      + ", ".join(f"{f} {lowest[f]:.3g}" for f in fams5)
+      + " (none above 10)")  # fmt: skip
 print(
-    (100 * tab5).round(2).rename(columns=lambda c: f"median ARE, {c} (%)").to_string()
-)
+    (100 * tab5).round(2)
+    .rename(columns={"no_size": "no size term (%)", "fixed": "datablations (A, α) (%)",
+                     "free": "free fit (%)"})
+    .to_string()
+)  # fmt: skip
 print("target gains (points of ARE): "
       + ", ".join(f"{k} {100 * v:+.2f}" for k, v in gain5.items()))  # fmt: skip
+print(f"sign count: {signs(gain5.to_numpy())}")
+
+# %% [markdown]
+# **Sensitivity (no criterion).** The same pairs read three other ways: against the free
+# five-parameter fit (the comparator before the second audit); on losses in nats only (every
+# family fitted on its shipped ln-loss, lambda out, since the constants were fitted in nats
+# and OPT's perplexity or T5-Pile's log₂ units give a fixed $A$ another meaning); and as
+# relative gains (the difference of mean AREs over the comparator's mean ARE), so that one
+# family's large errors do not dominate. Each: mean, 95 % t interval and sign count.
+
+# %%
+res5n = pd.concat([nats5.get(f, res5[res5.family == f]) for f in fams5n],
+                  ignore_index=True)  # fmt: skip
+sens5 = {
+    "against the free fit": R.target_gains(res5, "free"),
+    "nats only": R.target_gains(res5n, "no_size"),
+    "relative gain": R.target_gains(res5, "no_size", relative=True),
+}
+for name, g in sens5.items():
+    unit = "fraction of the comparator's ARE" if name == "relative gain" else "points"
+    scale_ = 1.0 if name == "relative gain" else 100.0
+    print(f"{name}: {interval(g.to_numpy(), scale_)} ({unit}); "
+          + ", ".join(f"{k} {scale_ * v:+.2f}" for k, v in g.items()))  # fmt: skip
 
 # %% tags=["hide-input"]
-fig, ax = plt.subplots()
-for i, (c, name) in enumerate([("free", "free fit"), ("fixed", "fixed (A, α)")]):
-    d = 100 * tab5[c]
-    ax.scatter(np.full(len(d), i) + np.linspace(-0.2, 0.2, len(d)), d,
-               color=color_for(name), s=22)  # fmt: skip
-    for x, (g, v) in zip(np.linspace(-0.2, 0.2, len(d)) + i, d.items()):
-        ax.annotate(g, (x, v), fontsize=7, xytext=(3, 0), textcoords="offset points")
+fig, ax = plt.subplots(figsize=(7, 0.5 * len(tab5) + 1.6))
+rows5 = list(tab5.index)
+for y, fam in enumerate(rows5):
+    ax.plot(100 * tab5.loc[fam, ["no_size", "fixed"]], [y, y],
+            color=color_for("muted"), lw=1.5, zorder=1)  # fmt: skip
+for col, name, kw in [("no_size", "no size term", {}),
+                      ("fixed", "datablations (A, α)", {}),
+                      ("free", "free fit", dict(facecolors="none"))]:  # fmt: skip
+    c = color_for(name)
+    ax.scatter(100 * tab5[col], range(len(rows5)), s=36, zorder=2, edgecolors=[c],
+               label=f"{name}{' (sensitivity)' if col == 'free' else ''}",
+               **(kw or dict(facecolors=[c])))  # fmt: skip
 ax.set(
-    xticks=range(2),
-    xticklabels=["free fit (ours)", "fixed (A, α) (official)"],
-    xlim=(-0.6, 1.9),
-    yscale="log",
-    ylabel="median ARE on the target (%)",
-    title="One model of the target family: free vs fixed (A, α)",
+    xscale="log",
+    yticks=range(len(rows5)),
+    yticklabels=rows5,
+    ylim=(-0.6, len(rows5) - 0.4),
+    xlabel="mean ARE on the target over its one-model fits (%)",
+    title="Claim 5: one model's mean ARE per target (line: the judged pair)",
 )
+ax.legend(fontsize=8, loc="best")
 plt.show()
 
 # %%
 ledger.check(
     5,
-    "one model + fixed scaling parameters predicts the target better than a free fit "
-    "of that model",
+    "one model + borrowed (A, α) predicts the target better than that model's own law "
+    "without a size term",
     paper="a target can be predicted from a single model of its architecture along "
     "with scaling parameter estimates from other families",
     source="abstract",
     evidence="real data",
     measured={
         "targets with both fits": int(len(gain5)),
-        "ARE gain of fixing (A, α)": gain5.to_dict(),
+        "ARE gain of the datablations (A, α)": gain5.to_dict(),
     },
     gate=at_least("targets with both fits", 3),
-    criterion=paired_gain("ARE gain of fixing (A, α)", 0.0),
-    tolerance={"ARE gain of fixing (A, α)": tol(abs=0.05)},
-    note="the free fit on the same model is our comparator (the brief's design (d))",
+    criterion=paired_gain(
+        "ARE gain of the datablations (A, α)", 0.0, k=t_k(len(gain5))
+    ),
+    tolerance={"ARE gain of the datablations (A, α)": tol(abs=3e-08)},
+    note="(A, α): the datablations constants (Muennighoff et al. 2023), ColPret's "
+    "starting values; comparator ours: the same model's E + B/D^β; the precondition is "
+    "bookkeeping",
 )
 
 # %% [markdown]
 # **Sensitivity and context (no criterion).** Borrowing $(A,\alpha)$ from one *other*
 # family's law (fitted on its models below its target; per family, on the shipped metric)
-# instead of Chinchilla's, with the largest non-target model of the target family; and, as
+# instead of the datablations constants, with the largest non-target model of the target
+# family (here the GPT-2 sets are families of their own, each borrowing from others); and, as
 # context, the other family's law used as is and the target family's own law from all its
 # models below the target.
 
@@ -588,11 +742,6 @@ print(
 
 
 # %%
-def mean_se(g):
-    g = np.asarray(g, dtype=float)
-    return f"{100 * g.mean():+.2f} ± {100 * g.std(ddof=1) / np.sqrt(len(g)):.2f}"
-
-
 if huber:
     fam1h = R.family_gains(
         R.consecutive_gains(collect("window_errors", objective="huber"))
@@ -603,10 +752,10 @@ if huber:
         ignore_index=True,
     )  # fmt: skip
     gain3h = R.grouped_gains(res3h)[lambda g: g.index.isin(bites)]
-    print(f"claim 1, official objective: {mean_se(fam1)}; Huber: {mean_se(fam1h)} "
-          "(points of ARE, mean ± SE over families)")  # fmt: skip
-    print(f"claim 3, official objective: {mean_se(gain3)}; Huber: {mean_se(gain3h)} "
-          "(over groups)")  # fmt: skip
+    print(f"claim 1 (points of ARE, over families), official objective: "
+          f"{interval(fam1)}; Huber: {interval(fam1h)}")  # fmt: skip
+    print(f"claim 3 (over groups), official objective: {interval(gain3)}; "
+          f"Huber: {interval(gain3h)}")  # fmt: skip
 else:
     print("Huber sensitivity column: computed at full scale only")
 
@@ -824,7 +973,7 @@ cost_small = S.compute_cost(S.select(fam_A, max_N=128, seeds=[0, 1]))
 print(
     f"compute ratio two small / one big = {cost_small / cost_big:.3f}; median ARE: two "
     f"seeds ≤ 128 {100 * np.median(two_small):.2f} %, one seed ≤ 256 "
-    f"{100 * np.median(one_big):.2f} %"
+    f"{100 * np.median(one_big):.2f} %; sign count: {signs(one_big - two_small)}"
 )
 
 # %%
@@ -833,8 +982,8 @@ ledger.ours(
     "synthetic family A: two seeds of smaller models beat one seed of larger ones",
     why="the real curves have no seed variants; here the seeds are ours",
     measured={"ARE gain of two small seeds": one_big - two_small},
-    criterion=paired_gain("ARE gain of two small seeds", 0.0),
-    tolerance=tol(abs=4e-09),
+    criterion=paired_gain("ARE gain of two small seeds", 0.0, k=t_k(nA)),
+    tolerance={"ARE gain of two small seeds": tol(abs=4e-09)},
 )
 
 # %% [markdown]
@@ -859,6 +1008,7 @@ for s in range(run["seeds_other"]):
 res_B = pd.DataFrame(rows)
 gain5s = res_B.assign(g=res_B.as_is - res_B.borrowed).groupby("seed").g.mean()
 print((100 * res_B.groupby("n")[["borrowed", "as_is"]].median()).round(2).to_string())
+print(f"sign count of the per-seed gains: {signs(gain5s.to_numpy())}")
 
 # %%
 ledger.ours(
@@ -866,8 +1016,8 @@ ledger.ours(
     "synthetic family B: one model + A's (A, α) beats A's law alone",
     why="the mechanism on two families whose laws differ by construction",
     measured={"ARE gain of borrowing": gain5s.to_numpy()},
-    criterion=paired_gain("ARE gain of borrowing", 0.0),
-    tolerance=tol(abs=8e-10),
+    criterion=paired_gain("ARE gain of borrowing", 0.0, k=t_k(len(gain5s))),
+    tolerance={"ARE gain of borrowing": tol(abs=8e-10)},
 )
 
 # %% [markdown]
@@ -908,6 +1058,41 @@ stability_line = unstable_sentence(ledger, ledger.stability())
 print(stability_line or "No claim the record still describes flips between its seeds.")
 
 # %% [markdown]
+# **Full scale.** The line below is generated from the committed full-scale record
+# (`data/full_runs/18_scaling_laws.json`, written by `repbook full 18`): each paper claim's
+# verdict there and its per-family gains.
+
+
+# %%
+def record_gains(c):
+    return "; ".join(
+        ", ".join(f"{k} {100 * v:+.2f}" for k, v in x.items())
+        for name, x in c.measured.items()
+        if "gain" in name and isinstance(x, dict) and x
+    )
+
+
+full_path = repo_root() / "data" / "full_runs" / f"{ledger.chapter}.json"
+if full_path.is_file():
+    full, prov = read_record(full_path)
+    same = [(c.id, c.statement) for c in full.of_role("paper")] == [
+        (c.id, c.statement) for c in ledger.of_role("paper")
+    ]
+    parts = [
+        f"claim {c.id} {c.verdict_word()}"
+        + (f" (points of ARE: {g})" if (g := record_gains(c)) else "")
+        for c in full.of_role("paper")
+    ]
+    print(
+        f"Full scale, recorded {prov.get('finished', '?')[:10]} in "
+        f"{prov.get('seconds', float('nan')):.0f} s"
+        + ("" if same else " (stale: the paper's claims changed since)")
+        + ": " + "; ".join(parts) + "."
+    )  # fmt: skip
+else:
+    print("No full-scale record is committed yet.")
+
+# %% [markdown]
 # ## Deviations from the paper
 #
 # - **The paper's claims are decided on its own curves** (issue 36); the teacher–student checks
@@ -935,15 +1120,53 @@ print(stability_line or "No claim the record still describes flips between its s
 #   - *Claim 5.* Then: one model of $T$ with $(A,\alpha)$ from another family's law, against
 #     that law as is, gated on the laws lying ≥ 4 % apart (≈; the auditor noted that the
 #     comparator loses by construction and that all pairs but lambda's were positive).
-#     **Now:** the official one-model set-up — $(A,\alpha)$ fixed to the Chinchilla values for
-#     every family — against a free fit of the same model (the brief's design (d), our
-#     comparator), paired per target; lambda is dropped (its "loss" is capped at 0.999, not a
-#     next-token loss). Per-family borrowing, the other law as is and the target's own law are
+#     **Then (first audit):** the official one-model set-up — $(A,\alpha)$ fixed to the
+#     official constants for every family (then mislabelled "the Chinchilla values") —
+#     against a free fit of the same model (the brief's design (d), our comparator), paired
+#     per target; lambda dropped (its "loss" is capped at 0.999). **Now:** see the second
+#     audit below. Per-family borrowing, the other law as is and the target's own law are
 #     printed as sensitivity and context, without a criterion.
 #   - *Claim 6.* Unchanged (not checked on the real curves; `6s` on our seeds).
 #   - The lead fixed these criteria from the audit before the fixer's runs; the fixer's first
 #     run of the new protocols printed their per-family gains before the chapter was rerun,
 #     and no criterion was changed after it.
+# - **Second audit** (the lead's decisions, each made after the audit's report of the
+#   committed run; old → new, and whether the result was known before the change):
+#   - *The fixed constants* $a=6.255414$, $\alpha=0.3526596$ are the datablations constants
+#     of Muennighoff et al. (2023), ColPret's starting values (the official `fit.py` calls them
+#     the datablations guesses and `util/fit_utils.py` lists them with $R^*_D$, $R^*_N$), not
+#     Chinchilla's ($A=406.4$, $\alpha=0.34$): renamed everywhere. They were fitted on the
+#     datablations GPT-2 runs, so GPT2-c4-all and GPT2-oscar-all, which then borrowed from
+#     their own family, are left out of claim 5's pairs (old: in; their gains were known, both
+#     small and positive).
+#   - *Claim 5's comparator.* Old: a free five-parameter fit of the same model, which starts
+#     from the borrowed $(A,\alpha)$ and cannot identify them with one size (≈ with k = 2; its
+#     result was known). New: the same model's own law with no size term, $E+B/D^\beta$
+#     ($A=0$, three free parameters like the fixed fit) — ours, by design, fixed before its
+#     result was seen; the free fit stays as a sensitivity column, with nats-only and
+#     relative-gain versions (shown, not judged). Family set: the official one (every family
+#     the official `hist_one_model_fit` runs, less the GPT-2 groups): lambda, dropped at the
+#     first audit after its result was known, is restored, again after results were known.
+#     "≥ 3 targets with both fits" is a precondition (bookkeeping), not a regime gate.
+#   - *Claim 2.* The 99 % cut can leave 1–4 points for a five-parameter fit. New gate, fixed
+#     before looking: a fit enters only if its late-cut fit has ≥ 5 checkpoints from ≥ 2 model
+#     sizes (a group enters with those of its fits that do; our reading of "a group's late-cut
+#     fit", since GPT-3's and T5-Pile's fits differ with $k$), and the claim is judged over ≥ 3
+#     such groups, else not checked at this scale. Old: every paired fit (≈ over five groups).
+#   - *Claims 3 and `2f` without Chinchilla.* Its points are separate IsoFLOP runs, not
+#     checkpoints: the 10¹⁰-token cut removes short runs there, not early checkpoints, and its
+#     "final checkpoint" is a size's longest run. Old: in both (its gains were known).
+#   - *Paired gains, k = 2 → the t quantile.* Every paired gain of the chapter, the paper's and
+#     ours, is now judged by mean − k·SE with k the 97.5 % t quantile for n − 1 degrees of
+#     freedom (as chapters 17 and 19), instead of k = 2. The audit's reading was that no
+#     verdict at seed 0 changes; each claim prints its sign count as a diagnostic, and ≈ with
+#     n = 3–6 pairs means under-powered. The stability record was re-made with the new k
+#     (seeds 0–4): the real-curve verdicts do not move with the seed; `6s`, ✓ on 2 of 5
+#     seeds with k = 2 (≈ on 3), is ≈ on all 5; `5s`, ✗ on all 5 with k = 2, is ✗ on 3 and ≈
+#     on 2 (its generated line is above).
+#   - *The official `at_least_loss = 10` filter* (a target whose lowest metric exceeds 10 is
+#     skipped) excludes nothing here: the lowest is printed per target in claim 5 (OPT's
+#     perplexity comes closest), and the chapter asserts it.
 # - **Fit objective.** Verdicts use the official objective: least squares on the raw metric,
 #   $E=e^e$ with $e$ unbounded, $\alpha,\beta\ge0$, from the official start; as in the official
 #   code, a fit that stops at its evaluation budget is retried once by 'dogbox', a failed fit
@@ -958,12 +1181,14 @@ print(stability_line or "No claim the record still describes flips between its s
 # - **Training fractions** are taken of the longest run among the fitted models and keep
 #   checkpoints with *fewer* tokens than that fraction, as the official `get_model_data` does
 #   (at 100 % the longest run's final checkpoint is left out; before, it was kept).
-# - **Tolerances.** Declared from the numerics record (`data/numerics/18_scaling_laws.json`),
-#   about 3× the largest difference across the numerical environments. The official fit
-#   (finite-difference Jacobian, $e$ unbounded, fits with fewer points than parameters) lands in
-#   different minima on different instruction sets, so several real-curve gains move by far
-#   more than rounding (claim 2's most); the record lists each move and each environment's
-#   verdict.
+# - **Tolerances.** Declared per measured value from the numerics record
+#   (`data/numerics/18_scaling_laws.json`), about 3× the largest difference across the
+#   numerical environments (before the second audit: one per claim, sized by its noisiest
+#   value); values that never moved declare none. The official fit (finite-difference
+#   Jacobian, $e$ unbounded, fits with fewer points than parameters) lands in different
+#   minima on different instruction sets, so several real-curve gains move by far more than
+#   rounding (those of claims 1, 1b, 2 and 3); the record lists each move and each
+#   environment's verdict.
 # - **ARE.** As the official code: the mean relative error over the target's checkpoints from
 #   70 % of its training onward (above 10¹⁰ tokens). The synthetic demonstration still uses
 #   the final loss (its runs end together).

@@ -119,7 +119,61 @@ def test_minimal_cut_and_one_model_on_a_noiseless_family():
     assert len(r) and (r.method <= r.baseline).all() and r.method.min() < 1e-3
     assert (r.baseline_points < r.method_points).all()
     one = R.one_model_errors(c, "F", fractions=(1.0,))
-    assert len(one) == 5 and set(one.columns) >= {"fixed", "free"}
+    assert len(one) == 5 and set(one.columns) >= {"fixed", "no_size", "free"}
+
+
+def test_the_datablations_constants_are_the_official_start():
+    # Muennighoff et al. (2023): A = e^6.255414 ≈ 521, α ≈ 0.3527 (not Chinchilla's 406.4, 0.34)
+    assert R.DATABLATIONS_A_ALPHA["A"] == pytest.approx(521.0, rel=1e-3)
+    assert R.DATABLATIONS_A_ALPHA["alpha"] == R.OFFICIAL_START[3]
+    assert np.log(R.DATABLATIONS_A_ALPHA["A"]) == pytest.approx(R.OFFICIAL_START[0])
+    assert "GPT2-c4-7".startswith(R.BORROWED_FROM) and not "OPT".startswith(
+        R.BORROWED_FROM
+    )
+
+
+def test_one_model_laws_with_and_without_a_size_term():
+    # a family whose law is exactly the datablations size term: fixing it predicts the target
+    law = dict(
+        TRUTH, A=R.DATABLATIONS_A_ALPHA["A"], alpha=R.DATABLATIONS_A_ALPHA["alpha"]
+    )
+    c = family(law=law).assign(tokens=lambda d: d.tokens * 10)
+    one = R.one_model_errors(c, "F", fractions=(1.0,))
+    assert (one.fixed < 1e-4).all()
+    # without a size term, one small model cannot see that the target is larger
+    assert (one.no_size > 10 * one.fixed).all()
+    g = R.target_gains(one, "no_size")
+    assert g.index.tolist() == ["F"] and g["F"] > 0
+    expect = (one.no_size.mean() - one.fixed.mean()) / one.no_size.mean()
+    assert R.target_gains(one, "no_size", relative=True)["F"] == pytest.approx(expect)
+    # a family with no size dependence at all: the no-size-term law is exact
+    flat = family(law=dict(TRUTH, A=1e-30)).assign(tokens=lambda d: d.tokens * 10)
+    one = R.one_model_errors(flat, "F", fractions=(1.0,))
+    assert (one.no_size < 1e-4).all() and (one.fixed > one.no_size).all()
+    with pytest.raises(ValueError, match="column"):
+        R.target_gains(one, "nope")
+
+
+def test_enough_points_keeps_fits_that_can_determine_the_law():
+    res = pd.DataFrame(
+        dict(family=["a", "b", "c", "d"], k=2, fraction=0.7, baseline=0.1, method=0.1,
+             baseline_points=[4, 5, 9, 9], method_points=9,
+             baseline_models=[2, 2, 1, 3], method_models=2)
+    )  # fmt: skip
+    kept = R.enough_points(res, min_points=5, min_sizes=2)
+    assert kept.family.tolist() == ["b", "d"]
+    assert R.enough_points(res, side="method").family.tolist() == list("abcd")
+    with pytest.raises(ValueError, match="side"):
+        R.enough_points(res, side="target")
+    with pytest.raises(ValueError, match="min_points"):
+        R.enough_points(res, min_points=0)
+
+
+def test_pairs_record_the_points_and_sizes_of_each_fit():
+    c = family().assign(tokens=lambda d: d.tokens * 10)
+    r = R.minimal_cut_pair(c, "F", late=0.8)
+    assert list(r.columns) == R.PAIR_COLUMNS
+    assert (r.baseline_models == r.k).all() and (r.method_models == r.k).all()
 
 
 def test_run_tasks_matches_direct_calls():

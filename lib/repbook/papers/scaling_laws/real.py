@@ -15,7 +15,9 @@ The conventions follow the official code (read, not copied):
   training onward (also above `min_tokens`), not its final loss alone;
 - "closer in scale": windows of `window` = 4 (or 3) consecutive model sizes below the target;
 - OPT is fitted on its perplexity (`as_official`); the datablations GPT-2 sets are averaged
-  into two groups (`official_group`) where the official summaries average them.
+  into two groups (`official_group`) where the official summaries average them;
+- the one-model fit fixes (A, α) to the datablations constants of Muennighoff et al. (2023),
+  ColPret's starting values (`DATABLATIONS_A_ALPHA`).
 No printing, plotting or file writing.
 """
 
@@ -37,14 +39,25 @@ WINDOW = 4
 FRACTIONS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 NO_DATA_TERM = {"B": 1e-30, "beta": 1.0}
 """Fixes B/D^β to nothing: the law E + A/N^α that final losses alone can identify."""
+NO_SIZE_TERM = {"A": 1e-30, "alpha": 1.0}
+"""Fixes A/N^α to nothing: E + B/D^β, what one model's own curve says without a size term."""
 OFFICIAL_START = (6.255414, 7.3049974, 0.6254804, 0.3526596, 0.3526596)
-"""The official fit's starting point, in its order (a, b, e, α, β): A = e^a, B = e^b, E = e^e."""
-CHINCHILLA_A_ALPHA = {"A": float(np.exp(6.255414)), "alpha": 0.3526596}
-"""The (A, α) the official one-model fit fixes for every family (its Chinchilla start)."""
+"""The official fit's starting point, in its order (a, b, e, α, β): A = e^a, B = e^b, E = e^e.
+These are the datablations constants of Muennighoff et al. (2023), their fit of the
+data-constrained law on the datablations GPT-2 runs (A ≈ 521, B ≈ 1488, E ≈ 1.87,
+α = β ≈ 0.353; the official code lists them with that law's R*_D and R*_N and calls them the
+datablations guesses): ColPret's starting values, not Chinchilla's fit (A = 406.4, α = 0.34)."""
+DATABLATIONS_A_ALPHA = {"A": float(np.exp(6.255414)), "alpha": 0.3526596}
+"""The (A, α) the official one-model fit fixes for every family: the datablations constants of
+Muennighoff et al. (2023), ColPret's starting values (`OFFICIAL_START`)."""
+BORROWED_FROM = ("GPT2-c4", "GPT2-oscar")
+"""Family prefixes of the datablations GPT-2 runs the constants were fitted on."""
 PPL_FAMILIES = ("OPT",)
 """Families whose shipped loss is ln(perplexity) while the official loader fits perplexity."""
 LOG2_FAMILIES = ("t5-pile",)
 """Families shipped as ln(perplexity) that the official loader fits as log₂(perplexity)."""
+NOT_NATS = ("lambda",)
+"""Families whose shipped metric is not a next-token loss in nats (lambda's capped `Loss`)."""
 OBJECTIVES = ("official", "huber")
 
 
@@ -341,6 +354,10 @@ def family_gains(gains: pd.DataFrame) -> pd.Series:
     return gains.groupby("family", sort=False).gain.mean()
 
 
+PAIR_COLUMNS = ["family", "k", "fraction", "baseline", "method", "baseline_points",
+                "method_points", "baseline_models", "method_models"]  # fmt: skip
+
+
 def protocol_pair(
     curves: pd.DataFrame,
     family: str,
@@ -352,8 +369,8 @@ def protocol_pair(
 ) -> pd.DataFrame:
     """Two fitting protocols on the same fits: for every number k of smallest non-target models
     (`counts`, default all k ≥ 2) and training fraction, the ARE of `baseline` and `method`
-    (keyword arguments of `evaluate`, e.g. `final_only=True` or `min_tokens=0`). One row per
-    (k, fraction) where both fitted."""
+    (keyword arguments of `evaluate`, e.g. `final_only=True` or `min_tokens=0`), with the
+    points and model sizes each fit used. One row per (k, fraction) where both fitted."""
     models = models_by_size(curves, family)
     target, below = models[-1], models[:-1]
     counts = range(2, len(below) + 1) if counts is None else counts
@@ -369,9 +386,30 @@ def protocol_pair(
             if np.isfinite(a.are) and np.isfinite(b.are):
                 rows.append(dict(family=family, k=k, fraction=p, baseline=a.are,
                                  method=b.are, baseline_points=a.n_points,
-                                 method_points=b.n_points))  # fmt: skip
-    return pd.DataFrame(rows, columns=["family", "k", "fraction", "baseline", "method",
-                                       "baseline_points", "method_points"])  # fmt: skip
+                                 method_points=b.n_points, baseline_models=a.n_models,
+                                 method_models=b.n_models))  # fmt: skip
+    return pd.DataFrame(rows, columns=PAIR_COLUMNS)
+
+
+def enough_points(
+    res: pd.DataFrame,
+    *,
+    min_points: int = 5,
+    min_sizes: int = 2,
+    side: str = "baseline",
+) -> pd.DataFrame:
+    """The rows of a `protocol_pair` table whose `side` fit ("baseline" or "method") used at
+    least `min_points` checkpoints from at least `min_sizes` model sizes: enough to determine
+    the five parameters of a law with a size term."""
+    if side not in ("baseline", "method"):
+        raise ValueError(f"side must be 'baseline' or 'method', got {side!r}")
+    for name, v in (("min_points", min_points), ("min_sizes", min_sizes)):
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise ValueError(f"{name} must be a positive int, got {v!r}")
+    if res.empty:
+        return res
+    keep = (res[f"{side}_points"] >= min_points) & (res[f"{side}_models"] >= min_sizes)
+    return res[keep]
 
 
 def minimal_cut_pair(
@@ -422,25 +460,44 @@ def one_model_errors(
     objective: str = "official",
 ) -> pd.DataFrame:
     """Claim 5's official set-up: for each non-target model and training fraction, fit one
-    model with (A, α) fixed to `CHINCHILLA_A_ALPHA` (`fixed`), and, as our comparator, all five
-    parameters on the same checkpoints (`free`); both scored by ARE on the target. One row per
-    (model, fraction) where both fitted."""
+    model with (A, α) fixed to `DATABLATIONS_A_ALPHA` (`fixed`); as the judged comparator, the
+    same model's own law without a size term, E + B/D^β (`no_size`, A = 0); and, as a
+    sensitivity column, all five parameters on the same checkpoints (`free`: one size cannot
+    tell α from A, so it extrapolates in N from its start; NaN where it fails). All scored by
+    ARE on the target. One row per (model, fraction) where `fixed` and `no_size` fitted."""
     models = models_by_size(curves, family)
     target = models[-1]
     rows = []
     for m in models[:-1]:
         for p in fractions:
-            fx = evaluate(curves, [m], target, fraction=p, fixed=CHINCHILLA_A_ALPHA,
-                          objective=objective)  # fmt: skip
+            kw = dict(fraction=p, objective=objective)
+            fx = evaluate(curves, [m], target, fixed=DATABLATIONS_A_ALPHA, **kw)
+            ns = evaluate(curves, [m], target, fixed=NO_SIZE_TERM, **kw)
             # one size cannot tell α from A; the free fit is fitted anyway (ill-posed)
-            fr = evaluate(curves, [m], target, fraction=p, objective=objective,
-                          min_models=1)  # fmt: skip
-            if np.isfinite(fx.are) and np.isfinite(fr.are):
+            fr = evaluate(curves, [m], target, min_models=1, **kw)
+            if np.isfinite(fx.are) and np.isfinite(ns.are):
                 rows.append(dict(family=family, model=m, fraction=p, fixed=fx.are,
-                                 free=fr.are, n_points=fx.n_points))  # fmt: skip
-    return pd.DataFrame(
-        rows, columns=["family", "model", "fraction", "fixed", "free", "n_points"]
-    )
+                                 no_size=ns.are, free=fr.are,
+                                 n_points=fx.n_points))  # fmt: skip
+    return pd.DataFrame(rows, columns=["family", "model", "fraction", "fixed", "no_size",
+                                       "free", "n_points"])  # fmt: skip
+
+
+def target_gains(
+    res: pd.DataFrame, comparator: str, method: str = "fixed", *, relative: bool = False
+) -> pd.Series:
+    """One gain per target family of a `one_model_errors` table: the mean over its models and
+    fractions (where both are finite) of ARE(`comparator`) − ARE(`method`); with `relative`,
+    that difference of means divided by the comparator's mean ARE."""
+    for c in (comparator, method):
+        if c not in ("fixed", "no_size", "free"):
+            raise ValueError(f"column must be fixed, no_size or free, got {c!r}")
+    if res.empty:
+        return pd.Series(dtype=float)
+    d = res.dropna(subset=[comparator, method])
+    m = d.groupby("family", sort=False)[[comparator, method]].mean()
+    gain = m[comparator] - m[method]
+    return gain / m[comparator] if relative else gain
 
 
 def own_law(
