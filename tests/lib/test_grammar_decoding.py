@@ -641,3 +641,99 @@ def test_syncode_adapters():
         GD.syncode_grammar("no_such_grammar")
     tok = GD.train_bpe(300, GD.vocab.stdlib_files(3))
     assert GD.syncode_mask_store_seconds(tok, "json") > 0
+    assert GD.SYNCODE_MODES[0] == "grammar_mask"  # SynCode's default, sound
+    with pytest.raises(ValueError, match="mode must be one of"):
+        GD.syncode_mask_store(tok, "json", mode="strict")
+
+
+@pytest.fixture(scope="module")
+def bpe300():
+    tok = GD.train_bpe(300, GD.vocab.stdlib_files(3))
+    return tok, GD.vocabulary_from_tokenizer(tok)
+
+
+def test_compare_on_prefixes(gpt2_json, bpe300):
+    tok, v, g, dec, peer = gpt2_json
+    small = GD.Decoder(g, bpe300[1], GD.preprocess(g, bpe300[1]))
+    rows = GD.compare_on_prefixes(['{"a": [1, 2', "", '{"a": 1}'], small, dec, peer)
+    assert [r["prefix"] for r in rows] == ['{"a": [1, 2', "", '{"a": 1}']
+    assert all(r["oracle_diff"] == 0 for r in rows)
+    assert rows[0]["other"] == 0 and rows[1]["leading"] > 0 and rows[2]["trailing"] > 0
+    other = GD.load_grammar(TINY_JSON)
+    with pytest.raises(ValueError, match="same grammar"):
+        GD.compare_on_prefixes(
+            ["["],
+            GD.Decoder(other, small.vocab, GD.preprocess(other, small.vocab)),
+            dec,
+            peer,
+        )
+    with pytest.raises(ValueError, match="not a viable prefix"):
+        GD.compare_on_prefixes(["]"], small, dec, peer)
+
+
+def test_time_offline_pairs_the_variants(tiny):
+    v = small_vocab()
+    t = GD.time_offline(tiny, v, 2)
+    assert list(t) == [GD.LEXER, *GD.OFFLINE]
+    assert all(x.shape == (2,) and (x > 0).all() for x in t.values())
+    no_naive = GD.time_offline(tiny, v, 1, naive=False, lexer=False)
+    assert list(no_naive) == list(GD.OFFLINE[:2])
+    # a grammar whose DFA was built with other limits than build_dfa's default
+    odd = GD.Grammar(**{**vars(tiny), "dfa": GD.build_dfa(tiny.terminals[:1])})
+    with pytest.raises(ValueError, match="rebuilt lexer"):
+        GD.time_offline(odd, v, 1)
+    with pytest.raises(ValueError, match="repeats"):
+        GD.time_offline(tiny, v, 0)
+
+
+def test_grammar_size():
+    s = GD.grammar_size(GD.syncode_grammar("json"))
+    g = GD.load_grammar(GD.syncode_grammar("json"))
+    assert s == {
+        "terminals": len(g.terminals),
+        "lexer states": g.dfa.n_states,
+        "rules": s["rules"],
+    }
+    assert s["rules"] > 0
+    go = GD.grammar_size(GD.syncode_grammar("go"))  # lark's LALR rejects Go
+    assert go["lexer states"] > s["lexer states"]
+    with pytest.raises(ValueError, match="lark rejected"):
+        GD.grammar_size("start: UNDEFINED_TERMINAL")
+
+
+def test_syncode_masker_and_document_latency(bpe300):
+    tok, v = bpe300
+    g = GD.load_grammar(GD.syncode_grammar("json"))
+    sec, store = GD.syncode_mask_store(tok, "json")
+    assert sec > 0
+    work = GD.syncode_store_work(store)
+    assert work["tokens"] == len(v) and work["fsm states"] > len(g.terminals)
+    assert work["pairs"] == work["fsm states"] * work["tokens"]
+    syn = GD.SynCodeMasker(store)
+    syn.reset()
+    m = syn.mask('{"a": ')
+    assert str(m.dtype) == "torch.bool" and m.shape[0] == len(v)
+    assert bool(m[tok.token_to_id('"')]) and not bool(m[tok.token_to_id("}")])
+    dec = GD.Decoder(g, v, GD.preprocess(g, v))
+    peer = GD.Llguidance(tok, v.eos, g.text)
+    docs = [tok.encode('{"a": [1, true]}').ids, tok.encode("[]").ids]
+    lat = GD.document_latency(dec, syn, peer, docs, repeats=2)
+    n = sum(len(d) + 1 for d in docs)
+    assert set(lat.steps) == set(GD.TOOLS)
+    assert all(x.shape == (2, n) for x in lat.steps.values())
+    assert all(x.shape == (2,) and (x > 0).all() for x in lat.doc.values())
+    first = lat.doc_id == 0
+    for k, x in lat.doc_total.items():  # per document: the sum over its steps
+        assert x.shape == (2,)
+        assert x[0] == pytest.approx(np.median(lat.steps[k][:, first].sum(axis=1)))
+    assert lat.doc_id.tolist() == [0] * (len(docs[0]) + 1) + [1] * (len(docs[1]) + 1)
+    assert len(lat.states) == n and lat.states[0] == dec.initial()
+    assert lat.syncode_missed.shape == (n,) and lat.syncode_misses == 0
+    assert lat.syncode_allowed.shape == (n,) and (lat.syncode_allowed > 0).all()
+    assert lat.tokens.tolist() == docs[0] + [v.eos] + docs[1] + [v.eos]
+    with pytest.raises(ValueError, match="repeats"):
+        GD.document_latency(dec, syn, peer, docs, repeats=0)
+    with pytest.raises(ValueError, match="non-empty"):
+        GD.document_latency(dec, syn, peer, [[]])
+    with pytest.raises(ValueError, match="not allowed by llguidance"):
+        GD.document_latency(dec, syn, peer, [tok.encode(" []").ids])

@@ -2,12 +2,14 @@
 ICML 2025, arXiv 2502.05111; tool GreatGramma).
 
 Modules: `lexer` (terminal regexes → one byte-level longest-match DFA), `parser` (lark
-grammar → terminals + LALR table), `vocab` (BPE vocabularies as byte strings), `engine`
-(token trie, preprocessing tables, online masks, naive baseline and brute-force oracle),
-`samples` (random valid texts and prefixes for the test grammars), `sampling` (a bigram
-model and a sampler with or without the mask), `profiling` (timing the phases through
-the decoder's public methods), `peers` (llguidance and SynCode adapters, token-by-token
-mask comparison). Pure: no printing, plotting or file writing.
+grammar → terminals + LALR table; grammar sizes), `vocab` (BPE vocabularies as byte
+strings), `engine` (token trie, preprocessing tables, online masks, naive baseline and
+brute-force oracle), `samples` (random valid texts and prefixes for the test grammars),
+`sampling` (a bigram model and a sampler with or without the mask), `profiling`
+(timing the offline variants, and the online phases through the decoder's public
+methods), `peers` (llguidance and SynCode adapters, the mask comparison over prefixes,
+the per-document mask latency of three tools). Pure: no printing, plotting or file
+writing.
 """
 
 from .engine import (
@@ -21,21 +23,38 @@ from .engine import (
     preprocess_naive,
 )
 from .lexer import LexerDFA, Terminal, build_dfa, utf8_sequences
-from .parser import Grammar, load_grammar
+from .parser import Grammar, grammar_size, load_grammar
 from .peers import (
+    SYNCODE_MODES,
+    TOOLS,
+    DocumentLatency,
     LatencyTrace,
+    SynCodeMasker,
     Llguidance,
     PrefixComparison,
+    compare_on_prefixes,
     compare_with_llguidance,
+    document_latency,
     ignorable_tokens,
     leading_ignored_tokens,
     single_byte_tokens,
     strip_leading_ignored,
     syncode_grammar,
+    syncode_mask_store,
     syncode_mask_store_seconds,
+    syncode_store_work,
     trace_mask_latency,
 )
-from .profiling import PHASES, median_seconds, step_statistics, time_masks, time_phases
+from .profiling import (
+    LEXER,
+    OFFLINE,
+    PHASES,
+    median_seconds,
+    step_statistics,
+    time_masks,
+    time_offline,
+    time_phases,
+)
 from .samples import lark_parses, random_calc, random_json, random_prefixes
 from .sampling import ENDS, Sample, bigram_logprobs, draw_documents, sample
 from .vocab import Vocabulary, gpt2_tokenizer, train_bpe, vocabulary_from_tokenizer
@@ -54,22 +73,34 @@ __all__ = [
     "build_dfa",
     "utf8_sequences",
     "Grammar",
+    "grammar_size",
     "load_grammar",
+    "SYNCODE_MODES",
+    "TOOLS",
+    "DocumentLatency",
     "LatencyTrace",
+    "SynCodeMasker",
     "Llguidance",
     "PrefixComparison",
+    "compare_on_prefixes",
     "compare_with_llguidance",
+    "document_latency",
     "ignorable_tokens",
     "leading_ignored_tokens",
     "single_byte_tokens",
     "strip_leading_ignored",
     "syncode_grammar",
+    "syncode_mask_store",
     "syncode_mask_store_seconds",
+    "syncode_store_work",
     "trace_mask_latency",
+    "LEXER",
+    "OFFLINE",
     "PHASES",
     "median_seconds",
     "step_statistics",
     "time_masks",
+    "time_offline",
     "time_phases",
     "lark_parses",
     "random_calc",

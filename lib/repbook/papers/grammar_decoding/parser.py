@@ -162,3 +162,37 @@ def load_grammar(
         index,
     )
     return g
+
+
+def grammar_size(text: str) -> dict[str, int]:
+    """How large a lark grammar's lexer and grammar are: terminals (those with a
+    pattern), states of the
+    combined byte-level lexer DFA (as `load_grammar` builds it) and rules. Read with
+    lark's Earley front end, so that grammars lark's LALR analysis rejects (e.g.
+    SynCode's Go) can be measured too. ValueError for what a DFA cannot lex."""
+    import lark
+
+    try:
+        lk = lark.Lark(text, parser="earley", lexer="basic")
+    except lark.exceptions.LarkError as exc:
+        raise ValueError(
+            f"lark rejected the grammar: {str(exc).splitlines()[0]}"
+        ) from exc
+    ignore = set(lk.ignore_tokens)
+    terms = tuple(
+        Terminal(
+            td.name,
+            td.pattern.to_regexp(),
+            td.priority,
+            type(td.pattern).__name__ == "PatternStr",
+            td.name in ignore,
+        )
+        for td in lk.terminals
+        if td.pattern is not None
+    )
+    dfa = build_dfa(terms, max_states=100_000)
+    return {
+        "terminals": len(terms),
+        "lexer states": dfa.n_states,
+        "rules": len(lk.rules),
+    }

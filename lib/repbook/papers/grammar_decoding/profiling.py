@@ -1,7 +1,9 @@
 """Timing the offline and online phases of the decoder, through its public methods only.
 
-`median_seconds` times a whole call (the offline preprocessing); `time_masks` times one
-mask per decoder state, with the parser memos warm or cleared before each call;
+`median_seconds` times a whole call; `time_offline` times the offline preprocessing of
+one grammar and vocabulary three ways (the trie pass, the flat pass, the naive loop),
+and the build of the grammar's lexer DFA, interleaved repeat by repeat; `time_masks`
+times one mask per decoder state, with the parser memos warm or cleared before each call;
 `time_phases` splits a warm mask into the three phases of `Decoder.mask_bits` (parser
 step, group verdicts, bitset union) plus the unpacking that `Decoder.mask` adds;
 `step_statistics` counts the work each phase sees. Times are wall-clock
@@ -15,7 +17,10 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from .engine import Decoder, State
+from .engine import Decoder, State, preprocess, preprocess_naive
+from .lexer import build_dfa
+from .parser import Grammar
+from .vocab import Vocabulary
 
 PHASES = (
     "parser step (memo lookup)",
@@ -36,6 +41,55 @@ def median_seconds(fn: Callable[[], object], repeats: int) -> float:
         fn()
         out.append(time.perf_counter() - t0)
     return float(np.median(out))
+
+
+OFFLINE = ("ours (trie pass)", "flat (no trie sharing)", "naive per (state, token)")
+"""The preprocessing variants `time_offline` times, in the order it runs them."""
+
+LEXER = "lexer DFA build (warm)"
+"""`time_offline`'s key for the build of the grammar's combined lexer DFA from its
+terminals (the part of our offline phase that runs before the token tables)."""
+
+
+def time_offline(
+    grammar: Grammar,
+    vocab: Vocabulary,
+    repeats: int,
+    *,
+    naive: bool = True,
+    lexer: bool = True,
+) -> dict[str, np.ndarray]:
+    """Seconds of each of `OFFLINE` (the naive loop only if `naive`), one array of
+    `repeats` per variant; within a repeat the variants run back to back, so that the
+    k-th times of two variants are paired under the same machine load.
+
+    With `lexer`, the first key is `LEXER`: the seconds to rebuild the grammar's lexer
+    DFA from its terminals (`build_dfa`, as `load_grammar` does), timed first in each
+    repeat after one untimed build (warm: imports and caches of the first build are
+    not counted)."""
+    if not (isinstance(repeats, int) and repeats >= 1):
+        raise ValueError(f"repeats must be an int ≥ 1, got {repeats!r}")
+    calls = {}
+    if lexer:
+        n_states = grammar.dfa.n_states
+        build = build_dfa(grammar.terminals)  # the untimed warm-up build
+        if build.n_states != n_states:
+            raise ValueError(
+                f"the rebuilt lexer has {build.n_states} states, the grammar's "
+                f"{n_states}: build the grammar with load_grammar's defaults"
+            )
+        calls[LEXER] = lambda: build_dfa(grammar.terminals)
+    calls[OFFLINE[0]] = lambda: preprocess(grammar, vocab)
+    calls[OFFLINE[1]] = lambda: preprocess(grammar, vocab, share=False)
+    if naive:
+        calls[OFFLINE[2]] = lambda: preprocess_naive(grammar, vocab)
+    out = {k: np.empty(repeats) for k in calls}
+    for r in range(repeats):
+        for k, fn in calls.items():
+            t0 = time.perf_counter()
+            fn()
+            out[k][r] = time.perf_counter() - t0
+    return out
 
 
 def _states(states: Sequence[State]) -> list[State]:
