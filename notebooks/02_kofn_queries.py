@@ -25,8 +25,8 @@
 # neither its text nor its title. This chapter is therefore built from the **abstract's
 # claims alone**. Every construction below — the hard families, the OPT-value estimator,
 # the query model — is **ours**, and says so. Without the paper's hard instances no
-# simulation of ours can test its lower bounds; claims 1–3 are recorded as *not checked
-# at this scale*, with what our constructions show printed beside them.
+# simulation of ours can test its lower bounds, at any scale; claims 1–3 are recorded
+# as *blocked*, with what our constructions show printed beside them.
 # ```
 #
 # The problem: a set function $f$ on $n$ elements is known only through a value oracle;
@@ -35,7 +35,7 @@
 # Greedy needs about $nk$ queries, stochastic greedy about $n\ln(1/\varepsilon)$. Can a
 # constant-factor answer cost $o(n)$ queries?
 #
-# ```{admonition} Claims we test
+# ```{admonition} Claims we test: the paper's, from its abstract (none testable here)
 # 1. For monotone submodular $f$, any constant-factor approximation needs
 #    $\tilde\Omega(n)$ queries, up from the $\Omega(n/k)$ of Li–Feldman–Kazemi–Karbasi
 #    (NeurIPS'22) and Kuhnle (AISTATS'21); this holds even for estimating OPT's value.
@@ -44,17 +44,17 @@
 # 3. For additive $f$, OPT's value can be estimated with $\tilde O(n/k)$ queries.
 # 4. Both bounds are nearly tight (the $\tilde\Omega(n)$, and the $\tilde O(n/k)$ up to
 #    polylog factors).
+# ```
 #
 # Checks of our own tools, shown apart and not counted in the paper's tally: **S1** (a
 # sanity check) greedy reaches $(1-1/e)\,\mathrm{OPT}$ against brute force (Nemhauser,
 # Wolsey, Fisher 1978); **S2** our greedy agrees with two peer packages.
-# ```
 #
 # A simulation proves no lower bound: where claims 1–2 are concerned, everything we
 # measure speaks of *the algorithms we run*, on *our* instances.
 
 # %% tags=["parameters"]
-scale = "quick"  # "quick" (≤ 60 s on 2 CPU cores) or "full" (n up to 10⁵, more seeds)
+scale = "quick"  # "quick" (≤ 90 s on 2 CPU cores) or "full" (n up to 10⁵, more seeds)
 seed = 0
 
 # %%
@@ -76,8 +76,8 @@ from repbook.core import (
     all_of,
     at_least,
     at_most,
-    within,
 )
+from repbook.core.ledger import unstable_sentence
 from repbook.papers import kofn_queries as K
 
 SIZES = {
@@ -230,145 +230,68 @@ print(
 # (a fresh instance and fresh algorithm randomness per seed). For the nested algorithms
 # (top singletons, best of blocks: a larger budget sees a superset) we find each seed's
 # least budget by bisection; the others are scanned on a grid of budgets spaced by
-# $2^{1/4}$ (12 seeds). Greedy has a fixed cost ($nk-k(k-1)/2$); lazy greedy spends $n$
-# queries on its first step alone, so it enters the figure but not the search for the
-# best. The *best* algorithm's $q^*$ is the smallest over the suite.
+# $2^{1/4}$ (on the first `grid_seeds` seeds of the size table). Greedy has a fixed
+# cost ($nk-k(k-1)/2$); lazy greedy spends $n$ queries on its first step alone, so it
+# enters the figure but not the search for the best. The *best* algorithm's $q^*$ is the
+# smallest over the suite. That minimum mixes seed counts: the nested algorithms are
+# judged on all `seeds` seeds, the gridded ones and greedy on the first `grid_seeds`
+# only, and the median of fewer seeds is noisier, so a minimum over the suite favours
+# them (it is biased downward). Judging all on `seeds` seeds would cost about 50 s more
+# at quick scale (timed once on this book's CPU); the nested algorithms' per-seed
+# budgets give their $q^*$ on the first `grid_seeds` seeds for free, and the best over
+# the suite on *equal* seeds is printed beside the judged one.
 #
-# **Criterion (the issue's, fixed before the run).** Over the $(n,k)$ grid, the
-# least-squares fit $\log q^* = a + b\log n + c\log k$ for the best algorithm has
-# $b\in[0.9,1.1]$ and $c\ge -0.2$. A cliff at $n/k$ (as the earlier bound allows) would
-# give $c\approx-1$ and fail it. On a family of our own this is **not checked** (it
-# needs the paper's construction): the outcome is recorded beside the verdict.
+# **Criterion (ours, derived from the abstract's $\tilde\Omega(n)$; revised after the
+# audit, the old result known: see Deviations).** $\tilde\Omega(n)$ hides
+# polylogarithmic factors, $\Omega(n/\mathrm{polylog}\,n)$; **our allowance is a factor
+# $\ln^2 n$** ($p=2$). Over the $(n,k)$ grid, the least-squares fit
+# $\log q^* = a + b\log(n/\ln^2 n) + c\log k$ for the best algorithm has $b\ge 0.9$
+# (0.1 is the noise allowance, the old band's lower edge) and $c\ge -0.2$ ($q^*$ does
+# not fall with $k$). A $q^*\propto n/\ln^2 n$ gives $b=1$, $c=0$; $n/\ln n$ and $n$
+# give more. A cliff at $n/k$ (as the earlier bound allows) gives $c\approx-1$ and
+# fails it, as does a $q^*$ that grows more slowly than $n/\ln^2 n$ by more than the
+# noise allowance. The criterion is one-sided: that $q^*$ is not *above* linear (tightness) is
+# claim 4, quoted. On a family of our own the claim is **blocked** (it needs the
+# paper's construction): the outcome is recorded beside the verdict. The cell below
+# prints what the criterion gives for a few shapes of $q^*$ on this grid.
 
 # %%
-TARGET = 0.5
-NESTED = {"best of blocks": K.best_of_blocks, "top singletons": K.top_singletons}
-GRIDDED = ("stochastic greedy", "subsample greedy")
-
-
-def budget_grid(lo, hi, per_octave=4):
-    """Integer budgets from lo to hi, spaced by 2^(1/per_octave)."""
-    steps = int(np.ceil(per_octave * np.log2(max(hi, 1) / max(lo, 1)))) + 1
-    return np.unique(np.round(np.geomspace(max(lo, 1), max(hi, 1), steps)).astype(int))
-
-
-def upper_half(hits):
-    """The least budget by which at least half of the seeds succeed (inf if none)."""
-    h = np.sort(np.array([np.inf if x is None else x for x in hits], dtype=float))
-    return float(h[math.ceil(len(h) / 2) - 1])
-
-
-def q_star_suite(make, opt_of, n, k, stream):
-    """q* of every algorithm in our suite on instances make(rng) with OPT opt_of(fn)."""
-    out = {}
-    inst = [make(run.child_rng(stream + s)) for s in range(run["seeds"])]
-    opts = [opt_of(fn) for fn in inst]
-    for a, (name, alg) in enumerate(NESTED.items()):
-        hi = n if name == "top singletons" else math.ceil(n / k)
-        hits = []
-        for s, (fn, opt) in enumerate(zip(inst, opts)):
-            alg_stream = stream + 50_000 + 1000 * a + s  # the same order for every q
-            ratio_at = lambda q: (
-                alg(
-                    fn,
-                    k,
-                    run.child_rng(alg_stream),  # noqa: E731
-                    budget=q,
-                ).value
-                / opt
-            )
-            hits.append(K.least_budget(ratio_at, TARGET, 1, hi))
-        out[name] = upper_half(hits)
-    few = range(run["grid_seeds"])
-    for a, name in enumerate(GRIDDED):
-        out[name] = np.inf
-        for q in budget_grid(K.min_budget(name, n, k), K.greedy_queries(n, k)):
-            ok = [
-                K.run_budgeted(
-                    name,
-                    inst[s],
-                    k,
-                    int(q),
-                    run.child_rng(stream + 90_000 + 1000 * a + s),
-                ).value
-                >= TARGET * opts[s]
-                for s in few
-            ]
-            if np.mean(ok) >= 0.5:
-                out[name] = float(q)
-                break
-    ok = [K.greedy(inst[s], k).value >= TARGET * opts[s] for s in few]
-    out["greedy"] = float(K.greedy_queries(n, k)) if np.mean(ok) >= 0.5 else np.inf
-    return out
-
-
-def ratio_curves(make, opt_of, n, k, seeds, stream, per_octave=2, q_max=None):
-    """Mean ratio f(S)/OPT against the budget (up to q_max, default greedy's cost) for
-    every budgeted algorithm, and greedy's and lazy greedy's (cost, ratio) points."""
-    inst = [make(run.child_rng(stream + s)) for s in range(seeds)]
-    opts = np.array([opt_of(fn) for fn in inst])
-    curves = {}
-    q_max = q_max or K.greedy_queries(n, k)
-    for a, name in enumerate(K.ALGORITHMS):
-        lo = max(1, K.min_budget(name, n, k))
-        if lo > q_max:
-            continue
-        qs = budget_grid(lo, q_max, per_octave) if name != "random k" else np.array([1])
-        r = [
-            [
-                K.run_budgeted(
-                    name, fn, k, int(q), run.child_rng(stream + 7000 + 100 * a + s)
-                ).value
-                / opts[s]
-                for s, fn in enumerate(inst)
-            ]
-            for q in qs
-        ]
-        curves[name] = (qs, np.mean(r, axis=1))
-    few = range(min(5, seeds))  # greedy and lazy greedy: fixed costs, 5 seeds
-    fixed = {
-        "greedy": [K.greedy(inst[s], k) for s in few],
-        "lazy greedy": [K.lazy_greedy(inst[s], k) for s in few],
-    }
-    points = {
-        name: (
-            np.mean([s.queries for s in sels]),
-            np.mean([s.value for s in sels] / opts[: len(sels)]),
-        )
-        for name, sels in fixed.items()
-    }
-    return curves, points
-
-
-def fit_slopes(table):
-    """Least squares of log q* on log n and log k (finite q* only): returns (b, c)."""
-    rows = [(n, k, q) for (n, k), q in table.items() if np.isfinite(q)]
-    if len(rows) < 4:
-        return math.nan, math.nan
-    n_, k_, q_ = (np.array(c, dtype=float) for c in zip(*rows))
-    A = np.column_stack([np.ones_like(n_), np.log(n_), np.log(k_)])
-    coef = np.linalg.lstsq(A, np.log(q_), rcond=None)[0]
-    return float(coef[1]), float(coef[2])
-
-
-def hidden(n, k):
-    return lambda g: K.hidden_element_instance(n, k, g)
-
+# The protocols live in the tested module: `K.q_star_suite` (one cell), `K.q_star_table`
+# (the grid), `K.equal_seed_best`, `K.ratio_curves` (mean ratio against the budget) and
+# `K.fit_slopes`.
+TARGET = K.TARGET
+P_LOG = 2  # our polylog allowance: Ω̃(n) read as Ω(n / ln^P_LOG n)
+B_NAME = "slope on log(n/ln²n)"
+SUITE = dict(child_rng=run.child_rng, seeds=run["seeds"], grid_seeds=run["grid_seeds"])
+crit_1 = all_of(at_least(B_NAME, 0.9), at_least("slope on log k", -0.2))
+grid_A = [(n, k) for n in run["fam_n"] for k in run["fam_k"]]
+shapes = {
+    "n": lambda n, k: n,
+    "n/ln n": lambda n, k: n / math.log(n),
+    "n/ln²n": lambda n, k: n / math.log(n) ** 2,
+    "n/ln³n": lambda n, k: n / math.log(n) ** 3,
+    "√n": lambda n, k: math.sqrt(n),
+    "n/k": lambda n, k: n / k,
+}
+for name, shape in shapes.items():
+    b, c = K.fit_slopes({nk: shape(*nk) for nk in grid_A}, polylog=P_LOG)
+    ok = crit_1.evaluate({B_NAME: b, "slope on log k": c}).passed
+    print(f"q* ∝ {name:7}: b = {b:5.2f}, c = {c:5.2f} → {'meets' if ok else 'fails'}")
 
 # %%
-suite_A = {}
-for i, n in enumerate(run["fam_n"]):
-    for j, k in enumerate(run["fam_k"]):
-        suite_A[n, k] = q_star_suite(
-            hidden(n, k),
-            lambda fn: 1.0,
-            n,
-            k,
-            stream=1_000_000 + 100_000 * (10 * i + j),
-        )
+suite_A, hits_A = K.q_star_table(
+    K.hidden_family,
+    run["fam_n"],
+    run["fam_k"],
+    stream=1_000_000,
+    return_hits=True,
+    **SUITE,
+)
 best_A = {nk: min(v.values()) for nk, v in suite_A.items()}
 winner_A = {nk: min(v, key=v.get) for nk, v in suite_A.items()}
-b_A, c_A = fit_slopes(best_A)
+b_A, c_A = K.fit_slopes(best_A)  # plain exponents, for the figure
+b2_A, _ = K.fit_slopes(best_A, polylog=P_LOG)
+eq_A = K.equal_seed_best(suite_A, hits_A, run["grid_seeds"])
 
 
 def print_suite(suite, family):
@@ -379,16 +302,39 @@ def print_suite(suite, family):
         print(f"{n:>6} {k:>3} " + " ".join(f"{x:>17,.0f}" for x in v.values()))
 
 
+def print_equal(best, eq, name, crit):
+    b_eq, c_eq = K.fit_slopes(eq, polylog=P_LOG)
+    b_j, c_j = K.fit_slopes(best, polylog=P_LOG)
+    differ = sum(best[nk] != eq[nk] for nk in best)
+    same = (
+        crit.evaluate({B_NAME: b_eq, "slope on log k": c_eq}).passed
+        == crit.evaluate({B_NAME: b_j, "slope on log k": c_j}).passed
+    )
+    print(
+        f"{name}, every algorithm on the first {run['grid_seeds']} seeds: the best q* "
+        f"differs on {differ} of {len(best)} cells; {B_NAME} {b_eq:.3f}, slope on "
+        f"log k {c_eq:.3f}; the criterion's outcome on our family is "
+        + ("the same" if same else "the opposite")
+    )
+
+
 print_suite(suite_A, "hidden-element family")
 print(
-    f"best algorithm: {sorted(set(winner_A.values()))}; "
-    f"fit log q* = a + b log n + c log k: b = {b_A:.3f}, c = {c_A:.3f}"
+    f"best algorithm: {sorted(set(winner_A.values()))}; fit log q* = a + b log n + "
+    f"c log k: b = {b_A:.3f}, c = {c_A:.3f}; {B_NAME} = {b2_A:.3f}"
 )
+print_equal(best_A, eq_A, "hidden element", crit_1)
 
 # %%
 n_c, k_c = run["curve"]
-curves_A, points_A = ratio_curves(
-    hidden(n_c, k_c), lambda fn: 1.0, n_c, k_c, run["curve_seeds"], stream=9_000_000
+curves_A, points_A = K.ratio_curves(
+    K.hidden_family(n_c, k_c),
+    lambda fn: K.family_opt(fn, k_c),
+    n_c,
+    k_c,
+    child_rng=run.child_rng,
+    seeds=run["curve_seeds"],
+    stream=9_000_000,
 )
 null = K.hidden_element_instance(n_c, k_c, run.child_rng(9_500_000), planted=False)
 null_est = K.best_of_blocks(null, k_c, run.child_rng(9_500_001), budget=1).value
@@ -467,7 +413,7 @@ plot_suite(
     n_c,
     k_c,
     f"Hidden element (ours), n = {n_c}, k = {k_c}",
-    f"Best algorithm: q* ∝ n^{b_A:.2f} k^{c_A:.2f}",
+    f"Best algorithm (our suite, our family):\nq* ∝ n^{b_A:.2f} k^{c_A:.2f}",
 )
 plt.show()
 
@@ -480,17 +426,28 @@ print(
     f"{K.greedy_queries(n_c, k_c):,}.\nThe best algorithm's q* grows like "
     f"n^{b_A:.2f} k^{c_A:.2f}."
 )
-crit_1 = all_of(within("slope on log n", 0.9, 1.1), at_least("slope on log k", -0.2))
-met_1 = crit_1.evaluate({"slope on log n": b_A, "slope on log k": c_A}).passed
+met_1 = crit_1.evaluate({B_NAME: b2_A, "slope on log k": c_A}).passed
+
+# %%
+bob_A = [v["best of blocks"] / (n / k) for (n, k), v in suite_A.items()]
+ELEMENTWISE = ("top singletons", "stochastic greedy", "subsample greedy")
+least_A = min(v[a] / n for (n, k), v in suite_A.items() for a in ELEMENTWISE)
+n_bob = sum(w == "best of blocks" for w in winner_A.values())
+print(
+    f"Best of blocks, the one algorithm that queries arbitrary k-sets, is the best on "
+    f"{n_bob} of {len(winner_A)} cells; its q* lies between {min(bob_A):.2f} and "
+    f"{max(bob_A):.2f} times n/k, and the best algorithm's q* "
+    + ("falls" if c_A < -0.2 else "does not fall")
+    + f" with k (slope {c_A:.2f} on log k). The element-by-element algorithms need at "
+    f"least {least_A:.2f} n queries on every cell. The null instance's estimate after "
+    f"one query is {null_est:.3f} against its OPT {null_opt:.3f}."
+)
 
 # %% [markdown]
-# Read with the printed numbers: the only algorithm that uses set queries, best of
-# blocks, finds $x^*$ after about $n/(2k)$ queries, and its $q^*$ falls with $k$ — the
-# $n/k$ cliff the earlier bound allows; the element-by-element algorithms and greedy
-# need a constant fraction of $n$ or more. The null instance is estimated exactly after one
-# query, and a planted one within a factor 2 only once $x^*$ is found, so the estimation
-# cliff is the same. A family that forces $\tilde\Omega(n)$ must defeat set queries too;
-# that is the paper's construction, which we do not have.
+# A planted instance is estimated within a factor 2 only once $x^*$ is found, so the
+# estimation cliff is the selection cliff. A family that forces $\tilde\Omega(n)$ must
+# defeat queries of arbitrary sets too; that is the paper's construction, which we do
+# not have.
 
 # %%
 ledger.not_checked(
@@ -499,12 +456,14 @@ ledger.not_checked(
     paper="Ω̃(n), up from Ω(n/k)",
     source="abstract",
     criterion=crit_1,
-    measured={"slope on log n": b_A, "slope on log k": c_A},
+    measured={B_NAME: b2_A, "slope on log k": c_A},
     note=(
         f"needs the paper's construction; ours is the best of our algorithms on our "
         f"hidden-element family, which by design has the earlier n/k order (criterion "
-        f"{'met' if met_1 else 'not met'} there)"
+        f"{'met' if met_1 else 'not met'} there, as our construction implies; this "
+        f"says nothing about the paper's bound)"
     ),
+    blocked=True,
 )
 
 # %% [markdown]
@@ -514,44 +473,45 @@ ledger.not_checked(
 # background elements of weight drawn from $U(0,1)$, at random places;
 # $\mathrm{OPT}\approx 3k$. A set query returns a sum in which the planted weights hide
 # in the unknown background, so set queries help little; a set reaches ratio $1/2$ only
-# with about a quarter of the planted elements in it. $q^*$, the suite and the fit are
-# as for claim 1.
+# with about a quarter of the planted elements in it. $q^*$, the suite (with its mixed
+# seed counts), the fit and the equal-seed comparison are as for claim 1.
 #
-# **Criterion (fixed before the run).** For the best algorithm, slope $b\in[0.9,1.1]$ on
-# $\log n$ and $c\ge-0.2$ on $\log k$; a cliff at $n/k$ would fail it. Not checked on
-# our family.
+# **Criterion (ours, derived from the abstract's "near-linear"; revised after the
+# audit, the old result known: see Deviations).** Near-linear read as
+# $n/\mathrm{polylog}\,n$ with our allowance $\ln^2 n$, as in claim 1: for the best
+# algorithm, slope $b\ge 0.9$ on $\log(n/\ln^2 n)$ and $c\ge-0.2$ on $\log k$; a cliff
+# at $n/k$ fails it, and so does a growth below $n/\ln^2 n$. One-sided, as for claim 1.
+# Blocked: the family is ours.
 
 
 # %%
-def planted(n, k):
-    return lambda g: K.additive_instance("planted", n, k, g)
-
-
-def additive_opt(fn, k):
-    return K.additive_opt(fn.weights, k)
-
-
-suite_B = {}
-for i, n in enumerate(run["fam_n"]):
-    for j, k in enumerate(run["fam_k"]):
-        suite_B[n, k] = q_star_suite(
-            planted(n, k),
-            lambda fn, k=k: additive_opt(fn, k),
-            n,
-            k,
-            stream=20_000_000 + 100_000 * (10 * i + j),
-        )
+crit_2 = all_of(at_least(B_NAME, 0.9), at_least("slope on log k", -0.2))
+suite_B, hits_B = K.q_star_table(
+    K.planted_family,
+    run["fam_n"],
+    run["fam_k"],
+    stream=20_000_000,
+    return_hits=True,
+    **SUITE,
+)
 best_B = {nk: min(v.values()) for nk, v in suite_B.items()}
 winner_B = {nk: min(v, key=v.get) for nk, v in suite_B.items()}
-b_B, c_B = fit_slopes(best_B)
+b_B, c_B = K.fit_slopes(best_B)
+b2_B, _ = K.fit_slopes(best_B, polylog=P_LOG)
+eq_B = K.equal_seed_best(suite_B, hits_B, run["grid_seeds"])
 print_suite(suite_B, "planted additive family")
-print(f"best algorithm: {sorted(set(winner_B.values()))}; b = {b_B:.3f}, c = {c_B:.3f}")
-curves_B, points_B = ratio_curves(
-    planted(n_c, k_c),
-    lambda fn: additive_opt(fn, k_c),
+print(
+    f"best algorithm: {sorted(set(winner_B.values()))}; b = {b_B:.3f}, c = {c_B:.3f}; "
+    f"{B_NAME} = {b2_B:.3f}"
+)
+print_equal(best_B, eq_B, "planted additive", crit_2)
+curves_B, points_B = K.ratio_curves(
+    K.planted_family(n_c, k_c),
+    lambda fn: K.family_opt(fn, k_c),
     n_c,
     k_c,
-    run["curve_seeds"],
+    child_rng=run.child_rng,
+    seeds=run["curve_seeds"],
     stream=29_000_000,
 )
 
@@ -566,24 +526,35 @@ plot_suite(
     n_c,
     k_c,
     f"Planted additive (ours), n = {n_c}, k = {k_c}",
-    f"Best algorithm: q* ∝ n^{b_B:.2f} k^{c_B:.2f}",
+    f"Best algorithm (our suite, our family):\nq* ∝ n^{b_B:.2f} k^{c_B:.2f}",
 )
 plt.show()
 
 # %%
+bob_c = suite_B[n_c, k_c]["best of blocks"]
 print(
     f"At n = {n_c}, k = {k_c} the best algorithm ({winner_B[n_c, k_c]}) needs "
     f"q* = {best_B[n_c, k_c]:,.0f} = {best_B[n_c, k_c] / n_c:.2f} n; best of blocks "
-    f"never reaches ratio 1/2 there (mean ratio at its largest budget "
-    f"{curves_B['best of blocks'][1][-1]:.2f})."
+    + (
+        f"reaches ratio 1/2 in half the seeds at q = {bob_c:,.0f}"
+        if np.isfinite(bob_c)
+        else "does not reach ratio 1/2 in half the seeds within its ⌈n/k⌉ blocks"
+    )
+    + f" (mean ratio at its largest budget {curves_B['best of blocks'][1][-1]:.2f})."
 )
-crit_2 = all_of(within("slope on log n", 0.9, 1.1), at_least("slope on log k", -0.2))
-met_2 = crit_2.evaluate({"slope on log n": b_B, "slope on log k": c_B}).passed
+met_2 = crit_2.evaluate({B_NAME: b2_B, "slope on log k": c_B}).passed
 
-# %% [markdown]
-# On this family every algorithm of ours pays a constant fraction of $n$ (printed
-# above), and random search over $k$-sets stays far below the target. That agrees with
-# the claim's direction but proves nothing about algorithms we did not write.
+# %%
+frac_B = [q / n for (n, k), q in best_B.items()]
+bob_B = sum(np.isfinite(v["best of blocks"]) for v in suite_B.values())
+print(
+    f"On this family the best algorithm of ours needs between {min(frac_B):.2f} n and "
+    f"{max(frac_B):.2f} n queries over the grid; random search over k-sets (best of "
+    f"blocks) reaches ratio 1/2 on {bob_B} of {len(suite_B)} cells. Criterion "
+    + ("met" if met_2 else "not met")
+    + " on our family, as our construction implies; this says nothing about the "
+    "paper's bound, nor about algorithms we did not write."
+)
 
 # %%
 ledger.not_checked(
@@ -592,11 +563,13 @@ ledger.not_checked(
     paper="near-linear lower bound",
     source="abstract",
     criterion=crit_2,
-    measured={"slope on log n": b_B, "slope on log k": c_B},
+    measured={B_NAME: b2_B, "slope on log k": c_B},
     note=(
         f"needs the paper's construction; ours is the best of our algorithms on our "
-        f"planted family (criterion {'met' if met_2 else 'not met'} there)"
+        f"planted family (criterion {'met' if met_2 else 'not met'} there, as our "
+        f"construction implies; this says nothing about the paper's bound)"
     ),
+    blocked=True,
 )
 
 # %% [markdown]
@@ -609,61 +582,62 @@ ledger.not_checked(
 # of weight $5k$ in a $U(0,1)$ background, carrying most of OPT): a singleton sample of
 # size $\tilde O(n/k)$ misses them.
 #
-# **Criterion (fixed before the run).** On the planted family, the slope of $\log q^*$
-# on $\log(n/k)$ lies in $[0.8,1.2]$. A $q^*$ that grows like $n$ whatever $k$ would
-# give a slope near 0 along $k$ and fail the joint fit. The estimator and the family are
-# ours, so the claim is not checked; the outcome is printed.
-
+# **Criterion (ours, derived from the abstract's upper bound $\tilde O(n/k)$; revised
+# after the audit, the old result known: see Deviations).** $\tilde O(n/k)$ allows a
+# polylog factor above $n/k$; our allowance is $\ln^2 n$, as in claims 1–2. On the
+# planted family, the slope of $\log q^*$ on $\log(n/k)$ is at most $1.2+\Delta$: 0.2 is
+# the noise allowance (the old band's upper edge), $\Delta$ what a factor $\ln^2 n$
+# adds to that slope on this grid, computed below from the grid alone. A $q^*$ growing
+# like $(n/k)^{1.5}$ would fail it on this grid.
+# It is one-sided: that $q^*$ is not *below* $n/k$ (tightness) is claim 4, quoted. It
+# judges the growth along $n/k$ only: a $q^*$ that grows like $n$ whatever $k$ gives a
+# slope under 1 on this grid (printed below) and passes it; the joint fit
+# $\log q^*=a+b\log n+c\log k$, printed and not judged, would show it as $c$ near 0
+# rather than near $-1$. The estimator and the family are ours, so the claim is
+# blocked; the outcome is printed.
 
 # %%
-def estimator_success(kind, n, k, budgets, seeds, stream):
-    """Per budget: share of seeds with estimate in [OPT/2, 2 OPT]; and the ratios."""
-    ratios = np.empty((seeds, len(budgets)))
-    for s in range(seeds):
-        g = run.child_rng(stream + s)
-        fn = K.additive_instance(kind, n, k, g)
-        est = K.sampled_level_estimates(fn.weights, k, budgets, g)
-        ratios[s] = est / additive_opt(fn, k)
-    ok = (ratios >= 0.5) & (ratios <= 2.0)
-    return ok.mean(axis=0), ratios
+grid_3 = [(n, k) for n in run["est_n"] for k in run["est_k"]]
+delta_3 = K.ratio_slope({(n, k): n / k * math.log(n) ** P_LOG for n, k in grid_3}) - 1.0
+bar_3 = 1.2 + delta_3
+crit_3 = at_most("slope on log(n/k)", bar_3)
+linear_3 = K.ratio_slope({(n, k): float(n) for n, k in grid_3})
+print(
+    f"Δ (a factor ln²n on this grid) = {delta_3:.3f}: bar {bar_3:.3f}; a q* ∝ n "
+    f"whatever k would give slope {linear_3:.3f} on log(n/k)"
+)
 
-
-def q_star_estimator(n, k, stream):
-    """Least budget (grid 2^(1/8)) with >= 90 % of seeds within [OPT/2, 2 OPT]."""
-    W, opts = np.empty((run["est_seeds"], n)), np.empty(run["est_seeds"])
-    for s in range(run["est_seeds"]):
-        g = run.child_rng(stream + s)
-        fn = K.additive_instance("planted", n, k, g)
-        W[s] = fn.weights[g.permutation(n)]  # the weights in the order sampled
-        opts[s] = additive_opt(fn, k)
-    for q in budget_grid(1, n, per_octave=8):
-        r = K.level_estimate(W[:, :q], n, k) / opts
-        if np.mean((r >= 0.5) & (r <= 2.0)) >= 0.9:
-            return float(q)
-    return np.inf
-
-
-est_q = {}
-for i, n in enumerate(run["est_n"]):
-    for j, k in enumerate(run["est_k"]):
-        est_q[n, k] = q_star_estimator(n, k, stream=40_000_000 + 100_000 * (10 * i + j))
+# %%
+est_q = K.estimator_q_table(
+    run["est_n"],
+    run["est_k"],
+    seeds=run["est_seeds"],
+    child_rng=run.child_rng,
+    stream=40_000_000,
+)
 ratio_nk = np.array([n / k for n, k in est_q])
-slope_3 = float(np.polyfit(np.log(ratio_nk), np.log(list(est_q.values())), 1)[0])
-b_3, c_3 = fit_slopes(est_q)
+slope_3 = K.ratio_slope(est_q)
+b_3, c_3 = K.fit_slopes(est_q)
 print(f"{'n':>6} {'k':>3} {'n/k':>7} {'q*':>8} {'q*/(n/k)':>9}")
 for (n, k), q in est_q.items():
     print(f"{n:>6} {k:>3} {n / k:>7.1f} {q:>8,.0f} {q / (n / k):>9.2f}")
 print(
-    f"slope of log q* on log(n/k): {slope_3:.3f}; joint fit: b = {b_3:.3f} on log n, "
-    f"c = {c_3:.3f} on log k"
+    f"slope of log q* on log(n/k): {slope_3:.3f}; joint fit (printed, not judged): "
+    f"b = {b_3:.3f} on log n, c = {c_3:.3f} on log k"
 )
 
 # %%
 n_e, k_e = run["est_curve"]
-budgets_e = budget_grid(1, n_e, per_octave=4)
+budgets_e = K.budget_grid(1, n_e, per_octave=4)
 succ = {
-    kind: estimator_success(
-        kind, n_e, k_e, budgets_e, run["est_seeds"], stream=48_000_000 + 100_000 * a
+    kind: K.estimator_success(
+        kind,
+        n_e,
+        k_e,
+        budgets_e,
+        seeds=run["est_seeds"],
+        child_rng=run.child_rng,
+        stream=48_000_000 + 100_000 * a,
     )
     for a, kind in enumerate(K.ADDITIVE_KINDS)
 }
@@ -715,25 +689,34 @@ ax.set(
     yscale="log",
     xlabel="n/k",
     ylabel="q* (90 % within factor 2)",
-    title=f"Planted additive: q* ∝ (n/k)^{slope_3:.2f}",
+    title=f"Planted additive (our estimator, our family):\nq* ∝ (n/k)^{slope_3:.2f}",
 )
 plain_log_ticks(ax)
 ax.legend(fontsize=8)
 plt.show()
 
 # %%
-crit_3 = within("slope on log(n/k)", 0.8, 1.2)
 met_3 = crit_3.evaluate({"slope on log(n/k)": slope_3}).passed
-print(f"criterion on our estimator and family: {'met' if met_3 else 'not met'}")
+print(
+    f"criterion on our estimator and family: {'met' if met_3 else 'not met'}, as our "
+    "construction implies; this says nothing about the paper's estimator"
+)
+
+# %%
+per_nk = [q / (n / k) for (n, k), q in est_q.items()]
+print(
+    f"On the planted family our estimator's q* grows like (n/k)^{slope_3:.2f}, at "
+    f"{min(per_nk):.2f}–{max(per_nk):.2f} times n/k. At n = {n_e}, k = {k_e}: uniform "
+    f"weights need {q90['uniform'] / (n_e / k_e):.2g} n/k, Pareto weights "
+    f"{q90['pareto'] / n_e:.2g} n and the rare heavy ones "
+    f"{q90['rare heavy'] / n_e:.2g} n."
+)
 
 # %% [markdown]
-# On the planted family the budget our estimator needs follows $n/k$ (right panel,
-# fitted slope in its title). The left panel and the printed budgets show the other
-# weights: uniform weights are estimated with a small fraction of $n/k$ queries, while
 # Pareto weights (a heavy tail: the top $k$ are a few outliers) and the two rare heavy
-# elements are caught only once the sample is a sizeable fraction of $n$ — a singleton
-# sample of size $o(n)$ misses them. An $\tilde O(n/k)$ estimator for *every* additive
-# function, as the paper claims, must therefore use set queries in a way ours does not.
+# elements are seen only by a sample that holds them, and a singleton sample of size
+# $o(n)$ misses them with high probability. An $\tilde O(n/k)$ estimator for *every*
+# additive function, as the paper claims, must use set queries in a way ours does not.
 
 # %%
 ledger.not_checked(
@@ -745,9 +728,12 @@ ledger.not_checked(
     measured={"slope on log(n/k)": slope_3},
     note=(
         f"needs the paper's estimator; ours is our singleton estimator on our planted "
-        f"family (criterion {'met' if met_3 else 'not met'} there); it fails on rare "
-        f"heavy weights"
+        f"family (criterion {'met' if met_3 else 'not met'} there, as our construction "
+        f"implies; this says nothing about the paper's bound); at q = "
+        f"{budgets_e[at]:,} (n = {n_e}, k = {k_e}) it is within a factor 2 on "
+        f"{succ['rare heavy'][0][at]:.0%} of rare-heavy instances"
     ),
+    blocked=True,
 )
 
 # %% [markdown]
@@ -790,12 +776,13 @@ for name, fn, stream in [
     ("sparse coverage", cover, 62_000_000),
 ]:
     ref = K.greedy(fn, k_nat).value
-    natural[name] = ratio_curves(
+    natural[name] = K.ratio_curves(
         lambda g, fn=fn: fn,
         lambda fn, ref=ref: ref,
         fn.n,
         k_nat,
-        run["natural_seeds"],
+        child_rng=run.child_rng,
+        seeds=run["natural_seeds"],
         stream=stream,
         per_octave=1,
         q_max=2 * fn.n,
@@ -840,14 +827,31 @@ for ax, (name, (curves, points)) in zip(axes, natural.items()):
 plt.show()
 
 # %% [markdown]
-# Read with the printed budgets: on the digits function even $k$ random points come
-# close to greedy, and the best algorithms reach 90 % of greedy with a small fraction of
-# $n$ queries; on the sparse coverage function the value grows steadily with the budget
-# and 90 % of greedy takes a budget of the order of $n$. Neither curve has a cliff. Top
-# singletons suits facility location badly (the best single representatives are
-# redundant), best of blocks suits coverage badly: no single algorithm of ours is best
-# everywhere, which is why the suite holds several.
-#
+# Read with the printed budgets, per instance: what $k$ random points get, the
+# algorithm that reaches 90 % of greedy first, those that never do, and the largest rise
+# of any mean curve between two budgets a factor 2 apart (a cliff would show as a rise
+# close to the whole range).
+
+# %%
+for name, (curves, _) in natural.items():
+    reach = reach90[name]
+    first = min(reach, key=reach.get)
+    never = [a for a, v in reach.items() if not np.isfinite(v)]
+    rise = max(float(np.max(np.diff(r))) for a, (_, r) in curves.items() if len(r) > 1)
+    print(
+        f"{name}: random k {curves['random k'][1][0]:.2f} of greedy; first to 90 %: "
+        f"{first} at {reach[first]:.3f} n; never (q ≤ 2n): "
+        f"{', '.join(never) if never else 'none'}; largest rise per doubling {rise:.2f}"
+    )
+firsts = {min(r, key=r.get) for r in reach90.values()}
+print(
+    "The same algorithm is first on both instances."
+    if len(firsts) == 1
+    else "No single algorithm of ours is first on both, which is why the suite holds "
+    "several."
+)
+
+# %% [markdown]
 # ## Our tools, checked
 #
 # **S1 · Greedy's guarantee against brute force.** On small random instances of every
@@ -858,34 +862,13 @@ plt.show()
 # $1-1/e-0.1$. A bug in the oracle's incremental evaluation would show here.
 
 # %%
-g = run.child_rng(70_000_000)
-greedy_ratio, stoch_ratio = [], []
-for t in range(run["tool_instances"]):
-    kind = t % 4
-    if kind == 0:
-        fn = K.coverage_instance(14, 25, g, mean_size=3.0)
-    elif kind == 1:
-        fn = K.FacilityLocation(
-            sim[
-                np.ix_(
-                    g.choice(1797, 60, replace=False), g.choice(1797, 14, replace=False)
-                )
-            ]
-        )
-    elif kind == 2:
-        fn = K.Additive(g.pareto(1.2, 14))
-    else:
-        fn = K.hidden_element_instance(14, 3, g)
-    k = 2 + t % 3
-    opt = K.brute_force_opt(fn, k).value
-    greedy_ratio.append(K.greedy(fn, k).value / opt)
-    stoch = [
-        K.stochastic_greedy(
-            fn, k, run.child_rng(71_000_000 + 100 * t + s), epsilon=0.1
-        ).value
-        for s in range(20)
-    ]
-    stoch_ratio.append(np.mean(stoch) / opt)
+greedy_ratio, stoch_ratio = K.greedy_against_brute_force(
+    sim,
+    run["tool_instances"],
+    run.child_rng(70_000_000),
+    child_rng=run.child_rng,
+    stream=71_000_000,
+)
 print(
     f"{run['tool_instances']} instances: min greedy/OPT = {min(greedy_ratio):.4f}, "
     f"min mean stochastic greedy/OPT = {min(stoch_ratio):.4f} "
@@ -983,6 +966,16 @@ ledger.show()
 print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.device}")
 
 # %% [markdown]
+# **Stability.** The *seeds* column above comes from the committed stability record
+# (quick scale, `data/stability/02_kofn_queries.json`); a claim changed since reads
+# "stale record". Blocked and quoted claims show "—" there: they have no verdict to
+# compare across seeds. The line below is generated from that record.
+
+# %%
+stability_line = unstable_sentence(ledger, ledger.stability())
+print(stability_line or "No claim the record still describes flips between its seeds.")
+
+# %% [markdown]
 # ## Deviations from the paper
 #
 # - **Our checks apart.** S1 (greedy's guarantee, a theorem any correct greedy meets) and
@@ -995,8 +988,19 @@ print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.d
 # - **Every construction is ours.** The hidden-element family (claim 1) has the earlier
 #   bound's $n/k$ order by design and is beaten by set queries; the planted additive
 #   family (claims 2, 3), the rare-heavy family and the level-count estimator are
-#   illustrations. Hence claims 1–3 are *not checked at this scale*, whatever our
-#   measurements show; their notes record the outcome.
+#   illustrations. Hence claims 1–3 are *blocked* (⊘), whatever our measurements show:
+#   no scale of ours tests them without the paper's constructions; their notes say what
+#   is missing and what our stand-ins measured. Before (238c14c, until issue 33): *not
+#   checked at this scale*, which wrongly suggested that a larger run would test them;
+#   that change left their criteria as they were (the audit's revision of them is
+#   below).
+# - **Protocols in the tested module.** The sweeps that were chapter functions (q* of
+#   each algorithm, the $(n,k)$ grids, the ratio curves, the slope fits, the estimator's
+#   $q^*$ and success curves, greedy against brute force) are now
+#   `repbook.papers.kofn_queries` functions with unit tests; the same random streams,
+#   so the measured values did not change. The sentences that read a result are now
+#   printed from the computed values (claim 3's note too: the share of rare-heavy
+#   instances within a factor 2, where it read "it fails on rare heavy weights").
 # - **Claim 1's estimation part.** Our algorithms estimate OPT by the best value of a
 #   feasible set they queried, so on our family the estimation cliff coincides with the
 #   selection cliff; a separate estimate curve would repeat it.
@@ -1006,11 +1010,33 @@ print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.d
 #   value, since their OPT is unknown.
 # - **Query model.** Chosen by us (above); the paper's may count marginal gains as two
 #   queries or allow caching, which changes constants, not orders.
-# - **Criteria** are the issue's, fixed before the run; none was changed after its
-#   result (S1 and S2 changed role, not test: see above).
-# - **Stability** across seeds: the *seeds* column of the verdict table, from
-#   `data/stability/02_kofn_queries.json` (a claim changed since reads "stale record"); the
-#   claims whose verdict flips between seeds are named under the table.
+# - **Criteria of claims 1–2, one-sided with a polylog allowance (audit of issue 33).**
+#   Old: the slope of $\log q^*$ on $\log n$ in $[0.9,1.1]$ and on $\log k$ at least
+#   $-0.2$ (described as the issue's). New: the slope on $\log(n/\ln^2 n)$ at least 0.9
+#   and on $\log k$ at least $-0.2$; the criterion is ours, derived from the abstract's
+#   $\tilde\Omega(n)$ and "near-linear", with our allowance $p=2$ (a factor $\ln^2 n$).
+#   Why: $\tilde\Omega(n)$ hides polylog factors, and the old band failed a genuine
+#   $n/\ln n$ (slope 0.86 on log n over the quick grid, the audit's computation); its
+#   upper edge tested tightness, which is claim 4. Known before the change: yes — the
+#   audit's numbers and our stand-ins' slopes (hidden element 0.99 and −0.86, planted
+#   0.98 and −0.03 on log n and log k, seed 0) were printed by the previous run. The
+#   verdicts are *blocked* before and after, so no result could be tuned.
+# - **Criterion of claim 3, one-sided (audit of issue 33).** Old: the slope of
+#   $\log q^*$ on $\log(n/k)$ in $[0.8,1.2]$, with a sentence saying that $q^*\propto n$
+#   "would fail the joint fit", which was printed and never judged. New: the slope is at
+#   most $1.2+\Delta$, $\Delta$ what a factor $\ln^2 n$ adds on the grid (upper bound
+#   $\tilde O(n/k)$; the lower edge is claim 4's tightness); the sentence now says what
+#   the criterion does not see ($q^*\propto n$ passes it). Known before the change: yes
+#   (slope 0.97 on seed 0, printed by the previous run); blocked before and after.
+# - **Equal seeds (audit of issue 33).** The best-of-suite $q^*$ takes a minimum over
+#   algorithms judged on different numbers of seeds (the nested ones on `seeds`, the
+#   others on `grid_seeds`), which favours the latter. Judging all on `seeds` seeds
+#   costs about 50 s more at quick scale, so the judged value is unchanged and the
+#   minimum on equal seeds (the first `grid_seeds`, at no cost) is printed beside it.
+# - **Other criteria** (S1, S2) are as fixed before their first run; S1 and S2 changed
+#   role, not test (above).
+# - **Stability** across seeds: the *seeds* column of the verdict table and the line
+#   under it, both from the committed record.
 #
 # ## Run it at full scale
 #
@@ -1019,4 +1045,41 @@ print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.d
 # ```
 # Full scale takes $n$ up to 64,000 for the families (300 seeds), up to 100,000 for the
 # estimator, $k$ up to 80, and a sparse coverage function with $n = 100{,}000$. It needs
-# no GPU; it has not been run yet, and we expect tens of CPU minutes.
+# no GPU. Its sweeps, timed on a tenth of the full-scale seeds on this book's CPU (2
+# cores) and extrapolated linearly in the seeds, take about 6.5 minutes; with the
+# digits, the peers and the set-up, we expect about 7 minutes for the whole run. A
+# recorded full-scale run (`.venv/bin/python -m repbook full 02`) is kept in
+# `data/full_runs/02_kofn_queries.json`; the cell below reads when and how long it ran,
+# and what its stand-ins measured, or says that none is recorded.
+
+# %% tags=["nbval-ignore-output"]
+from repbook.core.data import repo_root
+from repbook.core.ledger import read_record
+
+full_path = repo_root() / "data" / "full_runs" / f"{run.chapter}.json"
+if run.scale == "full":
+    print(f"this is the full-scale run: {run.elapsed():.1f} s on {run.device}")
+elif full_path.is_file():
+    full_ledger, prov = read_record(full_path)
+    here = {c.id: (c.statement, c.criterion) for c in ledger.claims}
+    there = {c.id: (c.statement, c.criterion) for c in full_ledger.claims}
+    stale = set(here) != set(there) or any(
+        there[i][0] != here[i][0]
+        or there[i][1].get("kind") != here[i][1].get("kind")
+        or set(there[i][1].get("reads", [])) != set(here[i][1].get("reads", []))
+        for i in here
+        if i in there
+    )
+    print(
+        f"full scale recorded: {prov.get('seconds', float('nan')):.0f} s on "
+        f"{prov.get('device', '?')} ({prov.get('machine', '?')}), finished "
+        f"{prov.get('finished', '?')}, commit {prov.get('commit', '?')}"
+        + ("; the record predates the current claims or criteria" if stale else "")
+    )
+    for c in full_ledger.claims:
+        vals = ", ".join(
+            f"{k} {v:.3f}" for k, v in c.measured.items() if isinstance(v, float)
+        )
+        print(f"  {c.id}: {c.verdict_word()}" + (f" ({vals})" if vals else ""))
+else:
+    print(f"no full-scale run recorded yet ({full_path.relative_to(repo_root())})")

@@ -339,3 +339,297 @@ def test_more_bad_parameters():
         K.stochastic_greedy_queries(10, 2, 0)
     with pytest.raises(ValueError, match="m must be >= 1"):
         K.HiddenElement(10, 0)
+
+
+# --- experiment protocols ---------------------------------------------------------------
+def streams(seed=0):
+    return lambda k: np.random.default_rng([seed, int(k)])
+
+
+def test_budget_grid():
+    g = K.budget_grid(3, 1000, per_octave=4)
+    assert g[0] == 3 and g[-1] == 1000
+    assert np.all(np.diff(g) > 0)
+    assert np.max(g[1:] / g[:-1]) <= 2**0.25 * 1.2  # rounding aside
+    assert K.budget_grid(0, 0).tolist() == [1]
+    assert K.budget_grid(7, 7).tolist() == [7]
+    with pytest.raises(ValueError, match="need lo <= hi"):
+        K.budget_grid(10, 5)
+    with pytest.raises(ValueError, match="per_octave must be >= 1"):
+        K.budget_grid(1, 5, per_octave=0)
+
+
+def test_upper_half():
+    assert K.upper_half([3, None, 1, 2]) == 2.0  # sorted 1, 2, 3, inf: the 2nd
+    assert K.upper_half([5, None, None]) == math.inf
+    assert K.upper_half([4]) == 4.0
+    with pytest.raises(ValueError, match="hits is empty"):
+        K.upper_half([])
+
+
+def test_q_star_suite_matches_a_linear_scan():
+    n, k, seeds = 60, 3, 5
+    make = K.hidden_family(n, k)
+    child = streams(1)
+    out = K.q_star_suite(
+        make,
+        lambda fn: K.family_opt(fn, k),
+        n,
+        k,
+        child_rng=child,
+        stream=100,
+        seeds=seeds,
+        grid_seeds=3,
+    )
+    assert set(out) == {*K.NESTED, *K.GRIDDED, "greedy"}
+    inst = [make(child(100 + s)) for s in range(seeds)]
+    for a, name in enumerate(K.NESTED):
+        alg = {"best of blocks": K.best_of_blocks, "top singletons": K.top_singletons}
+        hi = n if name == "top singletons" else math.ceil(n / k)
+        hits = []
+        for s, fn in enumerate(inst):
+            g = 100 + 50_000 + 1000 * a + s
+            ok = [
+                q
+                for q in range(1, hi + 1)
+                if alg[name](fn, k, child(g), budget=q).value >= K.TARGET
+            ]
+            hits.append(ok[0] if ok else None)
+        assert out[name] == K.upper_half(hits)
+    assert out["greedy"] == K.greedy_queries(n, k)  # greedy finds x* (a gain of 1)
+    again = K.q_star_suite(
+        make,
+        lambda fn: 1.0,
+        n,
+        k,
+        child_rng=streams(1),
+        stream=100,
+        seeds=seeds,
+        grid_seeds=3,
+    )
+    assert again == out
+    out2, hits = K.q_star_suite(
+        make,
+        lambda fn: K.family_opt(fn, k),
+        n,
+        k,
+        child_rng=streams(1),
+        stream=100,
+        seeds=seeds,
+        grid_seeds=3,
+        return_hits=True,
+    )
+    assert out2 == out and set(hits) == set(K.NESTED)
+    for name in K.NESTED:
+        assert len(hits[name]) == seeds and K.upper_half(hits[name]) == out[name]
+    with pytest.raises(TypeError, match="return_hits must be True or False"):
+        K.q_star_suite(
+            make,
+            lambda fn: 1.0,
+            n,
+            k,
+            child_rng=child,
+            stream=0,
+            seeds=1,
+            grid_seeds=1,
+            return_hits=1,
+        )
+
+
+def test_equal_seed_best():
+    ns, ks = [40, 80], [2, 4]
+    table, hits = K.q_star_table(
+        K.hidden_family,
+        ns,
+        ks,
+        child_rng=streams(),
+        stream=11,
+        seeds=5,
+        grid_seeds=2,
+        return_hits=True,
+    )
+    assert table == K.q_star_table(
+        K.hidden_family, ns, ks, child_rng=streams(), stream=11, seeds=5, grid_seeds=2
+    )
+    # the nested algorithms judged on 2 seeds alone: the same as running with seeds=2
+    few = K.q_star_table(
+        K.hidden_family, ns, ks, child_rng=streams(), stream=11, seeds=2, grid_seeds=2
+    )
+    best = K.equal_seed_best(table, hits, 2)
+    assert best == {cell: min(v.values()) for cell, v in few.items()}
+    # with all seeds, the nested q* are the table's
+    assert K.equal_seed_best(table, hits, 5) == {
+        cell: min(v.values()) for cell, v in table.items()
+    }
+    with pytest.raises(ValueError, match="fewer than grid_seeds=6"):
+        K.equal_seed_best(table, hits, 6)
+    with pytest.raises(ValueError, match="same cells"):
+        K.equal_seed_best(table, {}, 2)
+
+
+def test_q_star_table_cells_and_streams():
+    ns, ks = [40, 80], [2, 4]
+    table = K.q_star_table(
+        K.planted_family, ns, ks, child_rng=streams(), stream=7, seeds=3, grid_seeds=2
+    )
+    assert list(table) == [(40, 2), (40, 4), (80, 2), (80, 4)]
+    cell = K.q_star_suite(
+        K.planted_family(80, 2),
+        lambda fn: K.family_opt(fn, 2),
+        80,
+        2,
+        child_rng=streams(),
+        stream=7 + 100_000 * 10,
+        seeds=3,
+        grid_seeds=2,
+    )
+    assert table[80, 2] == cell
+    with pytest.raises(ValueError, match="at most 10 values of k"):
+        K.q_star_table(
+            K.planted_family,
+            [40],
+            list(range(1, 12)),
+            child_rng=streams(),
+            stream=0,
+            seeds=1,
+            grid_seeds=1,
+        )
+
+
+def test_ratio_curves():
+    n, k = 80, 4
+    curves, points = K.ratio_curves(
+        K.planted_family(n, k),
+        lambda fn: K.family_opt(fn, k),
+        n,
+        k,
+        child_rng=streams(),
+        seeds=4,
+        stream=0,
+    )
+    assert set(curves) == set(K.ALGORITHMS)
+    assert curves["random k"][0].tolist() == [1]
+    for name in K.NESTED:  # one order per seed for every budget: nested, so monotone
+        assert np.all(np.diff(curves[name][1]) >= -1e-12)
+    for qs, r in curves.values():
+        assert np.all((r >= 0) & (r <= 1 + 1e-12))
+        assert qs[-1] <= K.greedy_queries(n, k)
+    assert points["greedy"][0] == K.greedy_queries(n, k)
+    assert points["greedy"][1] == pytest.approx(1.0)  # greedy is optimal on additive f
+    assert points["lazy greedy"][0] <= points["greedy"][0]
+    small, _ = K.ratio_curves(
+        K.planted_family(n, k),
+        lambda fn: K.family_opt(fn, k),
+        n,
+        k,
+        child_rng=streams(),
+        seeds=2,
+        stream=0,
+        q_max=5,
+    )
+    assert "subsample greedy" not in small  # its minimum budget k(k+1)/2 = 10 > 5
+
+
+def test_fit_slopes_known_answer():
+    table = {(n, k): 3.0 * n * k**-0.5 for n in (100, 400, 1600) for k in (2, 8)}
+    b, c = K.fit_slopes(table)
+    assert b == pytest.approx(1.0) and c == pytest.approx(-0.5)
+    table[100, 2] = math.inf  # ignored
+    assert K.fit_slopes(table) == pytest.approx((1.0, -0.5))
+    assert all(math.isnan(x) for x in K.fit_slopes({(1, 1): 1.0, (2, 1): 2.0}))
+
+
+def test_fit_slopes_polylog_allowance():
+    ns, ks = (500, 1000, 2000, 4000), (5, 10, 20)
+    poly = {(n, k): 7.0 * n / math.log(n) ** 2 for n in ns for k in ks}
+    assert K.fit_slopes(poly, polylog=2) == pytest.approx((1.0, 0.0), abs=1e-12)
+    b_plain, _ = K.fit_slopes(poly)
+    assert b_plain < 0.8  # n / ln^2 n is well below slope 1 on log n
+    linear = {(n, k): 2.0 * n for n in ns for k in ks}
+    assert K.fit_slopes(linear, polylog=2)[0] > 1.0  # linear passes a lower bar
+    cube = {(n, k): n / math.log(n) ** 3 for n in ns for k in ks}
+    assert K.fit_slopes(cube, polylog=2)[0] < 0.9  # beyond the allowance
+    n_over_k = {(n, k): n / k for n in ns for k in ks}
+    assert K.fit_slopes(n_over_k, polylog=2)[1] == pytest.approx(-1.0)
+    with pytest.raises(ValueError, match="polylog must be"):
+        K.fit_slopes(poly, polylog=-1)
+    with pytest.raises(ValueError, match="every n > e"):
+        K.fit_slopes({(n, 1): float(n) for n in (2, 4, 8, 16)}, polylog=2)
+
+
+def test_ratio_slope():
+    table = {(n, k): 3.0 * (n / k) ** 1.5 for n in (100, 400) for k in (2, 8)}
+    assert K.ratio_slope(table) == pytest.approx(1.5)
+    table[100, 2] = math.inf  # ignored
+    assert K.ratio_slope(table) == pytest.approx(1.5)
+    assert math.isnan(K.ratio_slope({(4, 2): 1.0, (8, 4): 3.0}))  # one n/k only
+
+
+def test_family_opt_against_brute_force():
+    g = rng(5)
+    for fn in (
+        K.hidden_element_instance(12, 3, g),
+        K.hidden_element_instance(12, 3, g, planted=False),
+        K.additive_instance("planted", 12, 3, g),
+    ):
+        assert K.family_opt(fn, 3) == pytest.approx(K.brute_force_opt(fn, 3).value)
+    assert K.family_opt(K.HiddenElement(10, 8), 3) == pytest.approx(3 / 8)
+    with pytest.raises(TypeError, match="Additive or HiddenElement"):
+        K.family_opt(K.coverage_instance(5, 5, g), 2)
+    assert K.hidden_family(30, 3)(rng()).n == 30
+    assert np.sum(K.planted_family(30, 3)(rng()).weights == 3.0) == 3
+
+
+def test_estimator_protocols():
+    n, k = 200, 5
+    budgets = K.budget_grid(1, n, per_octave=2)
+    share, ratios = K.estimator_success(
+        "planted", n, k, budgets, seeds=6, child_rng=streams(), stream=0
+    )
+    assert ratios.shape == (6, budgets.size) and share.shape == (budgets.size,)
+    assert share[-1] == 1.0  # the whole ground set: exact counts, within a factor 2
+    q = K.q_star_estimator(n, k, seeds=6, child_rng=streams(), stream=0)
+    assert 1 <= q <= n
+    assert (
+        K.q_star_estimator(n, k, seeds=6, child_rng=streams(), stream=0, share=1.0) >= q
+    )
+    table = K.estimator_q_table(
+        [100, 200], [2, 5], seeds=4, child_rng=streams(), stream=3
+    )
+    assert table[200, 5] == K.q_star_estimator(
+        200, 5, seeds=4, child_rng=streams(), stream=3 + 100_000 * 11
+    )
+    with pytest.raises(ValueError, match="share must lie in"):
+        K.q_star_estimator(n, k, seeds=2, child_rng=streams(), stream=0, share=0)
+
+
+def test_greedy_against_brute_force():
+    sim = K.rbf_similarity(rng(1).normal(size=(70, 4)))
+    greedy_ratio, stoch_ratio = K.greedy_against_brute_force(
+        sim, 8, rng(2), child_rng=streams(), stream=0, stochastic_seeds=3
+    )
+    assert len(greedy_ratio) == len(stoch_ratio) == 8
+    assert min(greedy_ratio) >= 1 - 1 / math.e
+    assert max(greedy_ratio) <= 1 + 1e-12 and max(stoch_ratio) <= 1 + 1e-12
+    with pytest.raises(ValueError, match="at least 60 x 14"):
+        K.greedy_against_brute_force(sim[:50], 2, rng(), child_rng=streams(), stream=0)
+
+
+def test_protocols_bad_parameters():
+    with pytest.raises(TypeError, match="child_rng must be callable"):
+        K.q_star_estimator(10, 2, seeds=1, child_rng=3, stream=0)
+    with pytest.raises(ValueError, match="seeds must be <= 1000"):
+        K.estimator_success(
+            "uniform", 10, 2, [5], seeds=1001, child_rng=streams(), stream=0
+        )
+    with pytest.raises(ValueError, match="grid_seeds must be <= 2"):
+        K.q_star_suite(
+            K.hidden_family(20, 2),
+            lambda fn: 1.0,
+            20,
+            2,
+            child_rng=streams(),
+            stream=0,
+            seeds=2,
+            grid_seeds=3,
+        )
