@@ -33,13 +33,14 @@
 #    null space produces the same play, and the identified part (θ's projection on the
 #    row space) is still learned.
 # 2. **Sample efficiency.** The least-squares error shrinks like $N^{-1/2}$ with the
-#    number of observed plays. (That the confidence set's diameter does too holds by
-#    the construction of its radius: a sanity check, not a claim.)
-# 3. **Reliability.** The confidence set contains the true θ with high probability
-#    (at least $1-\delta$, up to Monte Carlo error).
-# 4. **Dynamic setting.** In a finite-horizon Markov game with estimated transitions,
-#    the reward of every step is recovered at rate $N^{-1/2}$. (Whether the error grows
-#    as the recursion runs backwards is a check of our own.)
+#    number of observed plays, judged from $N=10^3$ on (issue 34's cut). (That
+#    the confidence set's diameter does too holds by the construction of its radius: a
+#    sanity check, not a claim.)
+# 3. **Reliability.** The confidence set (delta-method radius, ours) contains the true
+#    θ with high probability (at least $1-\delta$, up to Monte Carlo error).
+# 4. **Dynamic setting.** (4a) In a finite-horizon Markov game with estimated
+#    transitions, the reward of every step is recovered at rate $N^{-1/2}$. (Whether
+#    the error grows as the recursion runs backwards, 4b, is a diagnostic of our own.)
 # 5. **MLE plugs in.** A maximum-likelihood estimator can replace least squares and
 #    keeps the $N^{-1/2}$ rate.
 # ```
@@ -58,6 +59,7 @@ seed = 0
 # %%
 import matplotlib.pyplot as plt
 import numpy as np
+from scipy.stats import t as student_t
 
 from repbook.core import (
     Ledger,
@@ -69,8 +71,11 @@ from repbook.core import (
     at_least,
     at_most,
     within,
+    paired_gain,
+    repo_root,
     tol,
 )
+from repbook.core.ledger import fmt_margin, read_record, unstable_sentence
 from repbook.papers import inverse_games as IG
 
 SIZES = {
@@ -84,6 +89,7 @@ SIZES = {
         delta=0.1,
         games=5,
         N=[100, 1_000, 10_000, 100_000],
+        N_rate=[100, 316, 1_000, 3_162, 10_000, 31_623, 100_000],
         reps=200,
         diam_reps=20,
         cover_seeds=500,
@@ -102,6 +108,7 @@ SIZES = {
         delta=0.1,
         games=10,
         N=[100, 1_000, 10_000, 100_000, 1_000_000],
+        N_rate=[100, 316, 1_000, 3_162, 10_000, 31_623, 100_000, 316_228, 1_000_000],
         reps=1000,
         diam_reps=100,
         cover_seeds=1000,
@@ -231,6 +238,15 @@ print(
     f"naive Nash-indifference inverse from the exact QRE: |cos(theta_hat, theta)| = "
     f"{', '.join(f'{c:.2f}' for c in naive_cos)} (least squares: 1 for every game)"
 )
+tv_med = np.median(nash_tv, 0)
+falls = bool(np.all(np.diff(tv_med) < 0))
+print(
+    f"reading: ours and pygambit differ by at most {gambit_gap:.0e}; the median "
+    f"distance to Nash play {'falls' if falls else 'does not fall'} steadily, from "
+    f"{tv_med[0]:.2f} at eta = {run['peer_etas'][0]} to {tv_med[-1]:.3f} at "
+    f"eta = {run['peer_etas'][-1]}; the Nash-based inverse's |cos| lies between "
+    f"{min(naive_cos):.2f} and {max(naive_cos):.2f}"
+)
 
 # %% tags=["hide-input"]
 fig, ax = plt.subplots(figsize=(6, 3.6))
@@ -262,10 +278,10 @@ ax.legend()
 plt.show()
 
 # %% [markdown]
-# Our solver agrees with pygambit to the printed precision at every temperature, and its
-# equilibria approach nashpy's Nash equilibria as η grows. At η = 1 the observed play is
-# far from Nash play (first column), and the Nash-based inverse points in an unrelated
-# direction: the temperature is what makes θ, not just its direction, recoverable.
+# The reading line above compares our solver with pygambit at every temperature and
+# our equilibria with nashpy's Nash equilibria as η grows; at η = 1 the distance to
+# Nash play is its first value. A Nash-based inverse ignores the temperature, which is
+# what makes θ, not just its direction, recoverable: its cosine with θ is printed.
 #
 # ## Claim 1 · Identifiability is a rank condition
 #
@@ -284,7 +300,11 @@ plt.show()
 # probability by at least $10^{-3}$; and in every game the log-log slope of the median
 # $\|\hat\theta-P\theta^*\|$ over $N\in\{10^2,\dots,10^5\}$ (200 data sets each) lies in
 # $[-0.6,-0.4]$. A wrong linearisation, a non-unique equilibrium, or a minimum-norm
-# estimate that drifts along the null space would each fail it.
+# estimate that drifts along the null space would each fail it. The slope includes
+# $N=100$, which claim 2 below sets aside as pre-asymptotic; we found no reason that
+# makes $N=100$ safer here than there, so the criterion stays as it was fixed (changing
+# a passing criterion after its result is known would itself be post hoc) and the slope
+# over $N\ge10^3$ is printed beside it as a sensitivity, not judged.
 
 # %%
 ranks, exact_err = [], []
@@ -297,30 +317,22 @@ steps = [0.25, 1.0, 4.0]
 over = [
     IG.random_matrix_game(m, n, run["d_over"], run.child_rng(20 + g)) for g in range(G)
 ]
-shift_null, shift_rand, ranks_over = [], [], []
+shift_null, shift_rand, ranks_over, stall = [], [], [], []
 proj_err, full_err = np.zeros((G, len(Ns))), np.zeros((G, len(Ns)))
 for g, (phi, th) in enumerate(over):
     eq = IG.qre(phi, th, eta)
     A, _ = IG.inverse_system(phi, eq.mu, eq.nu, eta)
     ranks_over.append(int(np.linalg.matrix_rank(A)))
-    basis, rng = IG.null_space(A), run.child_rng(30 + g)
-    for t in steps:
-        v_null = basis @ rng.normal(size=basis.shape[1])
-        v_rand = rng.normal(size=th.size)
-        for v, out in ((v_null, shift_null), (v_rand, shift_rand)):
-            moved = IG.qre(phi, th + t * v / np.linalg.norm(v), eta)
-            out.append(
-                max(np.abs(moved.mu - eq.mu).max(), np.abs(moved.nu - eq.nu).max())
-            )
+    moved = IG.null_shift_changes(phi, th, eta, steps, run.child_rng(30 + g))
+    shift_null, shift_rand = [*shift_null, *moved[0]], [*shift_rand, *moved[1]]
     target = np.linalg.pinv(A) @ A @ th  # P θ*: the identified part
-    for j, N in enumerate(Ns):
-        cm, cn = IG.sample_play_counts(
-            eq.mu, eq.nu, int(N), run.child_rng(200 + 10 * g + j), size=run["reps"]
-        )
-        est = IG.ls_estimate(phi, cm, cn, eta)
-        proj_err[g, j] = np.median(np.linalg.norm(est - target, axis=1))
-        full_err[g, j] = np.median(np.linalg.norm(est - th, axis=1))
+    stall.append(np.linalg.norm(th - target))  # ‖(I − P)θ*‖: what is never learned
+    rngs = [run.child_rng(200 + 10 * g + j) for j in range(len(Ns))]
+    sweep = IG.play_sweep(phi, eq.mu, eq.nu, eta, Ns, rngs, reps=run["reps"])
+    proj_err[g], full_err[g] = sweep.median_error(target), sweep.median_error(th)
 slopes_proj = [IG.loglog_slope(Ns, e) for e in proj_err]
+late = Ns >= 1_000  # the N ≥ 10³ sizes of claim 2's cut: a sensitivity, not judged
+slopes_proj_late = [IG.loglog_slope(Ns[late], e[late]) for e in proj_err]
 print(
     f"d = {d}: rank A = {ranks}; largest error from the exact policies "
     f"{max(exact_err):.1e}"
@@ -335,9 +347,21 @@ print(
     + ", ".join(f"{s:.3f}" for s in slopes_proj)
 )
 print(
-    f"median ||theta_hat - theta*|| at N = {Ns[-1]:,}: "
-    f"{np.median(full_err[:, -1]):.3f} (does not shrink); ||theta_hat - P theta*||: "
-    f"{np.median(proj_err[:, -1]):.4f}"
+    "  over N >= 1,000 only (sensitivity, not judged): "
+    + ", ".join(f"{s:.3f}" for s in slopes_proj_late)
+)
+print(
+    f"median over games at N = {Ns[-1]:,}: ||theta_hat - theta*|| "
+    f"{np.median(full_err[:, -1]):.3f}, against its floor ||(I - P) theta*|| "
+    f"{np.median(stall):.3f} (per game: {', '.join(f'{v:.3f}' for v in stall)}); "
+    f"||theta_hat - P theta*|| {np.median(proj_err[:, -1]):.4f}"
+)
+shrink_proj = np.median(proj_err[:, 0] / proj_err[:, -1])
+shrink_full = np.median(full_err[:, 0] / full_err[:, -1])
+print(
+    f"reading: from N = {Ns[0]:,} to {Ns[-1]:,} the median error to P theta* shrinks "
+    f"{shrink_proj:.1f}-fold (an exact N^(-1/2) law: {np.sqrt(Ns[-1] / Ns[0]):.1f}), "
+    f"the error to theta* {shrink_full:.1f}-fold"
 )
 
 # %% [markdown]
@@ -355,23 +379,31 @@ slab_sets = {}
 for N in (100, 1_000, 10_000):
     cm, cn = IG.sample_play_counts(eq_slab.mu, eq_slab.nu, N, rng_slab)
     slab_sets[N] = IG.confidence_set(phi_slab, cm, cn, eta, delta)
+v_row = np.array([1.0, 1.0]) / np.sqrt(2)  # null(A) = (1, −1)/√2: equal columns
+# the set on the line θ* + w·r (r = v_row): an interval of w, or None when it misses
+# θ*'s line
+slab_cut = {N: cs.line_interval(theta_slab, v_row) for N, cs in slab_sets.items()}
+slab_width = {N: (cut[1] - cut[0] if cut else 0.0) for N, cut in slab_cut.items()}
+null_push = max(np.abs(cs.A @ np.array([1.0, -1.0])).max() for cs in slab_sets.values())
 print(
     "rank of A for the toy: "
     + ", ".join(f"N={N}: {cs.rank}" for N, cs in slab_sets.items())
+)
+print(
+    "reading: the set's width across null(A) is "
+    + ", ".join(f"{w:.3f} at N={N:,}" for N, w in slab_width.items())
+    + f"; along null(A) the loss does not change (|A v| <= {null_push:.0e}), so the "
+    "set never closes in that direction"
 )
 
 # %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(11, 4))
 ax = axes[0]
-v_row = np.array([1.0, 1.0]) / np.sqrt(2)  # null(A) = (1, −1)/√2: equal columns
 along = np.linspace(-6, 6, 3)
 shades = [color_for("muted"), color_for("alt"), color_for("ours")]
-for (N, cs), col in zip(slab_sets.items(), shades):
-    # the set on the line θ* + w·r: a quadratic inequality in w
-    ar, e = cs.A @ v_row, cs.A @ theta_slab - cs.c
-    disc = (ar @ e) ** 2 - (ar @ ar) * (e @ e - cs.kappa)
-    if disc >= 0:
-        lo, hi = (-(ar @ e) + np.array([-1, 1]) * np.sqrt(disc)) / (ar @ ar)
+for (N, cut), col in zip(slab_cut.items(), shades):
+    if cut is not None:  # the same interval on every line parallel to null(A)
+        lo, hi = cut
         ax.fill_between(
             along, lo, hi, color=col, alpha=0.35, label=f"confidence set, N = {N:,}"
         )
@@ -433,13 +465,14 @@ ledger.check(
     paper="identifiability via QRE under linear rewards; a rank condition on a "
     "matrix of the policies",
     source="secondary summary",
-    evidence="derivation",
+    evidence="simulation",
     measured={
         "rank A (d = 6)": ranks,
         "max error from exact policies": max(exact_err),
         "max change along null(A)": max(shift_null),
         "min change, random directions": min(shift_rand),
         "slope of projection error": slopes_proj,
+        "slope of projection error, N ≥ 10³ (not judged)": slopes_proj_late,
     },
     criterion=all_of(
         at_most("max error from exact policies", 1e-8),
@@ -447,150 +480,217 @@ ledger.check(
         at_least("min change, random directions", 1e-3),
         within("slope of projection error", -0.6, -0.4),
     ),
+    note="exact recovery and the null-space moves are the derivation, checked "
+    "numerically; the learned row-space part is a simulation (its slope over "
+    "N ≥ 10³ is shown, not judged)",
 )
 
 # %% [markdown]
-# The figure reads as the claim says: the slab on the left narrows across its width but
-# runs along the null direction without end, and on the right the error to θ* stalls at
-# the size of θ's null-space component while the error to its projection falls along the
-# $N^{-1/2}$ line (slopes printed above).
+# Left, the slab: its width across null(A) at each $N$ and the loss along null(A) are
+# printed above the figure. Right, the error to θ* against the error to its projection
+# $P\theta^*$; how far each shrinks over the grid is printed under claim 1's numbers,
+# and the level at which the error to θ* stalls, $\|(I-P)\theta^*\|$ (the part of θ*
+# in null(A), which no data can reveal), is printed beside it.
 #
-# ## Claim 2 · The estimate shrinks like $N^{-1/2}$ (and the confidence set, by construction)
+# ## Claim 2 · The estimate shrinks like $N^{-1/2}$
 #
-# For the five identified games we draw 200 data sets of $N$ plays at each
-# $N\in\{10^2,10^3,10^4,10^5\}$ and record the median $\|\hat\theta-\theta^*\|$; on the
-# first 20 data sets we also build the confidence set at $\delta=0.1$ and record its
-# diameter. $\kappa_N$ is the $(1-\delta)$ quantile of $\|\hat A\theta^*-\hat c\|^2$
+# For the five identified games we draw 200 data sets of $N$ plays at each $N$ of a
+# half-decade grid from $10^2$ to $10^5$ and record the median $\|\hat\theta-\theta^*\|$;
+# on the first 20 data sets we also build the confidence set at $\delta=0.1$ and record
+# its diameter. $\kappa_N$ is the $(1-\delta)$ quantile of $\|\hat A\theta^*-\hat c\|^2$
 # under the delta method: the log-odds of multinomial frequencies are asymptotically
 # normal, so the residual at θ* is a weighted sum of $\chi^2_1$ variables, whose
 # quantile we compute exactly (Imhof's integral). The paper's own $\kappa_N$ comes from
 # its concentration bounds, whose constants we could not read.
 #
-# **Criterion.** In every game, the least-squares slope of log median error on log $N$
-# lies in $[-0.6,-0.4]$. A bias that does not vanish (from smoothing, or a wrong
-# linearisation) would flatten it. **Sanity check.** The slope of the log median
-# diameter lies in the same window: the radius $\sqrt{\kappa_N}$ is built to scale
-# like $N^{-1/2}$, so this shows the construction works, not the paper.
+# A rate is a statement about large $N$: at $N=100$ some actions are seen a handful of
+# times, the add-½ smoothing pulls the log-odds towards zero and $\hat A$'s smallest
+# singular value is itself noisy, so the error there need not be on its asymptotic line.
+# The rate is judged from $N=10^3$ on (the sizes below are shown, not judged). That cut
+# is the convention issue 34 set, not an onset we measured: nothing here shows that
+# the asymptotic regime begins at $10^3$ in every game, and √N·error still drifts
+# between $10^3$ and $10^5$ in some games (printed below, per game).
+#
+# **Criterion (fixed before this grid was run).** In every game, the least-squares slope
+# of log median error on log $N$ over the grid's sizes $N\ge10^3$ (five at quick scale,
+# seven at full) lies in $[-0.6,-0.4]$: $-\tfrac12$ is the rate (our reading of the
+# abstract's "sample-efficient"), ±0.1 the research brief's tolerance for a slope. A bias
+# that does not vanish (from smoothing, or a wrong linearisation) would flatten the
+# slope towards 0 as $N$ grows; an estimator slower than $\sqrt N$ (an $N^{-1/4}$ law)
+# would sit near $-0.25$; both fail. Shown beside it, not judged: √N·error at
+# $N=10^5$ over √N·error at $N=10^3$ (1 for an exact $N^{-1/2}$ law), the slope over
+# the whole grid, and a bootstrap standard error of each game's slope (the data sets
+# of every $N$ resampled, 200 draws), which says how far the binding margin is from
+# the noise of the slope itself. **Sanity check.** The diameter's slope over the same sizes lies
+# in the same window: the radius $\sqrt{\kappa_N}$ is built to scale like $N^{-1/2}$, so
+# this shows the construction works, not the paper.
 
 # %%
-ls_err, ls_q = np.zeros((G, len(Ns))), np.zeros((G, len(Ns), 2))
-diam = np.zeros((G, len(Ns)))
-for g, ((phi, th), eq) in enumerate(zip(games, eqs)):
-    for j, N in enumerate(Ns):
-        cm, cn = IG.sample_play_counts(
-            eq.mu, eq.nu, int(N), run.child_rng(100 + 10 * g + j), size=run["reps"]
-        )
-        err = np.linalg.norm(IG.ls_estimate(phi, cm, cn, eta) - th, axis=1)
-        ls_err[g, j], ls_q[g, j] = np.median(err), np.quantile(err, [0.25, 0.75])
-        diam[g, j] = np.median(
-            [
-                IG.confidence_set(phi, cm[i], cn[i], eta, delta).diameter()
-                for i in range(run["diam_reps"])
-            ]
-        )
-slopes_err = [IG.loglog_slope(Ns, e) for e in ls_err]
-slopes_diam = [IG.loglog_slope(Ns, e) for e in diam]
-print("median error by N (rows: games):\n" + np.array2string(ls_err, precision=4))
-print("slope of the median error:    " + ", ".join(f"{s:.3f}" for s in slopes_err))
-print("slope of the median diameter: " + ", ".join(f"{s:.3f}" for s in slopes_diam))
+N_rate, N_FROM = np.array(run["N_rate"]), 1_000  # N_FROM: where the rate is judged
+asym = N_rate >= N_FROM
+sweeps = [
+    IG.play_sweep(
+        phi,
+        eq.mu,
+        eq.nu,
+        eta,
+        N_rate,
+        [run.child_rng(1_000 + 100 * g + j) for j in range(len(N_rate))],
+        reps=run["reps"],
+        delta=delta,
+        diameter_reps=run["diam_reps"],
+    )
+    for g, ((phi, _), eq) in enumerate(zip(games, eqs))
+]
+errs = np.array([sw.errors(th) for sw, (_, th) in zip(sweeps, games)])
+ls_err, ls_q = np.median(errs, 2), np.quantile(errs, [0.25, 0.75], axis=2)
+diam = np.array([sw.diameter for sw in sweeps])
+slopes_err = [IG.loglog_slope(N_rate[asym], e[asym]) for e in ls_err]
+slopes_all = [IG.loglog_slope(N_rate, e) for e in ls_err]
+slopes_diam = [IG.loglog_slope(N_rate[asym], e[asym]) for e in diam]
+slope_se = [
+    IG.bootstrap_slope_se(e[asym], N_rate[asym], run.child_rng(3_000 + g))
+    for g, e in enumerate(errs)
+]
+slope_margin = [min(v + 0.6, -0.4 - v) for v in slopes_err]
+g_bind = int(np.argmin(slope_margin))
+root_err = ls_err * np.sqrt(N_rate)
+i_from, i_5 = int(np.argmax(asym)), int(np.flatnonzero(N_rate == 100_000)[0])
+drift = root_err[:, i_5] / root_err[:, i_from]  # √N·error, 10⁵ over 10³
+drift_end = root_err[:, -1] / root_err[:, i_from]  # to the largest N (full: 10⁶)
+print(f"N: {', '.join(f'{N:,}' for N in N_rate)}")
 print(
-    "error x sqrt(N), median over games: "
-    + ", ".join(f"{v:.1f}" for v in np.median(ls_err * np.sqrt(Ns), 0))
+    "median error x sqrt(N) (rows: games):\n"
+    + np.array2string(root_err, precision=1, suppress_small=True)
+)
+print(
+    f"slope of the median error over N >= {N_FROM:,}: "
+    + ", ".join(f"{s:.3f}" for s in slopes_err)
+)
+print(
+    "  over the whole grid (not judged): " + ", ".join(f"{s:.3f}" for s in slopes_all)
+)
+print(
+    "  bootstrap SE of each slope over N >= 1,000 (data sets resampled, not judged): "
+    + ", ".join(f"{v:.3f}" for v in slope_se)
+)
+print(
+    f"binding margin: game {g_bind + 1}, slope {slopes_err[g_bind]:.3f}, "
+    f"{slope_margin[g_bind]:.3f} inside the window = "
+    f"{slope_margin[g_bind] / slope_se[g_bind]:.1f} bootstrap SE of its slope"
+)
+print(
+    f"sqrt(N) x error at N = 100,000 over N = {N_FROM:,}: "
+    + ", ".join(f"game {g + 1}: x{v:.2f}" for g, v in enumerate(drift))
+    + (
+        ""
+        if N_rate[-1] == 100_000
+        else f"; at N = {N_rate[-1]:,}: " + ", ".join(f"x{v:.2f}" for v in drift_end)
+    )
+)
+print(
+    f"slope of the median diameter over N >= {N_FROM:,}: "
+    + ", ".join(f"{s:.3f}" for s in slopes_diam)
 )
 print(
     "diameter x sqrt(N) (rows: games):\n"
-    + np.array2string(diam * np.sqrt(Ns), precision=1, suppress_small=True)
+    + np.array2string(diam * np.sqrt(N_rate), precision=1, suppress_small=True)
 )
 
 # %% tags=["hide-input"]
-fig, axes = plt.subplots(1, 2, figsize=(11, 3.9))
+fig, axes = plt.subplots(1, 3, figsize=(14, 4))
 for g in range(G):
     axes[0].fill_between(
-        Ns, ls_q[g, :, 0], ls_q[g, :, 1], color=color_for("ours"), alpha=0.08
+        N_rate, ls_q[0, g], ls_q[1, g], color=color_for("ours"), alpha=0.08
     )
-    axes[0].plot(
-        Ns,
-        ls_err[g],
-        marker="o",
-        ms=3,
-        color=color_for("ours"),
-        label="least squares, one line per game" if g == 0 else None,
-    )
-    axes[1].plot(
-        Ns,
+    for ax, y in ((axes[0], ls_err[g]), (axes[1], root_err[g])):
+        ax.plot(
+            N_rate,
+            y,
+            marker="o",
+            ms=3,
+            color=color_for("ours"),
+            label="least squares, one line per game" if g == 0 else None,
+        )
+    axes[2].plot(
+        N_rate,
         diam[g],
         marker="o",
         ms=3,
         color=color_for("alt"),
         label="confidence-set diameter" if g == 0 else None,
     )
-for ax, y0 in ((axes[0], ls_err[:, 0].max()), (axes[1], diam[:, 0].max())):
+for ax, y in ((axes[0], ls_err), (axes[2], diam)):
+    y0 = y[:, np.argmax(asym)].max()
     ax.plot(
-        Ns,
-        y0 * (Ns / Ns[0]) ** -0.5,
+        N_rate,
+        y0 * (N_rate / N_FROM) ** -0.5,
         color=color_for("reference"),
         ls="--",
         lw=1.2,
         label=r"$\propto N^{-1/2}$",
     )
+for ax in axes:
+    ax.axvspan(
+        N_rate[0],
+        N_FROM,
+        color=color_for("muted"),
+        alpha=0.15,
+        lw=0,
+        label="not judged",
+    )
     ax.set(xscale="log", yscale="log", xlabel="plays observed N")
     ax.legend(fontsize=8)
 axes[0].set(
-    ylabel="‖θ̂ − θ*‖ (median, IQR band)", title="Estimation error falls as N^(-1/2)"
+    ylabel="‖θ̂ − θ*‖ (median, IQR band)",
+    title=f"LS error (slope judged at N ≥ {N_FROM:,})",
 )
-axes[1].set(
-    ylabel="diameter of Θ̂ (median)",
-    title="Confidence set (radius ∝ N^(-1/2) by construction)",
+axes[1].set(ylabel="√N · median error", title="√N · error (flat under N^(-1/2))")
+axes[2].set(
+    ylabel="diameter of Θ̂ (median)", title="Diameter (κ_N ∝ 1/N by construction)"
 )
+fig.tight_layout()
 plt.show()
-
-# %%
-late = slice(1, None)  # N ≥ 10³: outside the criterion
-out = [
-    (name, g, s)
-    for name, sl in (("error", slopes_err), ("diameter", slopes_diam))
-    for g, s in enumerate(sl)
-    if not -0.6 <= s <= -0.4
-]
-print(
-    "slopes outside [-0.6, -0.4]: "
-    + (", ".join(f"{name} of game {g + 1}: {s:.3f}" for name, g, s in out) or "none")
-)
-late_slopes = [IG.loglog_slope(Ns[late], e[late]) for e in (*ls_err, *diam)]
-late_inside = sum(-0.6 <= v <= -0.4 for v in late_slopes)
-print(
-    "for reading only, slopes over N >= 1,000: error "
-    + ", ".join(f"{IG.loglog_slope(Ns[late], e[late]):.3f}" for e in ls_err)
-    + "; diameter "
-    + ", ".join(f"{IG.loglog_slope(Ns[late], e[late]):.3f}" for e in diam)
-)
 
 # %%
 ledger.check(
     2,
-    "LS error shrinks like N^(-1/2)",
-    paper="'sample-efficient' (abstract); the N^(-1/2) form is our reading",
+    "LS error shrinks like N^(-1/2) (slope over N ≥ 10³)",
+    paper="'sample-efficient' (abstract); the N^(-1/2) form is our reading, the ±0.1 "
+    "window the research brief's",
     source="abstract",
-    measured={"error slope": slopes_err},
-    criterion=within("error slope", -0.6, -0.4),
+    measured={
+        "error slope, N ≥ 10³": slopes_err,
+        "error slope, whole grid": slopes_all,
+        "bootstrap SE of error slope, N ≥ 10³": slope_se,
+        "√N·error, N = 10⁵ / N = 10³": drift,
+    },
+    criterion=within("error slope, N ≥ 10³", -0.6, -0.4),
 )
 ledger.sanity(
     "2s",
-    "the confidence set's diameter shrinks like N^(-1/2)",
-    why="its radius is the delta-method quantile, built to scale like N^(-1/2) (up to "
-    "the plug-in's noise at the smallest N)",
-    measured={"diameter slope": slopes_diam},
-    criterion=within("diameter slope", -0.6, -0.4),
+    "the confidence set's diameter shrinks like N^(-1/2) (slope over N ≥ 10³)",
+    why="its radius is the delta-method quantile, built to scale like N^(-1/2) once "
+    "the plug-in settles",
+    measured={"diameter slope, N ≥ 10³": slopes_diam},
+    criterion=within("diameter slope, N ≥ 10³", -0.6, -0.4),
+)
+
+# %%
+lo_s, hi_s = min(slopes_err), max(slopes_err)
+g_up, g_dn = int(np.argmax(drift)), int(np.argmin(drift))
+print(
+    f"reading: over N >= {N_FROM:,} the error slopes lie between {lo_s:.3f} and "
+    f"{hi_s:.3f}, {sum(-0.6 <= v <= -0.4 for v in slopes_err)} of {G} in the window; "
+    f"the binding one (game {g_bind + 1}) is "
+    f"{slope_margin[g_bind] / slope_se[g_bind]:.1f} bootstrap SE inside it; from "
+    f"N = {N_FROM:,} to 100,000 sqrt(N) x error moves by x{drift[g_dn]:.2f} "
+    f"(game {g_dn + 1}) to x{drift[g_up]:.2f} (game {g_up + 1}); over the whole "
+    f"grid {sum(-0.6 <= v <= -0.4 for v in slopes_all)} of {G} slopes are in the "
+    f"window (the smallest sizes included, not judged)"
 )
 
 # %% [markdown]
-# Where a slope leaves the window, the tables above show where it bends: the products
-# error × $\sqrt N$ and diameter × $\sqrt N$ are what an exact $N^{-1/2}$ law keeps
-# constant. At $N=100$ the smallest singular value of $\hat A$ and the plug-in radius
-# are themselves noisy, so the diameter of a poorly conditioned game is inflated there;
-# from $N=10^3$ on the products settle. The slopes over $N\ge10^3$ are printed for
-# reading only; the verdict uses the full grid fixed beforehand.
-#
 # ## Claim 3 · The confidence set holds θ* with high probability
 #
 # 500 seeds, each a new random game and a new data set at every $N$. The true θ lies in
@@ -601,24 +701,26 @@ ledger.sanity(
 #
 # **Criterion.** With $\delta=0.1$, the coverage at every $N$ in the grid is at least
 # $1-\delta-0.03=0.87$. The 0.03 allows for Monte Carlo error (the binomial standard
-# error at 500 seeds is 0.013). A delta-method radius that is too small at small $N$,
-# where the smoothed frequencies are least normal, would fail it.
+# error at this run's number of seeds is printed below). A delta-method radius that is
+# too small at small $N$, where the smoothed frequencies are least normal, would fail
+# it. The radius $\kappa_N$ is ours (the delta-method quantile, not the paper's
+# concentration bound, whose constants we could not read), so this coverage tests our
+# calibration of the paper's confidence set, not the paper's own radius.
 
 # %%
-covered = np.zeros((run["cover_seeds"], len(Ns)), dtype=bool)
-for i in range(run["cover_seeds"]):
-    rng = run.child_rng(10_000 + i)
-    phi, th = IG.random_matrix_game(m, n, d, rng)
-    eq = IG.qre(phi, th, eta)
-    for j, N in enumerate(Ns):
-        cm, cn = IG.sample_play_counts(eq.mu, eq.nu, int(N), rng)
-        covered[i, j] = IG.coverage_pvalue(phi, cm, cn, eta, th) >= delta
+seeds = [run.child_rng(10_000 + i) for i in range(run["cover_seeds"])]
+covered = IG.coverage_sweep(m, n, d, eta, Ns, delta, seeds)
 coverage = {f"N={N:,}": float(c) for N, c in zip(Ns, covered.mean(0))}
+se = np.sqrt(delta * (1 - delta) / run["cover_seeds"])
 print(
     "coverage over "
     + f"{run['cover_seeds']} seeds: "
     + ", ".join(f"{k}: {v:.3f}" for k, v in coverage.items())
     + f" (target {1 - delta})"
+)
+print(
+    f"binomial standard error of a coverage of {1 - delta} at {run['cover_seeds']} "
+    f"seeds: {se:.4f}; the 0.03 slack is {0.03 / se:.1f} of them"
 )
 
 phi_e, theta_e = IG.random_matrix_game(3, 3, 2, run.child_rng(50))
@@ -646,7 +748,6 @@ ax.set(
 )
 ax.legend(fontsize=8)
 ax = axes[1]
-se = np.sqrt(delta * (1 - delta) / run["cover_seeds"])
 ax.fill_between(
     Ns,
     1 - delta - 2 * se,
@@ -676,7 +777,8 @@ plt.show()
 # %%
 ledger.check(
     3,
-    "the confidence set contains θ* with probability ≥ 1 − δ (δ = 0.1)",
+    "the confidence set (delta-method radius, ours) contains θ* with probability "
+    "≥ 1 − δ (δ = 0.1)",
     paper="confidence sets that capture all plausible parameters, with reliability "
     "guarantees",
     source="abstract",
@@ -684,15 +786,26 @@ ledger.check(
     criterion=at_least("coverage", 1 - delta - 0.03),
 )
 
+# %%
+scaled = {N: np.sqrt(N) * cs.diameter() for N, cs in ellipses.items()}
+gap = {k: (v - (1 - delta)) / se for k, v in coverage.items()}  # in binomial SE
+side = {k: "above" if z > 2 else "below" if z < -2 else "at" for k, z in gap.items()}
+print(
+    "reading: the d = 2 sets' diameter x sqrt(N) is "
+    + ", ".join(f"{v:.1f} at N={N:,}" for N, v in scaled.items())
+    + "; coverage is "
+    + ", ".join(f"{w} 1 - delta at {k}" for k, w in side.items())
+    + " (at: within 2 binomial SE)"
+)
+
 # %% [markdown]
-# Magnified by $\sqrt N$, the sets of all sizes have the same scale: the set itself
-# shrinks like $N^{-1/2}$ around θ*, and at small $N$ it is larger and more elongated
-# than the asymptotic ellipse. The coverage by $N$ is printed above against the nominal
-# $1-\delta$: above it, the set is conservative there (at small $N$ the smoothing pulls
-# the log-odds towards zero and the plug-in radius is larger); below it, the asymptotic
-# radius is too small for that $N$.
+# Magnified by $\sqrt N$, a set that shrinks like $N^{-1/2}$ keeps its size; the
+# printed products say how far the small-$N$ sets are from the asymptotic ellipse.
+# Coverage above the nominal $1-\delta$ means the set is conservative at that $N$ (at
+# small $N$ the smoothing pulls the log-odds towards zero and the plug-in radius is
+# larger); below it, the asymptotic radius is too small for that $N$.
 #
-# ## Claim 4 · Markov games: every step at $N^{-1/2}$, errors accumulate backwards
+# ## Claim 4 · Markov games: (a) every step at $N^{-1/2}$; (b, ours) does error pile up?
 #
 # A finite-horizon zero-sum Markov game (at quick scale: $S=3$ states, $3\times3$
 # actions, horizon $H=3$), Gaussian reward features ($d=6$ per step), random
@@ -706,13 +819,26 @@ ledger.check(
 # $\hat r_h=\hat Q_h-\hat P_h\hat V_{h+1}$ and $\hat V_h$ at the observed policies.
 # Errors in $\hat V_{h+1}$ and $\hat P_h$ feed into step $h$.
 #
-# **Criterion.** Over five random Markov games with 100 data sets per $N$: for every
-# game and step, the slope of the log median reward error (root-mean-square over
-# $(s,a,b)$) on log $N$ lies in $[-0.6,-0.4]$. An estimate whose transition error
-# stalls would fail it. **Our own check (4d).** At the largest $N$ the error at $h=1$ is
-# at least the error at $h=H$ (geometric mean over games of their ratio ≥ 1): the paper
-# does not say the error accumulates; a recursion that is stable rather than
-# accumulating would fail this check, not the claim.
+# **Criterion (4a, the paper's).** Over five random Markov games with 100 data sets per
+# $N$: for every game and step (15 slopes at quick scale), the slope of the log median
+# reward error (root-mean-square over $(s,a,b)$) on log $N$ lies in $[-0.6,-0.4]$. An
+# estimate whose transition error stalls would fail it. As for claim 1, the slopes
+# include $N=100$ and we found no reason that makes it safer here than in claim 2; the
+# criterion stays as fixed, and the slopes over $N\ge10^3$ are printed as a
+# sensitivity, not judged.
+#
+# **Our own diagnostic (4b).** Is step 1's error, at the largest $N$, larger than step
+# $H$'s? Per game, the log of their ratio (both from the same data sets), judged as a
+# paired gain over the games: it holds when the mean minus $k$ standard errors is
+# above 0, fails when the mean plus $k$ SE is at most 0, and is within noise
+# otherwise, with $k=t_{0.975,\,G-1}$ for $G$ games. The paper does not say the error
+# accumulates, and the ratio is confounded: step 1 and step $H$ differ not only by
+# what the recursion carries back but by how well each step's own stage equations are
+# conditioned (the stage games differ). Beside it, paired the same way and shown, not
+# judged: the log ratio of step 1's error with the estimated continuation over its
+# error with the true $(P, V_2)$. That one is nearly implied by the construction: the
+# two solves use the same plays and differ only by the estimation noise of
+# $\hat P_1$ and $\hat V_2$, which adding can hardly reduce.
 
 # %%
 mk, H = run["markov"], run["markov"]["H"]
@@ -721,25 +847,17 @@ for g in range(G):
     mg = IG.random_markov_game(
         mk["S"], mk["A"], mk["B"], H, mk["d"], eta, run.child_rng(600 + g)
     )
-    sol, r_true = IG.solve_markov_qre(mg), mg.rewards()
-    for j, N in enumerate(Ns):
-        rng, errs, oracle = run.child_rng(700 + 10 * g + j), [], []
-        for _ in range(run["markov_reps"]):
-            data = IG.sample_markov_data(mg, sol, int(N), rng)
-            for out, kw in ((errs, {}), (oracle, dict(P=mg.P, V=sol.V))):
-                if out is oracle and j < len(Ns) - 1:
-                    continue
-                est = IG.markov_inverse(mg.phi, data, eta, **kw)
-                out.append(
-                    np.sqrt(
-                        np.mean((mg.rewards(est.theta) - r_true) ** 2, axis=(1, 2, 3))
-                    )
-                )
-        mk_err[g, :, j] = np.median(errs, axis=0)
-    mk_oracle[g] = np.median(oracle, axis=0)
+    rngs = [run.child_rng(700 + 10 * g + j) for j in range(len(Ns))]
+    sweep = IG.markov_sweep(mg, Ns, rngs, reps=run["markov_reps"])
+    mk_err[g], mk_oracle[g] = sweep.median_error(), sweep.median_oracle()
 slopes_mk = {
     f"step {h + 1}": [IG.loglog_slope(Ns, mk_err[g, h]) for g in range(G)]
     for h in range(H)
+}
+slopes_mk_late = {  # sensitivity: the N ≥ 10³ sizes only, not judged
+    f"step {h + 1}, game {g + 1}": IG.loglog_slope(Ns[late], mk_err[g, h][late])
+    for h in range(H)
+    for g in range(G)
 }
 ratio_1H = float(np.exp(np.mean(np.log(mk_err[:, 0, -1] / mk_err[:, -1, -1]))))
 for h, s in slopes_mk.items():
@@ -750,6 +868,23 @@ for h, s in slopes_mk.items():
         + f"{np.median(mk_err[:, int(h[5:]) - 1, -1]):.4f}"
     )
 carried = float(np.exp(np.mean(np.log(mk_err[:, 0, -1] / mk_oracle[:, 0]))))
+print(
+    "slopes over N >= 1,000 only (sensitivity, not judged): "
+    f"{min(slopes_mk_late.values()):.3f} to {max(slopes_mk_late.values()):.3f}"
+)
+# 4b, paired over games: one log ratio per game, k from Student's t with G − 1 df
+k_games = float(student_t.ppf(0.975, G - 1))
+log_1H = np.log(mk_err[:, 0, -1] / mk_err[:, -1, -1])
+log_carried = np.log(mk_err[:, 0, -1] / mk_oracle[:, 0])
+
+
+def paired_text(x):
+    m_, se_ = x.mean(), x.std(ddof=1) / np.sqrt(x.size)
+    return f"mean {m_:+.3f}, SE {se_:.3f}, interval [{m_ - k_games * se_:+.3f}, " + (
+        f"{m_ + k_games * se_:+.3f}]"
+    )
+
+
 print(
     f"error(h=1) / error(h=H) at N={Ns[-1]:,}: "
     + ", ".join(f"{v:.2f}" for v in mk_err[:, 0, -1] / mk_err[:, -1, -1])
@@ -762,9 +897,17 @@ print(
     + f" (geometric mean {carried:.3f})"
 )
 print(
+    f"paired over {G} games (k = t quantile(0.975, {G - 1} df) = {k_games:.2f}):\n"
+    f"  log(error h=1 / error h={H}): {paired_text(log_1H)}\n"
+    f"  log(step 1 estimated / true continuation): {paired_text(log_carried)}"
+)
+half_1H = k_games * log_1H.std(ddof=1) / np.sqrt(G)
+print(
     f"reading: carrying the estimated continuation back adds "
-    f"{100 * (carried - 1):.1f} % to step 1's error; step 1's error is "
-    f"{100 * (ratio_1H - 1):+.1f} % against step {H}'s"
+    f"{100 * (carried - 1):.1f} % to step 1's error (geometric mean); step 1's error "
+    f"is {100 * (ratio_1H - 1):+.1f} % against step {H}'s, and the interval of its "
+    f"log ratio over games {'excludes' if abs(log_1H.mean()) > half_1H else 'contains'}"
+    " 0"
 )
 
 # %% tags=["hide-input"]
@@ -823,34 +966,46 @@ plt.show()
 
 # %%
 ledger.check(
-    4,
+    "4a",
     "Markov game: each step's reward error ∝ N^(-1/2)",
     paper="algorithm works in the dynamic setting, sample-efficient (abstract); the "
     "rate is our reading",
     source="abstract",
-    measured={f"slope, {k}": v for k, v in slopes_mk.items()},
+    measured={
+        **{f"slope, {k}": v for k, v in slopes_mk.items()},
+        "slope over N ≥ 10³ (not judged)": slopes_mk_late,
+    },
     criterion=within([f"slope, {k}" for k in slopes_mk], -0.6, -0.4),
+    show=[f"slope, {k}" for k in slopes_mk],
 )
 ledger.ours(
-    "4d",
-    "Markov game: the error accumulates backwards (error at h = 1 ≥ error at h = H)",
-    why="the paper does not say the error grows as the recursion runs backwards",
+    "4b",
+    "Markov game (diagnostic): step 1's error exceeds step H's, paired over games",
+    why="a diagnostic of ours: the paper does not say the error grows as the "
+    "recursion runs backwards; the ratio is confounded by each step's own "
+    "conditioning (the stage games differ), so step 1's estimated / true "
+    "continuation ratio, paired the same way, is shown beside it",
     measured={
-        "error ratio h=1 / h=H": ratio_1H,
-        "step 1, estimated / true continuation": carried,
+        "log error ratio h=1 / h=H, per game": log_1H,
+        "log step-1 estimated / true continuation, per game": log_carried,
+        "error ratio h=1 / h=H (geometric mean)": ratio_1H,
+        "step 1, estimated / true continuation (geometric mean)": carried,
     },
-    criterion=at_least("error ratio h=1 / h=H", 1.0),
+    criterion=paired_gain(
+        "log error ratio h=1 / h=H, per game", 0.0, k=k_games, min_seeds=3
+    ),
 )
 
 # %% [markdown]
 # Left, thin lines are single games and thick lines their geometric mean. Right, two
-# ratios at the largest $N$ per game: our own check 4d's (step 1 against step $H$), and a
+# ratios at the largest $N$ per game: our own check 4b's (step 1 against step $H$), and a
 # diagnostic beside it, step 1 solved again with the true transitions and
 # the true $V_2$. The second ratio is the error the recursion carries back into step 1;
 # the first also mixes in how well each step's own equations are conditioned, which
 # differs from step to step because the stage games differ. When the carried error is
-# small next to those differences, step 1 need not be the worst step, and 4d can fail
-# although the mechanism is there.
+# small next to those differences, step 1 need not be the worst step, and 4b can be
+# within noise or fail although the mechanism is there; the lines under the numbers
+# give both ratios, each paired over the games with its interval.
 #
 # ## Claim 5 · MLE plugs in
 #
@@ -863,34 +1018,50 @@ ledger.ours(
 # per $N$.
 #
 # **Criterion.** In every game, the slope of the log median MLE error on log $N$ lies in
-# $[-0.6,-0.4]$. Beside it we show the ratio of the MLE's median error to least squares'
+# $[-0.6,-0.4]$. The slope includes $N=100$; as for claims 1 and 4a the criterion
+# stays as fixed and the slope over $N\ge10^3$ is printed as a sensitivity, not
+# judged. Fits that BFGS does not report converged stay in the medians (their count,
+# and how much dropping them would move the medians, are printed). Beside it we show the ratio of the MLE's median error to least squares'
 # at the largest $N$ (geometric mean over games), with our own expectation that it is at
 # most 1.2 (MLE is efficient, least squares weights the equations equally); that
 # expectation is not a claim of the paper and does not enter the verdict.
 
 # %%
-mle_err, lsm_err, mle_ok = np.zeros((G, len(Ns))), np.zeros((G, len(Ns))), 0
+mle_err, lsm_err = np.zeros((G, len(Ns))), np.zeros((G, len(Ns)))
+mle_bad = np.zeros((G, len(Ns)), dtype=int)  # fits BFGS did not report converged
+mle_err_ok = np.zeros((G, len(Ns)))  # median over the converged fits only
 for g in range(G):
     phi, th = IG.random_matrix_game(m, n, run["d_mle"], run.child_rng(500 + g))
     eq = IG.qre(phi, th, eta)
-    for j, N in enumerate(Ns):
-        cm, cn = IG.sample_play_counts(
-            eq.mu, eq.nu, int(N), run.child_rng(510 + 10 * g + j), size=run["mle_reps"]
-        )
-        lsm_err[g, j] = np.median(
-            np.linalg.norm(IG.ls_estimate(phi, cm, cn, eta) - th, axis=1)
-        )
-        fits = [IG.mle_estimate(phi, cm[i], cn[i], eta) for i in range(run["mle_reps"])]
-        mle_ok += sum(f.converged for f in fits)
-        mle_err[g, j] = np.median([np.linalg.norm(f.theta - th) for f in fits])
+    rngs = [run.child_rng(510 + 10 * g + j) for j in range(len(Ns))]
+    sweep = IG.play_sweep(
+        phi, eq.mu, eq.nu, eta, Ns, rngs, reps=run["mle_reps"], mle=True
+    )
+    lsm_err[g] = sweep.median_error(th)
+    mle_err[g] = sweep.median_error(th, estimator="mle")
+    e_mle, ok = sweep.errors(th, estimator="mle"), sweep.mle_converged
+    mle_bad[g] = (~ok).sum(1)
+    mle_err_ok[g] = [np.median(e[o]) if o.any() else np.nan for e, o in zip(e_mle, ok)]
 slopes_mle = [IG.loglog_slope(Ns, e) for e in mle_err]
+slopes_mle_late = [IG.loglog_slope(Ns[late], e[late]) for e in mle_err]
+n_fits = G * len(Ns) * run["mle_reps"]
+shift_ok = float(np.nanmax(np.abs(mle_err_ok / mle_err - 1)))
 ratio_mle = float(np.exp(np.mean(np.log(mle_err[:, -1] / lsm_err[:, -1]))))
 print("slope of the median MLE error: " + ", ".join(f"{s:.3f}" for s in slopes_mle))
 print(
+    "  over N >= 1,000 only (sensitivity, not judged): "
+    + ", ".join(f"{s:.3f}" for s in slopes_mle_late)
+)
+print(
     f"MLE / LS median error at N={Ns[-1]:,}: "
     + ", ".join(f"{v:.3f}" for v in mle_err[:, -1] / lsm_err[:, -1])
-    + f" (geometric mean {ratio_mle:.3f}); "
-    f"MLE fits converged: {mle_ok}/{G * len(Ns) * run['mle_reps']}"
+    + f" (geometric mean {ratio_mle:.3f})"
+)
+print(
+    f"MLE fits not reported converged: {int(mle_bad.sum())} of {n_fits} ("
+    + ", ".join(f"N={N:,}: {b}" for N, b in zip(Ns, mle_bad.sum(0)))
+    + "); the medians keep them (their last BFGS iterate); over the converged fits "
+    f"alone the median errors would change by at most {100 * shift_ok:.2f} %"
 )
 
 # %% tags=["hide-input"]
@@ -937,19 +1108,32 @@ ledger.check(
     "an MLE can replace least squares and keeps the N^(-1/2) rate",
     paper="adaptable to other methods such as MLE (abstract)",
     source="abstract",
-    measured={"MLE error slope": slopes_mle, "MLE / LS error at largest N": ratio_mle},
+    measured={
+        "MLE error slope": slopes_mle,
+        "MLE / LS error at largest N": ratio_mle,
+        "MLE error slope, N ≥ 10³ (not judged)": slopes_mle_late,
+        "MLE fits not converged": int(mle_bad.sum()),
+    },
     criterion=within("MLE error slope", -0.6, -0.4),
     note=f"MLE/LS error ratio {ratio_mle:.2f} at N = {Ns[-1]:,}; our expectation ≤ 1.2 "
     f"({'met' if ratio_mle <= 1.2 else 'not met'}), not a claim of the paper",
     tolerance={
         "MLE error slope": tol(abs=1e-06),
         "MLE / LS error at largest N": tol(abs=1e-06),
+        "MLE error slope, N ≥ 10³ (not judged)": tol(abs=2e-06),
     },
 )
 
+# %%
+print(
+    f"reading: the MLE's error slopes lie between {min(slopes_mle):.3f} and "
+    f"{max(slopes_mle):.3f}; at N = {Ns[-1]:,} its median error is "
+    f"{ratio_mle:.2f} times least squares' (geometric mean over games)"
+)
+
 # %% [markdown]
-# The two estimators' error lines fall together at the $N^{-1/2}$ rate; the ratio at the
-# largest $N$ is printed above and in the verdict table's note.
+# The MLE's slopes and its error relative to least squares are read in the line above
+# and in the verdict table's note.
 #
 # ## Verdicts
 
@@ -961,53 +1145,109 @@ print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.d
 
 # %% [markdown]
 # **Stability over seeds.** The seeds column comes from the committed record of the quick
-# scale on seeds 0–4 (`data/stability/13_inverse_games.json`), printed below claim by
-# claim for the claims it still describes (a claim changed since reads "stale record"),
-# with the unstable ones named under the table. A rate claim that flips does so
-# because one of its slopes leaves the window, bent by the smallest $N$ in a poorly
-# conditioned game (an error shrunk there by the smoothing, or a diameter inflated by
-# the noisy plug-in at $N=100$); over $N\ge10^3$ the slopes printed above are the test
-# of that reading. Our own check 4d compares two errors whose ratio stays close to 1, so
-# it can fall on either side of 1 with the games drawn.
+# scale on seeds 0–4 (`data/stability/13_inverse_games.json`); a claim changed since it
+# was made reads "stale record". The lines below are generated from that record: each
+# claim's verdict and margin by seed, then the claims whose verdict flips.
 
 # %%
 record = ledger.stability()
-now = {claim.id: claim for claim in ledger.claims}
-for old in record.claims if record is not None else []:
-    c = record.current(now[old.id]) if old.id in now else None
-    if c is None:
-        print(f"claim {old.id}: stale record (the claim changed since it was made)")
+for claim in ledger.claims:
+    st = record.current(claim) if record is not None else None
+    if st is None:
+        known = record is not None and record.claim(claim.id) is not None
+        print(f"claim {claim.id}: {'stale record' if known else 'not in the record'}")
         continue
     print(
-        f"claim {c.id}: "
+        f"claim {st.id}: "
         + ", ".join(
-            f"seed {k}: {v} ({c.margins[k]:+.3f})" for k, v in c.verdicts.items()
+            f"seed {k}: {v} ({fmt_margin(st.margins[k])})"
+            for k, v in st.verdicts.items()
         )
     )
+stability_line = unstable_sentence(ledger, record)
+print(stability_line or "No claim the record still describes flips between its seeds.")
 
 # %% [markdown]
 # ## Deviations from the paper
 #
-# - **Criteria and code changed after a first run** (listed so that no change is
-#   silent):
-#   - *Claims 2 and 4, split* (the book-wide rule that a check true by construction is a
-#     sanity check and that a part the paper does not state is our own). Claim 2 was
-#     "error slope and diameter slope in [−0.6, −0.4]", sourced to us; the error slope
-#     is now the paper's claim 2 (its "sample-efficient", in our $N^{-1/2}$ reading, as
-#     for claims 4 and 5), and the diameter, whose radius scales like $N^{-1/2}$ by
-#     construction, the sanity check 2s. Claim 4 was "every slope in the window, and
-#     error at $h=1$ ≥ error at $h=H$"; the accumulation part, which the paper does not
-#     state and which alone failed, is now our own check 4d.
+# Every criterion, gate or statement changed after a result was known, old → new, with
+# the reason and whether the result was known before the change (the values quoted as
+# "then" are those of the run at the time, quick scale, seed 0; the current values are
+# in the output above).
+#
+# - **Claims 2 and 4: the splits, and where the rate is judged.**
+#   - *First run → split* (the book's rule that a check true by construction is a
+#     sanity check and a part the paper does not state is ours). Claim 2 was "error
+#     slope and diameter slope in [−0.6, −0.4]" over $N\in\{10^2,\dots,10^5\}$,
+#     sourced to us; the error slope became the paper's claim 2 (the abstract's
+#     "sample-efficient" in our $N^{-1/2}$ reading, as for 4a and 5) and the diameter
+#     the sanity check 2s: its radius $\kappa_N\propto1/N$ comes from our delta method
+#     and the paper's $\kappa_N$ is unknown, so its rate holds by construction. Claim
+#     4 was "every slope in the window, and error at $h=1$ ≥ error at $h=H$"; the
+#     accumulation, which the paper does not state and which alone failed, became our
+#     own check (4d, now 4b); the rate is claim 4a, unchanged. The parts that moved
+#     out are the parts that failed then (the diameter slope, −0.630 in game 1; the
+#     accumulation): the results were known.
+#   - *Issue 34: claim 2 and 2s judged from $N=10^3$.* Before: the slopes over the whole
+#     grid (claim 2 reproduced then, margin +0.034). Now: the same window on the slopes
+#     over $N\ge10^3$ only, on a half-decade grid (five sizes from $10^3$ at quick
+#     scale, seven at full; new data sets); √N·error's drift and the whole-grid slope
+#     are shown, not judged. Reason: the slope was bent by the pre-asymptotic $N=100$.
+#     The cut at $10^3$ is the issue's convention, not an onset we measured: √N·error
+#     still drifts between $10^3$ and $10^5$ in some games (printed per game). Known:
+#     the old grid's slopes over $N\ge10^3$ had been printed "for reading only" (all
+#     five in the window) before this criterion was fixed, so it was not fixed blind to
+#     them. The figure's titles no longer assert the rate (one said "Estimation error
+#     falls as N^(-1/2)").
+#   - *Second audit: claim 2's noise.* Criterion unchanged. Added, shown and not
+#     judged: a bootstrap standard error of each game's slope (data sets resampled per
+#     $N$) and the binding margin in units of it; the drift of √N·error is now
+#     $10^5$ over $10^3$ at both scales (was: the largest $N$ over $10^3$).
+#   - *Second audit: 4b as a paired comparison, labelled a diagnostic.* Before: the
+#     geometric mean over games of error($h=1$)/error($h=H$) at least 1 (0.942 then,
+#     does not hold, margin −0.058). Now: one log ratio per game, judged as a paired
+#     gain over the games, mean − k·SE > 0 with $k=t_{0.975,G-1}$ (within noise when
+#     the interval contains 0). Reason: the book's rule that "larger than" is decided
+#     on paired differences beyond their noise, never on a bare mean; the audit found
+#     the ✗ inside the noise (log ratios over the five games: mean −0.058, SE 0.107).
+#     Known: yes, this criterion was changed after its result was known, and the
+#     audit's numbers foretold "within noise"; the change follows the book-wide rule,
+#     not the number, and 4b is ours, never in the paper's tally. The
+#     oracle-continuation ratio (1.051 then) is shown paired the same way, not judged:
+#     it is nearly implied by adding estimation noise to step 1's continuation.
+# - **Claims 1, 4a and 5 and $N=100$** (second audit). Their slopes include the
+#   $N=100$ that claim 2 now sets aside. We found no reason that makes $N=100$ safer
+#   for them than for claim 2 (the same add-½ smoothing and noisy $\hat A$ act there),
+#   so their criteria are kept as fixed: changing a passing criterion after its result
+#   is known would itself be post hoc. Their slopes over $N\ge10^3$ (three sizes at
+#   quick scale, four at full) are shown as a sensitivity, not judged. Known: their
+#   whole-grid verdicts were (all reproduced); the sensitivity values were computed
+#   after this decision.
+# - **Other changes after a first run.**
 #   - *Claim 1.* Before: the criterion also required rank $A=6$ in every $d=6$ game.
 #     That part sits at margin 0 by construction (the rank cannot exceed $d$), so it set
 #     the margin shown and hid the informative ones, and it could only fail together
 #     with exact recovery. Now the rank is shown beside the criterion, not in it. The
-#     verdict was and is `reproduced`.
+#     verdict was and is `reproduced`. Its evidence label was "derivation"; it is now
+#     "simulation", since the learned row-space part is simulated (the note says which
+#     parts are the derivation). The typed "(does not shrink)" beside the error to θ*
+#     is replaced by the computed floor $\|(I-P)\theta^*\|$.
+#   - *Claim 3.* The statement now says its radius is ours ("delta-method radius,
+#     ours"): the coverage tests our calibration, not the paper's radius. The text had
+#     typed "the binomial standard error at 500 seeds is 0.013", wrong at full scale's
+#     1,000 seeds; it is computed from the run's seed count. The criterion is unchanged.
 #   - *Claim 5.* The first run's MLE reported about a third of its fits as not
 #     converged: BFGS on the summed log-likelihood stopped with "precision loss" at the
 #     optimum (the objective's rounding is set by the inner equilibrium solve). It now
 #     minimises the mean log-likelihood per play and also accepts a final gradient below
-#     $10^{-8}$. The criterion is unchanged.
+#     $10^{-8}$. The fits still not reported converged are counted in the output and
+#     kept in the medians, with how far dropping them would move the medians. The
+#     criterion is unchanged.
+#   - *Protocols moved into the library* (`play_sweep`, `null_shift_changes`,
+#     `coverage_sweep`, `markov_sweep`, `bootstrap_slope_se`, and the slab's cut
+#     `ConfidenceSet.line_interval`, unit-tested); claims 1, 3, 4a, 4b and 5 draw the
+#     same data sets as before. Sentences that read a result are printed from the
+#     computed values, the stability lines from the record.
 # - **No paper text.** Only the abstract (ICML and arXiv versions), the opening of the
 #   extended version and secondary summaries could be read; Section 3.2 (the algorithm)
 #   and the theorems could not. Our algorithm is rebuilt from the abstract and the QRE
@@ -1033,19 +1273,14 @@ for old in record.claims if record is not None else []:
 #   - *MLE.* Our MLE maximises the likelihood of the observed actions with an inner
 #     equilibrium solve; the paper's MLE variant may plug the likelihood into the
 #     confidence-set construction instead.
-# - **Rates are slopes, not bounds.** Claims 2, 4 and 5 test the empirical order
+# - **Rates are slopes, not bounds.** Claims 2, 4a and 5 test the empirical order
 #   $N^{-1/2}$ with the window $[-0.6,-0.4]$ (the research brief's window, not a number of
 #   the paper); they do not test the paper's constants or logarithmic factors. The 0.03
 #   Monte Carlo slack of claim 3's coverage bound is ours too.
-# - **What a verdict audit noted in the split of claims 2 and 4.** The parts that moved out
-#   are the parts that failed at seed 0 (the diameter slope, −0.63; the accumulation); they
-#   moved because the paper does not state them (4d) or because they hold by construction
-#   (2s), and the sanity check's own failure at seed 0 is shown as such, not hidden. The
-#   stability record predates the split, so claims 2, 2s, 4 and 4d read "stale record" until
-#   it is made again.
 # - **Source of the claim forms.** The rank condition comes from a secondary summary of
-#   the paper; the $N^{-1/2}$ rate and the backward accumulation of errors (claim 4) are
-#   our derivations of what "sample-efficient" and "dynamic setting" imply.
+#   the paper; the $N^{-1/2}$ rate (claims 2, 4a, 5) is our reading of what
+#   "sample-efficient" implies, and the backward accumulation of errors (4b) our own
+#   check.
 # - **Synthetic games only** (the paper's experiments are described as synthetic too; we
 #   could not read their settings): Gaussian features, θ on the unit sphere, η = 1,
 #   Dirichlet(1) transitions. Full scale moves to 10×10 games with $d=18$ and a Markov
@@ -1064,5 +1299,28 @@ for old in record.claims if record is not None else []:
 #   | papermill - out.ipynb -p scale full -k python3
 # ```
 # Full scale: 10×10 games with 18 features (20 for the non-identified case, 12 for the
-# MLE), $N$ up to $10^6$ with 1,000 data sets per size, 1,000 coverage seeds, and a
-# Markov game with 10 states and horizon 5 (CPU minutes; no GPU needed).
+# MLE), $N$ up to $10^6$ with 1,000 data sets per size (claim 2 on a half-decade grid,
+# seven sizes from $10^3$), 1,000 coverage seeds, and a Markov game with 10 states and
+# horizon 5. No GPU needed. `repbook full 13` records the run in
+# `data/full_runs/13_inverse_games.json`; the line below is generated from that record
+# (when and how long it ran, and each check's verdict and margin there).
+
+# %%
+full_path = repo_root() / "data" / "full_runs" / f"{ledger.chapter}.json"
+if full_path.is_file():
+    full, prov = read_record(full_path)
+    same = [(c.id, c.statement) for c in full.claims] == [
+        (c.id, c.statement) for c in ledger.claims
+    ]
+    print(
+        f"Full scale, recorded {prov.get('finished', '?')[:10]} in "
+        f"{prov.get('seconds', float('nan')):.0f} s on {prov.get('device', '?')}"
+        + ("" if same else " (stale: the checks changed since)")
+        + ": "
+        + "; ".join(
+            f"{c.id} {c.verdict_word()} ({c.margin_text()})" for c in full.claims
+        )
+        + "."
+    )
+else:
+    print("No full-scale record is committed yet (`repbook full 13` writes one).")

@@ -232,6 +232,74 @@ def test_boundary_2d_lies_on_the_level_set():
     np.testing.assert_allclose(cs.loss(cs.boundary_2d(50)), cs.kappa, rtol=1e-9)
 
 
+def test_line_interval_endpoints_lie_on_the_level_set_and_bracket_members():
+    phi, theta, eq = game(m=3, n=3, d=2, seed=14)
+    cm, cn = G.sample_play_counts(eq.mu, eq.nu, 1000, np.random.default_rng(6))
+    cs = G.confidence_set(phi, cm, cn, 1.0, 0.1)
+    u = np.array([0.6, 0.8])
+    lo, hi = cs.line_interval(cs.theta_hat, u)
+    assert lo < 0 < hi  # the centre is a member
+    for t in (lo, hi):
+        assert cs.loss(cs.theta_hat + t * u) == pytest.approx(cs.kappa, rel=1e-9)
+    ts = np.linspace(lo - 1, hi + 1, 401)
+    inside = cs.contains(cs.theta_hat + ts[:, None] * u)
+    np.testing.assert_array_equal(inside, (ts >= lo) & (ts <= hi))
+    far = cs.theta_hat + 100.0 * np.array([-0.8, 0.6])  # a line that misses the set
+    assert cs.line_interval(far, u) is None
+
+
+def test_line_interval_along_the_null_space_is_the_whole_line_or_nothing():
+    rng = np.random.default_rng(40)
+    f1 = rng.normal(size=(3, 3))
+    phi, theta = np.stack([f1, f1 + 1.0], axis=-1), np.array([0.6, -0.8])
+    eq = G.qre(phi, theta, 1.0)
+    cm, cn = G.sample_play_counts(eq.mu, eq.nu, 1000, rng)
+    cs = G.confidence_set(phi, cm, cn, 1.0, 0.1)
+    v_null = np.array([1.0, -1.0])
+    assert cs.line_interval(cs.theta_hat, v_null) == (-np.inf, np.inf)
+    row = np.array([1.0, 1.0]) / np.sqrt(2)
+    lo, hi = cs.line_interval(cs.theta_hat, row)
+    assert cs.line_interval(cs.theta_hat + 10 * (hi - lo) * row, v_null) is None
+    with pytest.raises(ValueError, match="zero vector"):
+        cs.line_interval(cs.theta_hat, np.zeros(2))
+    with pytest.raises(ValueError, match="direction"):
+        cs.line_interval(cs.theta_hat, np.ones(3))
+
+
+def test_bootstrap_slope_se_matches_a_hand_loop_and_scales_with_noise():
+    sizes = np.array([1_000, 10_000, 100_000])
+    rng = np.random.default_rng(7)
+    base = sizes[:, None] ** -0.5
+    errors = base * rng.lognormal(0.0, 0.3, size=(3, 400))
+    se = G.bootstrap_slope_se(errors, sizes, np.random.default_rng(8), n_boot=300)
+    r = np.random.default_rng(8)
+    idx = r.integers(0, 400, size=(300, 3, 400))
+    by_hand = [
+        G.loglog_slope(sizes, [np.median(errors[j, idx[b, j]]) for j in range(3)])
+        for b in range(300)
+    ]
+    assert se == pytest.approx(np.std(by_hand, ddof=1), rel=1e-12)
+    # the median of 400 lognormal(0, 0.3) draws has log-SE about 0.3·1.25/20 ≈ 0.019;
+    # with three sizes a decade apart the slope's SE is that times √(1/2)/ln 10
+    assert 0.004 < se < 0.012
+    noisier = base * rng.lognormal(0.0, 0.9, size=(3, 400))
+    assert G.bootstrap_slope_se(noisier, sizes, np.random.default_rng(8)) > 2 * se
+    exact = np.repeat(base, 5, axis=1)
+    assert G.bootstrap_slope_se(exact, sizes, np.random.default_rng(8)) < 1e-12
+
+
+def test_bootstrap_slope_se_bad_inputs():
+    sizes, rng = np.array([10, 100]), np.random.default_rng(0)
+    with pytest.raises(ValueError, match="errors must have shape"):
+        G.bootstrap_slope_se(np.ones((3, 5)), sizes, rng)
+    with pytest.raises(ValueError, match="n_plays"):
+        G.bootstrap_slope_se(np.ones((2, 5)), np.array([100, 10]), rng)
+    with pytest.raises(TypeError, match="rng"):
+        G.bootstrap_slope_se(np.ones((2, 5)), sizes, 0)
+    with pytest.raises(ValueError, match="n_boot"):
+        G.bootstrap_slope_se(np.ones((2, 5)), sizes, rng, n_boot=1)
+
+
 # --- Markov games ------------------------------------------------------------------------------
 def test_markov_exact_data_recovers_every_step():
     mg = G.random_markov_game(3, 3, 3, 3, 6, 1.0, np.random.default_rng(0))
@@ -374,3 +442,130 @@ def test_markov_oracle_continuation_removes_carried_error():
     assert not np.allclose(oracle.theta[0], est.theta[0])
     with pytest.raises(ValueError, match="V must have shape"):
         G.markov_inverse(mg.phi, data, 1.0, V=sol.V[:2])
+
+
+# --- experiment protocols ------------------------------------------------------------------------
+def rngs(seeds):
+    return [np.random.default_rng(s) for s in seeds]
+
+
+def test_play_sweep_matches_a_hand_loop():
+    phi, theta, eq = game(seed=20)
+    sizes = [50, 500, 5_000]
+    sw = G.play_sweep(
+        phi, eq.mu, eq.nu, 1.0, sizes, rngs([1, 2, 3]), reps=12, delta=0.1,
+        diameter_reps=3,
+    )  # fmt: skip
+    assert sw.estimates.shape == (3, 12, 6) and sw.diameter.shape == (3,)
+    assert sw.mle is None and sw.mle_converged is None
+    for j, (N, r) in enumerate(zip(sizes, rngs([1, 2, 3]))):
+        cm, cn = G.sample_play_counts(eq.mu, eq.nu, N, r, size=12)
+        np.testing.assert_allclose(sw.estimates[j], G.ls_estimate(phi, cm, cn, 1.0))
+        diam = [
+            G.confidence_set(phi, cm[i], cn[i], 1.0, 0.1).diameter() for i in range(3)
+        ]
+        assert sw.diameter[j] == pytest.approx(np.median(diam), rel=1e-12)
+    err = np.linalg.norm(sw.estimates - theta, axis=-1)
+    np.testing.assert_allclose(sw.errors(theta), err)
+    np.testing.assert_allclose(sw.median_error(theta), np.median(err, axis=1))
+    assert sw.median_error(theta)[-1] < sw.median_error(theta)[0]
+
+
+def test_play_sweep_without_diameters_and_with_the_mle():
+    phi, theta, eq = game(m=3, n=3, d=2, seed=21)
+    sw = G.play_sweep(
+        phi, eq.mu, eq.nu, 1.0, [200, 2_000], rngs([4, 5]), reps=3, mle=True
+    )
+    assert np.isnan(sw.diameter).all()
+    assert sw.mle.shape == (2, 3, 2) and sw.mle_converged.dtype == bool
+    cm, cn = G.sample_play_counts(eq.mu, eq.nu, 200, np.random.default_rng(4), size=3)
+    fit = G.mle_estimate(phi, cm[1], cn[1], 1.0)
+    np.testing.assert_allclose(sw.mle[0, 1], fit.theta)
+    assert sw.mle_converged[0, 1] == fit.converged
+    np.testing.assert_allclose(
+        sw.errors(theta, estimator="mle"), np.linalg.norm(sw.mle - theta, axis=-1)
+    )
+
+
+def test_play_sweep_bad_inputs():
+    phi, theta, eq = game()
+    with pytest.raises(ValueError, match="increasing sequence of positive integers"):
+        G.play_sweep(phi, eq.mu, eq.nu, 1.0, [100, 100], rngs([0, 1]), reps=2)
+    with pytest.raises(ValueError, match="increasing sequence of positive integers"):
+        G.play_sweep(phi, eq.mu, eq.nu, 1.0, [10.5], rngs([0]), reps=2)
+    with pytest.raises(ValueError, match="one generator per number of plays"):
+        G.play_sweep(phi, eq.mu, eq.nu, 1.0, [10, 20], rngs([0]), reps=2)
+    with pytest.raises(TypeError, match="numpy.random.Generator"):
+        G.play_sweep(phi, eq.mu, eq.nu, 1.0, [10], [0], reps=2)
+    with pytest.raises(ValueError, match="delta is needed"):
+        G.play_sweep(phi, eq.mu, eq.nu, 1.0, [10], rngs([0]), reps=2, diameter_reps=1)
+    with pytest.raises(ValueError, match=r"diameter_reps must lie in \[0, reps=2\]"):
+        G.play_sweep(
+            phi, eq.mu, eq.nu, 1.0, [10], rngs([0]), reps=2, delta=0.1, diameter_reps=3
+        )
+    sw = G.play_sweep(phi, eq.mu, eq.nu, 1.0, [10], rngs([0]), reps=2)
+    with pytest.raises(ValueError, match="fitted no MLE"):
+        sw.errors(theta, estimator="mle")
+    with pytest.raises(ValueError, match="estimator must be 'ls' or 'mle'"):
+        sw.errors(theta, estimator="ml")
+    with pytest.raises(ValueError, match="reference must have shape"):
+        sw.errors(theta[:3])
+
+
+def test_null_shift_changes_separate_null_from_random_directions():
+    phi, theta = G.random_matrix_game(4, 4, 8, np.random.default_rng(22))
+    along, rand = G.null_shift_changes(
+        phi, theta, 1.0, [0.5, 2.0], np.random.default_rng(0)
+    )
+    assert along.shape == rand.shape == (2,)
+    assert along.max() < 1e-8 and rand.min() > 1e-3
+    phi6, theta6, _ = game(seed=23)
+    with pytest.raises(ValueError, match="null\\(A\\) is empty"):
+        G.null_shift_changes(phi6, theta6, 1.0, [1.0], np.random.default_rng(0))
+    with pytest.raises(ValueError, match="steps must be"):
+        G.null_shift_changes(phi, theta, 1.0, [0.0], np.random.default_rng(0))
+
+
+def test_coverage_sweep_matches_a_hand_loop_and_is_near_nominal():
+    sizes = [100, 1_000]
+    covered = G.coverage_sweep(3, 3, 2, 1.0, sizes, 0.1, rngs(range(3)))
+    assert covered.shape == (3, 2) and covered.dtype == bool
+    for i, r in enumerate(rngs(range(3))):
+        phi, theta = G.random_matrix_game(3, 3, 2, r)
+        eq = G.qre(phi, theta, 1.0)
+        for j, N in enumerate(sizes):
+            cm, cn = G.sample_play_counts(eq.mu, eq.nu, N, r)
+            p = G.coverage_pvalue(phi, cm, cn, 1.0, theta)
+            assert covered[i, j] == (p >= 0.1)
+    many = G.coverage_sweep(3, 3, 2, 1.0, [5_000], 0.1, rngs(range(100, 300)))
+    assert abs(many.mean() - 0.9) < 0.07  # 200 seeds: binomial SE 0.021
+    with pytest.raises(ValueError, match="at least one generator"):
+        G.coverage_sweep(3, 3, 2, 1.0, sizes, 0.1, [])
+    with pytest.raises(ValueError, match="delta must lie in"):
+        G.coverage_sweep(3, 3, 2, 1.0, sizes, 0.0, rngs([0]))
+
+
+def test_markov_sweep_matches_a_hand_loop():
+    mg = G.random_markov_game(2, 2, 2, 2, 3, 1.0, np.random.default_rng(24))
+    sw = G.markov_sweep(mg, [100, 1_000], rngs([7, 8]), reps=4)
+    assert sw.errors.shape == (2, 4, 2) and sw.oracle.shape == (4, 2)
+    sol, r_true = G.solve_markov_qre(mg), mg.rewards()
+    r = np.random.default_rng(8)
+    for i in range(4):
+        data = G.sample_markov_data(mg, sol, 1_000, r)
+        for est, want in (
+            (G.markov_inverse(mg.phi, data, 1.0), sw.errors[1, i]),
+            (G.markov_inverse(mg.phi, data, 1.0, P=mg.P, V=sol.V), sw.oracle[i]),
+        ):
+            rms = np.sqrt(
+                np.mean((mg.rewards(est.theta) - r_true) ** 2, axis=(1, 2, 3))
+            )
+            np.testing.assert_allclose(rms, want)
+    np.testing.assert_allclose(sw.median_error(), np.median(sw.errors, axis=1).T)
+    np.testing.assert_allclose(sw.median_oracle(), np.median(sw.oracle, axis=0))
+    # the last step has no continuation: the oracle changes nothing there
+    np.testing.assert_allclose(sw.oracle[:, -1], sw.errors[-1, :, -1])
+    with pytest.raises(TypeError, match="game must be a MarkovGame"):
+        G.markov_sweep(mg.phi, [10], rngs([0]), reps=1)
+    with pytest.raises(ValueError, match="one generator per number of plays"):
+        G.markov_sweep(mg, [10, 20], rngs([0]), reps=1)

@@ -557,6 +557,26 @@ class ConfidenceSet:
         s_min = np.linalg.svd(self.A, compute_uv=False)[d - 1]
         return float(2 * np.sqrt(slack) / s_min)
 
+    def line_interval(self, point, direction) -> tuple[float, float] | None:
+        """The members on the line point + t·direction: the interval [t_lo, t_hi] of t, or None
+        when the line misses the set. ‖Â(p + t u) − ĉ‖² ≤ κ is a quadratic inequality in t,
+        (Âu·Âu) t² + 2 (Âu·e) t + e·e − κ ≤ 0 with e = Âp − ĉ; when Âu = 0 (u in null(Â)) the
+        whole line is in the set or none of it, (−inf, inf) or None."""
+        d = self.A.shape[1]
+        p = _check_theta(point, d, "point")
+        u = _check_theta(direction, d, "direction")
+        if not np.any(u):
+            raise ValueError("direction must not be the zero vector")
+        au, e = self.A @ u, self.A @ p - self.c
+        a, b, c0 = float(au @ au), float(au @ e), float(e @ e - self.kappa)
+        if a <= 1e-300:
+            return (-np.inf, np.inf) if c0 <= 0 else None
+        disc = b * b - a * c0
+        if disc < 0:
+            return None
+        root = np.sqrt(disc)
+        return float((-b - root) / a), float((-b + root) / a)
+
     def boundary_2d(self, n_points: int = 200) -> np.ndarray:
         """Points on the boundary of the set for d = 2 (an ellipse), shape (n_points, 2)."""
         if self.A.shape[1] != 2 or self.rank < 2:
@@ -705,6 +725,39 @@ def loglog_slope(x, y) -> float:
     if np.any(x <= 0) or np.any(y <= 0):
         raise ValueError("x and y must be positive for a log-log slope")
     return float(np.polyfit(np.log(x), np.log(y), 1)[0])
+
+
+def bootstrap_slope_se(
+    errors, n_plays, rng: np.random.Generator, *, n_boot: int = 200
+) -> float:
+    """Bootstrap standard error of the log-log slope of the median error on N.
+
+    `errors` (k, reps) holds one error per data set at each of the k sizes in `n_plays`; each
+    bootstrap draw resamples the data sets of every size with replacement (independently per
+    size, as they were drawn), takes the medians and refits `loglog_slope`. Returns the standard
+    deviation (ddof 1) of the `n_boot` slopes."""
+    errors = np.asarray(errors, dtype=np.float64)
+    sizes = _check_sizes(n_plays)
+    if errors.ndim != 2 or errors.shape[0] != sizes.size or errors.shape[1] < 2:
+        raise ValueError(
+            f"errors must have shape ({sizes.size}, reps ≥ 2) to match n_plays, got "
+            f"{errors.shape}"
+        )
+    if sizes.size < 2:
+        raise ValueError("n_plays must hold at least 2 sizes for a slope")
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(
+            f"rng must be a numpy.random.Generator, got {type(rng).__name__}"
+        )
+    n_boot = _check_positive_int(n_boot, "n_boot")
+    if n_boot < 2:
+        raise ValueError(f"n_boot must be at least 2, got {n_boot}")
+    k, reps = errors.shape
+    idx = rng.integers(0, reps, size=(n_boot, k, reps))
+    boot = np.take_along_axis(errors[None], idx, axis=2)  # (n_boot, k, reps)
+    med = np.median(boot, axis=2)
+    slopes = [loglog_slope(sizes, m) for m in med]
+    return float(np.std(slopes, ddof=1))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -941,3 +994,222 @@ def nash_equilibrium(Q) -> tuple[np.ndarray, np.ndarray]:
     return np.clip(mu, 0, None) / np.clip(mu, 0, None).sum(), np.clip(
         nu, 0, None
     ) / np.clip(nu, 0, None).sum()
+
+
+# ---------------------------------------------------------------------------------------------
+# experiment protocols: the chapter's sweeps over the number of plays
+# ---------------------------------------------------------------------------------------------
+def _check_sizes(n_plays) -> np.ndarray:
+    sizes = np.asarray(n_plays)
+    if (
+        sizes.ndim != 1
+        or sizes.size < 1
+        or not np.issubdtype(sizes.dtype, np.integer)
+        or np.any(sizes < 1)
+        or np.any(np.diff(sizes) <= 0)
+    ):
+        raise ValueError(
+            "n_plays must be a 1-D increasing sequence of positive integers, "
+            f"got {n_plays!r}"
+        )
+    return sizes.astype(np.int64)
+
+
+def _check_rngs(rngs, k: int, what: str) -> list:
+    rngs = list(rngs)
+    if len(rngs) != k:
+        raise ValueError(
+            f"rngs must hold one generator per {what} ({k}), got {len(rngs)}"
+        )
+    for r in rngs:
+        if not isinstance(r, np.random.Generator):
+            raise TypeError(
+                f"rngs must hold numpy.random.Generator objects, got {type(r).__name__}"
+            )
+    return rngs
+
+
+@dataclass(frozen=True)
+class PlaySweep:
+    """Estimates from `reps` data sets at each number of plays N (one generator per N).
+
+    estimates (k, reps, d): least squares; diameter (k,): median confidence-set diameter over
+    the first `diameter_reps` data sets (NaN when none); mle (k, reps, d) and mle_converged
+    (k, reps) when the MLE was fitted, else None."""
+
+    n_plays: np.ndarray
+    estimates: np.ndarray
+    diameter: np.ndarray
+    mle: np.ndarray | None = None
+    mle_converged: np.ndarray | None = None
+
+    def errors(self, reference, *, estimator: str = "ls") -> np.ndarray:
+        """‖θ̂ − reference‖ per data set, shape (k, reps); estimator "ls" or "mle"."""
+        if estimator not in ("ls", "mle"):
+            raise ValueError(f"estimator must be 'ls' or 'mle', got {estimator!r}")
+        est = self.estimates if estimator == "ls" else self.mle
+        if est is None:
+            raise ValueError("this sweep fitted no MLE (mle=False)")
+        reference = _check_theta(reference, est.shape[-1], "reference")
+        return np.linalg.norm(est - reference, axis=-1)
+
+    def median_error(self, reference, *, estimator: str = "ls") -> np.ndarray:
+        """Median over data sets of ‖θ̂ − reference‖, shape (k,)."""
+        return np.median(self.errors(reference, estimator=estimator), axis=1)
+
+
+def play_sweep(
+    phi,
+    mu,
+    nu,
+    eta,
+    n_plays,
+    rngs,
+    *,
+    reps: int,
+    delta: float | None = None,
+    diameter_reps: int = 0,
+    mle: bool = False,
+) -> PlaySweep:
+    """For each N in `n_plays`: `reps` data sets of N plays from (μ, ν), drawn with that N's
+    generator; the least-squares estimate of each, the median diameter of the level-δ confidence
+    set over the first `diameter_reps` of them, and (with `mle`) the MLE of each."""
+    phi = _check_features(phi)
+    eta = _check_eta(eta)
+    sizes = _check_sizes(n_plays)
+    rngs = _check_rngs(rngs, sizes.size, "number of plays")
+    reps = _check_positive_int(reps, "reps")
+    if isinstance(diameter_reps, bool) or not isinstance(
+        diameter_reps, (int, np.integer)
+    ):
+        raise ValueError(f"diameter_reps must be an integer, got {diameter_reps!r}")
+    if not 0 <= diameter_reps <= reps:
+        raise ValueError(
+            f"diameter_reps must lie in [0, reps={reps}], got {diameter_reps}"
+        )
+    if diameter_reps and delta is None:
+        raise ValueError("delta is needed for confidence-set diameters")
+    d = phi.shape[2]
+    est = np.zeros((sizes.size, reps, d))
+    diam = np.full(sizes.size, np.nan)
+    fits = np.zeros((sizes.size, reps, d)) if mle else None
+    ok = np.zeros((sizes.size, reps), dtype=bool) if mle else None
+    for j, (N, rng) in enumerate(zip(sizes, rngs)):
+        cm, cn = sample_play_counts(mu, nu, int(N), rng, size=reps)
+        est[j] = ls_estimate(phi, cm, cn, eta)
+        if diameter_reps:
+            diam[j] = np.median(
+                [
+                    confidence_set(phi, cm[i], cn[i], eta, delta).diameter()
+                    for i in range(diameter_reps)
+                ]
+            )
+        if mle:
+            for i in range(reps):
+                f = mle_estimate(phi, cm[i], cn[i], eta)
+                fits[j, i], ok[j, i] = f.theta, f.converged
+    return PlaySweep(sizes, est, diam, fits, ok)
+
+
+def null_shift_changes(phi, theta, eta, steps, rng) -> tuple[np.ndarray, np.ndarray]:
+    """Move θ by each length in `steps` along a random direction of null(A(μ*, ν*)) and along a
+    random direction of ℝ^d (drawn in that order per step), re-solve the QRE, and return the
+    largest change of any equilibrium probability for each: (along null(A), random), each of
+    shape (len(steps),). Raises when θ is identified (null(A) is empty)."""
+    phi = _check_features(phi)
+    theta = _check_theta(theta, phi.shape[2])
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(
+            f"rng must be a numpy.random.Generator, got {type(rng).__name__}"
+        )
+    steps = np.asarray(steps, dtype=np.float64)
+    if steps.ndim != 1 or steps.size < 1 or np.any(steps <= 0):
+        raise ValueError(
+            f"steps must be a 1-D sequence of positive lengths, got {steps}"
+        )
+    eq = qre(phi, theta, eta)
+    A, _ = inverse_system(phi, eq.mu, eq.nu, eta)
+    basis = null_space(A)
+    if basis.shape[1] == 0:
+        raise ValueError(
+            "theta is identified here: null(A) is empty, nothing to move along"
+        )
+
+    def change(v, t):
+        moved = qre(phi, theta + t * v / np.linalg.norm(v), eta)
+        return max(np.abs(moved.mu - eq.mu).max(), np.abs(moved.nu - eq.nu).max())
+
+    along, rand = np.zeros(steps.size), np.zeros(steps.size)
+    for k, t in enumerate(steps):
+        v_null = basis @ rng.normal(size=basis.shape[1])
+        v_rand = rng.normal(size=theta.size)
+        along[k], rand[k] = change(v_null, t), change(v_rand, t)
+    return along, rand
+
+
+def coverage_sweep(
+    m: int, n: int, d: int, eta, n_plays, delta: float, rngs
+) -> np.ndarray:
+    """Coverage study: per generator, a new random game (`random_matrix_game`) and then one data
+    set at every N in `n_plays`, all drawn from that generator; whether the level-δ confidence
+    set holds the true θ. Returns a boolean array (len(rngs), len(n_plays))."""
+    eta, delta = _check_eta(eta), _check_delta(delta)
+    sizes = _check_sizes(n_plays)
+    rngs = list(rngs)
+    if not rngs:
+        raise ValueError("rngs must hold at least one generator (one per seed)")
+    covered = np.zeros((len(rngs), sizes.size), dtype=bool)
+    for i, rng in enumerate(rngs):
+        phi, theta = random_matrix_game(m, n, d, rng)
+        eq = qre(phi, theta, eta)
+        for j, N in enumerate(sizes):
+            cm, cn = sample_play_counts(eq.mu, eq.nu, int(N), rng)
+            covered[i, j] = coverage_pvalue(phi, cm, cn, eta, theta) >= delta
+    return covered
+
+
+@dataclass(frozen=True)
+class MarkovSweep:
+    """Per-step reward RMS errors (over (s, a, b)) of `markov_inverse`.
+
+    errors (k, reps, H): estimated transitions and values, at each N; oracle (reps, H): the
+    same data sets at the largest N, solved with the true P and V in the continuation."""
+
+    n_plays: np.ndarray
+    errors: np.ndarray
+    oracle: np.ndarray
+
+    def median_error(self) -> np.ndarray:
+        """Median over data sets, shape (H, k)."""
+        return np.median(self.errors, axis=1).T
+
+    def median_oracle(self) -> np.ndarray:
+        """Median over data sets of the oracle-continuation error at the largest N, (H,)."""
+        return np.median(self.oracle, axis=0)
+
+
+def markov_sweep(game: MarkovGame, n_plays, rngs, *, reps: int) -> MarkovSweep:
+    """For each N in `n_plays`: `reps` data sets of N plays at every (h, s), drawn with that N's
+    generator, recovered by `markov_inverse`; at the largest N each data set is also solved with
+    the true continuation (P, V) to isolate each step's own noise."""
+    if not isinstance(game, MarkovGame):
+        raise TypeError(f"game must be a MarkovGame, got {type(game).__name__}")
+    sizes = _check_sizes(n_plays)
+    rngs = _check_rngs(rngs, sizes.size, "number of plays")
+    reps = _check_positive_int(reps, "reps")
+    sol, r_true = solve_markov_qre(game), game.rewards()
+    H = game.shape[0]
+    errs, oracle = np.zeros((sizes.size, reps, H)), np.zeros((reps, H))
+
+    def rms(est):
+        return np.sqrt(np.mean((game.rewards(est.theta) - r_true) ** 2, axis=(1, 2, 3)))
+
+    for j, (N, rng) in enumerate(zip(sizes, rngs)):
+        for i in range(reps):
+            data = sample_markov_data(game, sol, int(N), rng)
+            errs[j, i] = rms(markov_inverse(game.phi, data, game.eta))
+            if j == sizes.size - 1:
+                oracle[i] = rms(
+                    markov_inverse(game.phi, data, game.eta, P=game.P, V=sol.V)
+                )
+    return MarkovSweep(sizes, errs, oracle)
