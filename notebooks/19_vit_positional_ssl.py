@@ -40,31 +40,46 @@
 # ```{admonition} Claims we test
 # 1. Crop-tied encodings make the original-image position of a patch decodable from its
 #    feature, and pre-training keeps and builds on it: on every pre-training seed a linear
-#    probe's $R^2$ of B+PE exceeds the crop-relative baseline's by more than 0.2, and this
-#    gain exceeds the same gain on the step-0 weights,
-#    $\Delta = g_\text{trained} - g_\text{step 0} > 0$ with $g = R^2_\text{B+PE}-R^2_\text{B}$
-#    (both bounds ours, from the research brief).
-# 2. Position masking teaches the model where a patch lies when its encoding is hidden: a
-#    linear probe on such patches recovers their position with $R^2 > 0.5$, at least 0.1
-#    above the same probe on the model trained without position masking (both bounds
-#    ours, from the research brief).
-# 3. The features are better for detection: a detection-lite AP@0.5 on frozen features is
-#    higher with both components than with the baseline (paired by pre-training seed,
-#    beyond the seeds' noise, over at least three seeds). At quick scale (one seed) it is
-#    not checked; the numbers of a recorded CPU run on three seeds, in its own regime, are
-#    shown and gated below.
+#    probe's $R^2$ of B+PE exceeds the crop-relative baseline's by more than 0.2, and the
+#    learned part of that gain, $\Delta = g_\text{trained} - g_\text{step 0}$ with
+#    $g = R^2_\text{B+PE}-R^2_\text{B}$, paired by seed, has mean $- t_{0.975,n-1}$ SE
+#    $> 0$ (both bounds ours, from the research brief).
+# 2. Position masking teaches the model where a patch lies when its encoding is hidden: on
+#    every seed a linear probe on such patches of B+PE+PM recovers their position with
+#    $R^2 > 0.5$, and its gain over the same probe on B+PE (trained without position
+#    masking), paired by seed, has mean $- t_{0.975,n-1}$ SE $> 0.1$ (both bounds ours,
+#    from the research brief).
+# 3. The features are better for detection: the linear detection-lite head's AP@0.5 on
+#    frozen features, B+PE+PM minus B, paired by pre-training seed, has mean
+#    $- t_{0.975,n-1}$ SE $> 0$. A second head (random ReLU features of the same tokens)
+#    is shown beside it and decides nothing.
 # 4. The paper's COCO results (quoted, not reproducible on a CPU).
 # ```
 #
-# Every claim is judged only where pre-training did what the claim needs (a gate, signed,
-# about learning): for claim 1, pre-training *raised* B+PE's position probe above the
-# same probe on its own step-0 weights by at least 0.05 on every seed; for claim 2, it
-# raised B+PE+PM's masked-position probe above its step 0 by at least 0.05 (or the
-# claim's own test already passes, so that the gate can never hide a pass); for claim 3,
-# pre-training helped detection at all: the baseline's AP trained minus its AP at step 0,
-# paired by seed, is above 0 beyond the seeds' noise. Unmet, a claim is not checked at
-# this scale. How far the field moved and how smooth it stays are shown as diagnostics;
-# they gate nothing.
+# **Where they are judged.** Claims 1–3 are judged on a recorded CPU run
+# (`data/19_vit_positional_ssl/record_study.py`: B, B+PE and B+PE+PM × 3 seeds × 1,500
+# steps, its numbers read from `study_record.json`); the quick scale pre-trains one seed
+# for a few hundred steps, a small demonstration whose numbers are shown and decide
+# nothing; the full scale (GPU) judges them on its own three seeds.
+#
+# **Gates** (ours, declared before the recorded run). A claim is judged only where the
+# networks it reads were trained, a test separate from the claims' effects: for every
+# variant the claim reads and on every seed, (a) the SSL loss at the end (mean of the
+# last 50 steps) is at most half its step-0 value, and (b) an image-level probe the
+# claims do not judge, the shape-count or the shape-type accuracy, rose over the same
+# probe on the step-0 weights by at least 0.05. Claim 1 reads B and B+PE, claim 2 B+PE
+# and B+PE+PM, claim 3 B and B+PE+PM; claim 3 adds that pre-training helps the baseline
+# on the judged head at all (B's AP trained minus at step 0, paired by seed, mean $-$
+# $t_{0.975,n-1}$ SE $> 0$), without which a variant's gain would read as losing less of
+# what random weights give the head. Unmet, a claim is `not checked at this scale`. How
+# far pre-training moved the probes the claims read (position $R^2$, masked-position
+# $R^2$), the field's change and its smoothness are diagnostics; they gate nothing.
+#
+# **How each can fail.** Claim 1 fails if pre-training washes the field's position out of
+# the tokens faster than it teaches the baseline (Δ ≤ 0) or if the baseline recovers
+# position from content; claim 2 if the model does not learn to place a patch from its
+# context in this budget ($R^2 \le 0.5$) or if B+PE places it as well; claim 3 if the
+# paired AP gain is at or below 0 beyond noise (between, it is within the noise).
 #
 # **Sources.** The paper's full text was not available offline. The abstract, the PMLR
 # page (Proceedings of Machine Learning Research, volume 267), the OpenReview summary
@@ -77,7 +92,7 @@
 # choice and is listed under the deviations.
 
 # %% tags=["parameters"]
-scale = "quick"  # "quick" (≤ 150 s on 2 CPU cores) or "full" (GPU: 96×96, 3 seeds)
+scale = "quick"  # "quick" (≤ 150 s on 2 CPU cores, a demonstration) or "full" (GPU)
 seed = 0
 
 # %%
@@ -100,32 +115,32 @@ from repbook.core import (
     register_colors,
     reference_line,
     all_of,
-    any_of,
     at_least,
+    at_most,
     paired_gain,
-    tol,
 )
 from repbook.core.ledger import unstable_sentence
 from repbook.papers import vit_positional_ssl as V
 
 SIZES = {
-    # quick: the small ViT and the field's learning rate of the two-point scan (field lr
-    # ×1, ×10; see the deviations); 250 steps of 16 images per variant and one seed, cut
-    # for time (from 600, then 400) so that the chapter fits the 150 s budget on 2 cores
+    # quick: a demonstration (one seed, 250 steps of 16 images per variant, cut for
+    # time so that the chapter fits the 150 s budget on 2 cores); claims 1-3 read the
+    # recorded run
     "quick": dict(
         size=48,
         field=16,
         arch=V.SMALL_ARCH,
         head_dim=64,
         field_init="sincos",
-        field_lr=10.0,
+        field_lr=1.0,
+        pos_mask_share=0.5,
         n_ssl=2000,
         steps=250,
         batch=16,
         train_seeds=1,
         n_pos=500,
         n_det=1000,
-        detection=False,  # claim 3: the recorded CPU run (3 seeds) below
+        heads={},  # detection heads: in the recorded run (claim 3)
         ablations=[],
     ),
     "full": dict(
@@ -134,16 +149,18 @@ SIZES = {
         arch=V.SMALL_ARCH,
         head_dim=64,
         field_init="sincos",
-        field_lr=10.0,
+        field_lr=1.0,
+        pos_mask_share=0.5,
         n_ssl=20000,
         steps=3000,
         batch=64,
         train_seeds=3,
         n_pos=1000,
         n_det=1000,
-        detection=True,
+        heads=V.HEADS,
         ablations=[
             ("field 16×16", dict(field_size=16)),
+            ("field lr ×10", dict(field_lr=10.0)),
             ("scale uniform", dict(field_scale="uniform")),
             ("scale constant", dict(field_scale="constant")),
             ("box position masks", dict(pos_mask_shape="box")),
@@ -271,41 +288,47 @@ print(f"identity view returns the field: max |difference| = {gap:.1e}")
 # model is a small ViT with 6×6 patches (8×8 tokens at 48×48), width 48, depth 2, 3 heads,
 # MLP ratio 2, and a CLS token. The field starts as a 2D sine-cosine table (half the
 # channels encode $x$, half $y$, at geometric frequencies; element std 0.02, as a random
-# ViT position embedding would have) and learns at ten times the network's learning rate.
-# What the variants share on a pre-training seed: the image pool, the number of steps and
-# the batch size, and the initial weights and field (the same seed builds the student);
-# the draws of views, field placements (B draws none) and masks differ between variants.
-# Each run's untrained reference is its own student at step 0. The feature std (the
-# spread of the teacher's normalised CLS projections over the batch, about 1 when spread,
-# 0 at collapse) is logged to catch collapse.
+# ViT position embedding would have) and learns like every other parameter, at the
+# network's learning rate. What the variants share on a pre-training seed: the image pool,
+# the number of steps and the batch size, and the initial weights and field (the same seed
+# builds the student); the draws of views, field placements (B draws none) and masks
+# differ between variants. Each run's untrained reference is its own student at step 0.
+# The feature std (the spread over the batch of the normalised CLS token of the teacher's
+# backbone, before the projection head and its BatchNorm; about 1 when spread, 0 at
+# collapse) is logged to catch collapse. It starts low: at step 0 the CLS input is one
+# vector for every image and the weights are small, so the CLS tokens start alike.
+#
+# At quick scale this section is a **demonstration**: one pre-training seed, a few hundred
+# steps per variant; its numbers are shown and decide nothing (the claims read the
+# recorded run below).
 
 
 # %% tags=["hide-input"]
 def ssl_config(variant, **override):
-    keys = ("steps", "batch", "arch", "head_dim", "field_init", "field_lr")
+    keys = (
+        "steps", "batch", "arch", "head_dim", "field_init", "field_lr",
+        "pos_mask_share",
+    )  # fmt: skip
     base = dict(variant=variant, field_size=run["field"], **{k: run[k] for k in keys})
     return V.SSLConfig(**{**base, **override})
 
 
-models, traces, initial = {}, {}, {}
-for k in range(run["train_seeds"]):
-    for variant in V.VARIANTS:
-        cfg = ssl_config(variant)
-        initial[variant, k] = V.initial_student(cfg, SIZE, run.child_rng(1000 + k))
-        models[variant, k], traces[variant, k] = V.pretrain(
-            ssl_scenes.images, cfg, run.child_rng(1000 + k), device=run.device
-        )
-final_std = {
-    v: float(
-        np.mean(
-            [traces[v, k].feature_std[-20:].mean() for k in range(run["train_seeds"])]
-        )
-    )
-    for v in V.VARIANTS
-}
+seeds = range(run["train_seeds"])
+study = V.pretraining_study(
+    ssl_scenes.images, probes, {v: ssl_config(v) for v in V.VARIANTS}, seeds,
+    patch=PATCH, heads=run["heads"], device=run.device,
+    rng_of=lambda k: run.child_rng(1000 + k), keep=True,
+)  # fmt: skip
+models, traces, initial = study.models, study.traces, study.initial
 print(
-    "final feature std (mean of the last 20 steps): "
-    + ", ".join(f"{v} {s:.2f}" for v, s in final_std.items())
+    "final feature std (mean of the last 50 steps): "
+    + ", ".join(
+        f"{v} "
+        + ", ".join(
+            f"{r['feature std end']:.2f}" for r in study.runs if r["label"] == v
+        )  # fmt: skip
+        for v in V.VARIANTS
+    )
 )
 
 # %% tags=["hide-input"]
@@ -322,13 +345,13 @@ axes[0].set(
     xlabel="step",
     ylabel="loss (image + patch)",
     yscale="log",
-    title="Pre-training loss (10-step mean)",
+    title=f"Pre-training loss (10-step mean; {run.scale} scale)",
 )
 axes[1].set(
     xlabel="step",
-    ylabel="feature std × √dim",
+    ylabel="backbone CLS std × √dim",
     ylim=(0, 1.2),
-    title="Feature std over training (0 = collapse)",
+    title="Feature std of the backbone (0 = collapse)",
 )
 axes[0].legend()
 plt.show()
@@ -341,61 +364,169 @@ plt.show()
 # probability ½), and fits a ridge map from each patch token to the *original-image*
 # $(x, y)$ of that patch's centre on `n_pos` images; $R^2$ is measured on `n_pos` others.
 # The masked-position probe does the same on the tokens of a cross of 30 % of patches
-# whose encodings were replaced by the position-mask vector. The image-level content probes
-# read whole images; detection-lite (claim 3) runs at full scale and in the recorded run.
-# The probes are linear. Two diagnostics, which decide nothing, help read the position
+# whose encodings were replaced by the position-mask vector. The image-level content
+# probes (linear, on the CLS token and the mean patch token) read the number of shapes
+# (accuracy over 1–3) and which shape types are present (accuracy per type); they are the
+# trained gate's probe (b), and no claim judges them. Detection-lite (claim 3) is
+# described with its claim. Two diagnostics, which decide nothing, help read the position
 # results: how far the field moved, $\lVert P_T-P_0\rVert/\lVert P_0\rVert$, and its
 # smoothness, the mean cosine similarity of neighbouring field cells (about 0 for a random
 # field, near 1 for a smooth one such as the sine-cosine start).
+#
+# The table shows this run's numbers at step 0 and trained (means over its seeds).
+
+# %% tags=["hide-input"]
+PROBES = ["position R²", "masked-position R²", "count accuracy", "type accuracy"]
+RUN_KEYS = [
+    "loss step 0", "loss end", "loss end / step 0", "field change",
+    "field smoothness step 0", "field smoothness", "feature std end",
+]  # fmt: skip
+
+
+def run_table(record):
+    """Means over seeds per label: each probe at step 0 and trained, and the run
+    keys."""
+    heads = [k for k in record["runs"][0]["trained"] if k.startswith("AP ")]
+    cols = {}
+    for lab in record["labels"]:
+        rs = [r for r in record["runs"] if r["label"] == lab]
+        col = {}
+        for key in PROBES + heads:
+            col[f"{key} · step 0"] = np.mean([r["step 0"][key] for r in rs])
+            col[f"{key} · trained"] = np.mean([r["trained"][key] for r in rs])
+        for key in RUN_KEYS:
+            col[key] = np.mean([r[key] for r in rs])
+        cols[lab] = col
+    return pd.DataFrame(cols)
+
+
+demo = study.record()
+print(f"this run ({run.scale} scale), means over {len(demo['seeds'])} seed(s):")
+print(run_table(demo).round(3).to_string())
+
+# %% [markdown]
+# ## The run the claims are judged on
+#
+# At quick scale claims 1–3 read the recorded CPU run
+# (`data/19_vit_positional_ssl/record_study.py`, output `study_record.json`): B, B+PE and
+# B+PE+PM on pre-training seeds 0, 1 and 2, each probed at step 0 and trained, in the
+# regime printed below, with its own data and seed streams (the same kind of
+# pre-training as the chapter's, not the chapter's runs). At full scale they read this
+# chapter's own three seeds. The gates and the criteria are those declared at the top.
+
+# %% tags=["hide-input"]
+if run.scale == "quick":
+    judged = json.loads(
+        data_file("19_vit_positional_ssl", "study_record.json").read_text()
+    )
+    reg = judged["regime"]
+    judged_regime = (
+        f"recorded CPU run (study_record.json): synthetic {judged['data']['size']}×"
+        f"{judged['data']['size']} shape scenes; tiny ViT (dim {reg['arch']['dim']}, "
+        f"depth {reg['arch']['depth']}; sin-cos field, field lr ×{reg['field_lr']:g}); "
+        f"content:position {round(100 * (1 - reg['pos_mask_share']))}:"
+        f"{round(100 * reg['pos_mask_share'])}; "
+        f"{reg['steps']} steps × {reg['batch']} images per variant; seeds "
+        f"{', '.join(str(s) for s in judged['seeds'])}; frozen probes; "
+        f"{judged['machine']}"
+    )
+    pre_s = [r["seconds"] for r in judged["runs"]]
+    print(
+        f"{judged_regime}; {len(pre_s)} pre-trainings of {np.mean(pre_s):.0f} s on "
+        f"average, {judged['seconds']:.0f} s in all"
+    )
+else:
+    judged = study.record()
+    judged_regime = ledger.regime
+vals = V.study_values(judged)
+n_seeds = len(judged["seeds"])
+print(f"means over {n_seeds} seeds:")
+print(run_table(judged).round(3).to_string())
 
 
 # %%
-def evaluate(model):
-    return V.probe_suite(
-        model, probes, patch=PATCH, context=1, features=1024,
-        detection=run["detection"],
-    )  # fmt: skip
+def t_k(n):  # the two-sided 95 % t quantile for the mean of n paired differences
+    return float(stats.t.ppf(0.975, n - 1))
 
+
+def trained_gate(labels):
+    """The networks `labels` trained (ours): on every seed the SSL loss at the end is at
+    most half its step-0 value, and the count or type probe rose by at least 0.05."""
+    return all_of(
+        at_most([f"loss end / step 0 · {v}" for v in labels], 0.5),
+        at_least([f"content probe rise · {v}" for v in labels], 0.05),
+    )
+
+
+def gate_values(labels):
+    return {
+        f"{k} · {v}": vals[f"{k} · {v}"]
+        for v in labels
+        for k in ("loss end / step 0", "content probe rise")
+    }
+
+
+K = t_k(n_seeds)
+gate_rows = []
+for v in V.VARIANTS:
+    one = trained_gate([v]).evaluate(gate_values([v]))
+    gate_rows.append(
+        {
+            "variant": v,
+            "loss end / step 0 per seed": ", ".join(
+                f"{x:.2f}" for x in vals[f"loss end / step 0 · {v}"]
+            ),
+            "count/type rise per seed": ", ".join(
+                f"{x:+.3f}" for x in vals[f"content probe rise · {v}"]
+            ),
+            "trained (gate a and b)": "met" if one.passed else "unmet",
+        }
+    )
+print(pd.DataFrame(gate_rows).to_string(index=False))
+loss_all = [x for v in V.VARIANTS for x in vals[f"loss end / step 0 · {v}"]]
+rise_all = [x for v in V.VARIANTS for x in vals[f"content probe rise · {v}"]]
+b_ap_up = vals.get("pre-training AP gain of B · linear", [])
+n_a = sum(x <= 0.5 for x in loss_all)
+n_b = sum(x >= 0.05 for x in rise_all)
+print(
+    f"(a) the loss at the end is {min(loss_all):.2f}–{max(loss_all):.2f} of its step-0 "
+    f"value, at most 0.5 on {n_a} of {len(loss_all)} runs; (b) the count/type probes "
+    f"rose by at most {max(rise_all):+.3f}, at least 0.05 on {n_b} of {len(rise_all)} "
+    "runs"
+    + (
+        ". B's linear-head AP, the other probe the gate could have read, rose by "
+        + ", ".join(f"{x:+.3f}" for x in b_ap_up)
+        + (" (below 0.05 on every seed)" if max(b_ap_up) < 0.05 else "")
+        if b_ap_up
+        else ""
+    )
+)
 
 # %% tags=["hide-input"]
-results = {key: evaluate(m) for key, m in models.items()}
-# the same probes on each run's own step-0 weights: what the input alone carries, and
-# how far pre-training moved the probes and the field
-init = {key: evaluate(m.to(run.device)) for key, m in initial.items()}
-moved = {key: V.field_change(initial[key].field, models[key].field) for key in models}
-init_field = {v: initial[v, 0].field.detach().cpu() for v in V.VARIANTS}
-seeds = range(run["train_seeds"])
-table = pd.DataFrame(
-    {
-        v: {
-            "position R²": np.mean([results[v, k]["pos"].r2 for k in seeds]),
-            "position R² untrained": np.mean([init[v, k]["pos"].r2 for k in seeds]),
-            "masked-position R²": np.mean([results[v, k]["masked"].r2 for k in seeds]),
-            "masked-position R² untrained": np.mean(
-                [init[v, k]["masked"].r2 for k in seeds]
-            ),
-            "field change ‖P_T − P_0‖/‖P_0‖": np.mean([moved[v, k] for k in seeds]),
-            "field smoothness": np.mean(
-                [V.field_smoothness(models[v, k].field) for k in seeds]
-            ),
-            "field smoothness untrained": V.field_smoothness(init_field[v]),
-            **(
-                {
-                    "patch mIoU": np.mean([results[v, k]["det"].miou for k in seeds]),
-                    "AP@0.5": np.mean([results[v, k]["det"].ap50 for k in seeds]),
-                }
-                if run["detection"]
-                else {}
-            ),
-            "count accuracy": np.mean([results[v, k]["count accuracy"] for k in seeds]),
-            "type accuracy": np.mean([results[v, k]["type accuracy"] for k in seeds]),
-            "final feature std": final_std[v],
-        }
-        for v in V.VARIANTS
-    }
-)
-print(f"means over {run['train_seeds']} pre-training seed(s):")
-print(table.round(3).to_string())
+fig, axes = plt.subplots(1, 2, figsize=(10, 3.3))
+for j, v in enumerate(V.VARIANTS):
+    for ax, key in zip(axes, ("loss end / step 0", "content probe rise")):
+        ys = vals[f"{key} · {v}"]
+        ax.scatter(
+            j + np.linspace(-0.1, 0.1, len(ys)), ys, color=color_for(v), s=30,
+            zorder=3,
+        )  # fmt: skip
+reference_line(axes[0], 0.5, "gate (ours): at most 0.5")
+reference_line(axes[1], 0.05, "gate (ours): at least 0.05")
+axes[0].set(
+    xticks=range(3), xticklabels=V.VARIANTS, ylim=(0, 1.1),
+    ylabel="loss at the end / at step 0",
+    title="(a) SSL loss, end over step 0, per seed",
+)  # fmt: skip
+axes[1].set(
+    xticks=range(3), xticklabels=V.VARIANTS,
+    ylabel="accuracy rise over step 0",
+    title="(b) larger rise of the count, type probes",
+)  # fmt: skip
+for ax in axes:
+    ax.legend(fontsize=8, loc="best")
+fig.suptitle("The trained gate on the judged run (dots: pre-training seeds)")
+plt.show()
 
 # %% [markdown]
 # ## Claim 1 · Crop-tied encodings make original-image position decodable
@@ -406,15 +537,16 @@ print(table.round(3).to_string())
 # is whether it survives pre-training into the output features (the random placement of the
 # field gives the network every reason to stop trusting absolute field values).
 #
-# **Gate and criterion.** Gate: pre-training raised B+PE's position probe above the same
-# probe on its own step-0 weights by at least 0.05, on every seed (signed: a fall does not
-# count as training). Criterion, on every seed: $g = R^2_\text{pos}(\text{B+PE}) -
-# R^2_\text{pos}(\text{B}) > 0.2$, and the learned part $\Delta = g_\text{trained} -
-# g_\text{step 0} > 0$ (both bounds ours, from the research brief; the sine-cosine input
-# alone gives B+PE a large $g$ at step 0, so $g$ alone would measure the input). It fails
-# if pre-training washes the field's position out of the tokens faster than it teaches
-# the baseline, or if the baseline recovers position from content as well. Both were
-# changed after the auditor's numbers were seen (see the deviations).
+# **Gate and criterion** (as declared at the top). Gate: B and B+PE trained (loss and
+# count/type probe, on every seed). Criterion: on every seed $g = R^2_\text{pos}
+# (\text{B+PE}) - R^2_\text{pos}(\text{B}) > 0.2$, and the learned part $\Delta =
+# g_\text{trained} - g_\text{step 0}$, paired by seed, has mean $- t_{0.975,n-1}$ SE $> 0$
+# (both bounds ours, from the research brief; the sine-cosine input alone gives B+PE a
+# large $g$ at step 0, so $g$ alone would measure the input). B+PE's own rise over its
+# step 0 is a diagnostic.
+#
+# The first figure is the quick demonstration's model (one seed): a view, the field and
+# its crop. The second reads the judged run.
 
 # %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 4, figsize=(12, 3.1))
@@ -459,7 +591,7 @@ axes[1].imshow(view.permute(1, 2, 0).numpy())
 axes[1].set_title("the view" + (" (flipped)" if vbox[4] else ""))
 axes[2].imshow(field_rgb(P))
 draw_box(axes[2], vbox, P.shape[-1])
-axes[2].set_title("trained field P (B+PE)")
+axes[2].set_title(f"trained field P (B+PE, {run.scale})")
 axes[3].imshow(field_rgb(V.crop_resize(P, vbox[None], (GRID, GRID))[0]))
 axes[3].set_title("its crop: the view's encodings")
 for ax in axes:
@@ -468,60 +600,55 @@ fig.suptitle("A view and its crop-tied encodings are cut with the same box")
 plt.show()
 
 # %% tags=["hide-input"]
-fig, ax = plt.subplots(figsize=(6, 3.6))
-for j, v in enumerate(V.VARIANTS):
-    r2s = [results[v, k]["pos"].r2 for k in seeds]
-    ax.bar(j, np.mean(r2s), color=color_for(v), alpha=0.8, width=0.6)
-    ax.scatter(
-        [j] * len(r2s),
-        r2s,
-        color="k",
-        s=14,
-        zorder=3,
-        label="pre-training seed" if j == 0 else None,
-    )
-    ax.scatter(
-        j,
-        table.loc["position R² untrained", v],
-        marker="_",
-        s=500,
-        color=color_for("muted"),
-        zorder=3,
-        label="step-0 weights (untrained)" if j == 0 else None,
-    )
-reference_line(ax, table.loc["position R²", "B"] + 0.2, "B + 0.2 (claim 1)")
-ax.set(
-    xticks=range(3),
-    xticklabels=V.VARIANTS,
-    ylim=(0, 1.05),
-    ylabel="R² of original-image (x, y)",
-    title="Linear probe of original-image position, trained vs step-0 weights",
+fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
+g1, g1_0 = vals["R² gain (B+PE − B)"], vals["R² gain at step 0"]
+d1 = vals["learned part Δ (gain − gain at step 0)"]
+for k in range(n_seeds):
+    axes[0].plot(
+        [0, 1], [g1_0[k], g1[k]], color=color_for("B+PE"), marker="o", lw=1,
+        label="a pre-training seed" if k == 0 else None,
+    )  # fmt: skip
+reference_line(axes[0], 0.2, "criterion (ours, brief): g > 0.2 trained")
+axes[0].set(
+    xticks=[0, 1], xticklabels=["step 0", "trained"], xlim=(-0.3, 1.3),
+    ylabel="g = R²(B+PE) − R²(B)",
+    title="Position-R² gain of B+PE over B, per seed",
+)  # fmt: skip
+m1, h1 = np.mean(d1), K * np.std(d1, ddof=1) / np.sqrt(n_seeds)
+axes[1].scatter(np.zeros(n_seeds), d1, color=color_for("B+PE"), s=30, zorder=3)
+axes[1].errorbar(
+    [0.2], [m1], yerr=[h1], fmt="s", color="k", capsize=4,
+    label=f"mean ± t·SE (t = {K:.2f})",
+)  # fmt: skip
+reference_line(axes[1], 0.0, "criterion: mean − t·SE > 0")
+axes[1].set(
+    xticks=[], xlim=(-0.5, 0.7), ylabel="Δ = g trained − g at step 0",
+    title="Learned part of the gain, per seed",
+)  # fmt: skip
+for ax in axes:
+    ax.legend(fontsize=8, loc="best")
+gate1 = trained_gate(["B", "B+PE"]).evaluate(gate_values(["B", "B+PE"])).passed
+fig.suptitle(
+    f"Claim 1 on the judged run ({n_seeds} seeds; "
+    + ("gate met)" if gate1 else "gate unmet: shown, not judged)")
 )
-ax.legend(loc="upper left", fontsize=8)
 plt.show()
 
-
 # %%
-def r2(v, probe, k, of=None):
-    return (of or results)[v, k][probe].r2
-
-
-gain1 = [r2("B+PE", "pos", k) - r2("B", "pos", k) for k in seeds]
-gain1_0 = [r2("B+PE", "pos", k, init) - r2("B", "pos", k, init) for k in seeds]
-learned1 = list(np.subtract(gain1, gain1_0))
-rise1 = [r2("B+PE", "pos", k) - r2("B+PE", "pos", k, init) for k in seeds]
 print(
-    f"R²_pos: B {table.loc['position R²', 'B']:.3f}, B+PE "
-    f"{table.loc['position R²', 'B+PE']:.3f}, B+PE+PM "
-    f"{table.loc['position R²', 'B+PE+PM']:.3f}; per seed: gain of B+PE over B "
-    + ", ".join(f"{g:.3f}" for g in gain1)
-    + " (step 0: "
-    + ", ".join(f"{g:.3f}" for g in gain1_0)
-    + "), learned part Δ "
-    + ", ".join(f"{g:+.3f}" for g in learned1)
-    + "; B+PE trained − step 0 "
-    + ", ".join(f"{g:+.3f}" for g in rise1)
-)
+    "per seed: gain of B+PE over B " + ", ".join(f"{g:.3f}" for g in g1)
+    + " (step 0: " + ", ".join(f"{g:.3f}" for g in g1_0)
+    + "), learned part Δ " + ", ".join(f"{g:+.3f}" for g in d1)
+    + "; B+PE trained − step 0 (diagnostic) "
+    + ", ".join(f"{g:+.3f}" for g in vals["B+PE: R² trained − step 0"])
+)  # fmt: skip
+measured1 = {
+    **gate_values(["B", "B+PE"]),
+    "R² gain (B+PE − B)": g1,
+    "R² gain at step 0": g1_0,
+    "learned part Δ (gain − gain at step 0)": d1,
+    "B+PE: R² trained − step 0": vals["B+PE: R² trained − step 0"],
+}
 ledger.check(
     1,
     "crop-tied PE makes original-image position linearly decodable",
@@ -530,66 +657,44 @@ ledger.check(
     ),
     source="abstract",
     evidence="simulation",
-    measured={
-        "R² gain (B+PE − B)": gain1,
-        "R² gain at step 0": gain1_0,
-        "learned part Δ (gain − gain at step 0)": learned1,
-        "B+PE: R² trained − step 0": rise1,
-        "R² B": table.loc["position R²", "B"],
-        "R² B+PE": table.loc["position R²", "B+PE"],
-    },
-    gate=at_least("B+PE: R² trained − step 0", 0.05),  # pre-training raised the probe
+    regime=judged_regime,
+    measured=measured1,
+    gate=trained_gate(["B", "B+PE"]),
     criterion=all_of(
         at_least("R² gain (B+PE − B)", 0.2, strict=True),
-        at_least("learned part Δ (gain − gain at step 0)", 0.0, strict=True),
+        paired_gain("learned part Δ (gain − gain at step 0)", 0.0, k=K),
     ),
-    tolerance={  # 3-6× the largest difference in data/numerics (repbook numerics 19)
-        "R² gain (B+PE − B)": tol(abs=0.0004),
-        "R² gain at step 0": tol(abs=3e-08),
-        "learned part Δ (gain − gain at step 0)": tol(abs=0.0004),
-        "B+PE: R² trained − step 0": tol(abs=0.0002),
-        "R² B": tol(abs=0.0003),
-        "R² B+PE": tol(abs=0.0002),
-    },
+    show=[k for k in measured1 if "·" not in k and "loss" not in k and "rise" not in k],
 )
 
 # %% [markdown]
-# How to read it: the grey marks are the same linear probe on each run's step-0 weights, and
-# the lines below compare them with the trained ones, next to how far the field moved and
-# its smoothness. The dashed line is what B+PE needed: B's $R^2$ plus 0.2.
+# **The field's random start.** A column with a randomly initialised field (closer to
+# the paper's learnable field) at the same settings would take six more pre-trainings (B
+# and B+PE on three seeds); at the recorded run's step time that is more than the
+# recorded run's budget allows, so it was not run (see the deviations).
 
 # %%
 for v in V.VARIANTS:
-    row = table[v]
+    col = run_table(judged)[v]
     print(
-        f"{v:8s} linear R² {row['position R²']:.3f} (step 0 "
-        f"{row['position R² untrained']:.3f}), field moved "
-        f"{row['field change ‖P_T − P_0‖/‖P_0‖']:.2f} of its initial norm, smoothness "
-        f"{row['field smoothness']:.2f} (step "
-        f"0 {row['field smoothness untrained']:.2f})"
+        f"{v:8s} position R² {col['position R² · trained']:.3f} (step 0 "
+        f"{col['position R² · step 0']:.3f}), field moved "
+        f"{col['field change']:.2f} of its initial norm, smoothness "
+        f"{col['field smoothness']:.2f} (step 0 {col['field smoothness step 0']:.2f})"
     )
-enc0 = V.encoding_r2(init_field["B+PE"], pos_boxes, GRID)
+extra = (
+    6 * np.mean([r["seconds"] for r in judged["runs"]]) if run.scale == "quick" else 0
+)
+if run.scale == "quick":
+    print(
+        f"a random-field column: 6 more pre-trainings, about {extra:.0f} s at the "
+        f"recorded step time, beside the record's {judged['seconds']:.0f} s"
+    )
+enc0 = V.encoding_r2(initial["B+PE", 0].field, pos_boxes, GRID)
 enc1 = V.encoding_r2(models["B+PE", 0].field, pos_boxes, GRID)
 print(
-    "linear R² from the crop-tied encodings alone (no network): step-0 field "
-    f"{enc0:.3f}, trained B+PE field {enc1:.3f}"
-)
-
-# %%
-pe_t, pe_0 = (
-    table.loc["position R²", "B+PE"],
-    table.loc["position R² untrained", "B+PE"],
-)
-b_t, b_0 = table.loc["position R²", "B"], table.loc["position R² untrained", "B"]
-print(
-    "The sine-cosine field gives every "
-    "patch a smooth code of where it lies: at step 0 "
-    f"the probe reads R² {pe_0:.3f} from B+PE (B {b_0:.3f}), and after pre-training "
-    f"{pe_t:.3f} (B {b_t:.3f}): pre-training "
-    f"{'lowered' if pe_t < pe_0 else 'raised'} "
-    "what B+PE's tokens carry of position, and "
-    f"{'lowered' if b_t < b_0 else 'raised'} B's. The encodings alone give R² "
-    f"{enc0:.3f} (step-0 field) and {enc1:.3f} (trained field)."
+    f"{run.scale} run: linear R² from the crop-tied encodings alone (no network): "
+    f"step-0 field {enc0:.3f}, trained B+PE field {enc1:.3f}"
 )
 
 # %% [markdown]
@@ -600,23 +705,20 @@ print(
 # neighbours. Pre-training with position masking asks exactly that (the teacher's token
 # there does carry the position); the variant without position masking never practised it.
 #
-# **Gate and criterion.** Gate (changed after the auditor's numbers were seen; see the
-# deviations): pre-training raised B+PE+PM's masked-position probe above the same probe
-# on its step-0 weights by at least 0.05 on every seed, or the criterion's first part
-# already holds (so that the gate can never hide a pass). Criterion (fixed before the
-# first run; both bounds ours, from the research brief): on every pre-training seed the
-# masked-position probe on B+PE+PM reaches $R^2 > 0.5$, and exceeds the same probe on
-# B+PE (its position-mask vector, never trained, stays at its zero initialisation) by at
-# least 0.1. It fails if the tiny model, in this budget, does not learn to place a patch
-# from context, or if context alone already places it without the training.
+# **Gate and criterion** (as declared at the top). Gate: B+PE and B+PE+PM trained.
+# Criterion: on every seed the masked-position probe on B+PE+PM reaches $R^2 > 0.5$, and
+# its gain over the same probe on B+PE (whose position-mask vector, never trained, stays
+# at its zero initialisation), paired by seed, has mean $- t_{0.975,n-1}$ SE $> 0.1$. Its
+# rise over its own step 0 is a diagnostic. The figure shows the quick demonstration's
+# models (one seed); the verdict reads the judged run.
 
 # %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(9, 4.2), sharey=True)
 pick = run.child_rng(5).choice(
-    len(results["B+PE+PM", 0]["masked"].true), 120, replace=False
+    len(study.suites["B+PE+PM", 0]["trained"]["masked"].true), 120, replace=False
 )
 for ax, v in zip(axes, ["B+PE", "B+PE+PM"]):
-    res = results[v, 0]["masked"]
+    res = study.suites[v, 0]["trained"]["masked"]
     tt, pp = res.true[pick], res.pred[pick]
     ax.plot(
         np.stack([tt[:, 0], pp[:, 0]]),
@@ -635,22 +737,27 @@ for ax, v in zip(axes, ["B+PE", "B+PE+PM"]):
 axes[0].set_ylabel("y in the original image")
 axes[0].legend(fontsize=8, loc="lower left")
 fig.suptitle(
-    "Patches whose encodings were masked: true and probed positions (120 shown)"
+    f"Position-masked patches, true and probed positions (120 shown; {run.scale} run, "
+    "seed 0)"
 )
 plt.show()
 
 # %%
-masked_pm = [r2("B+PE+PM", "masked", k) for k in seeds]
-gain2 = [masked_pm[k] - r2("B+PE", "masked", k) for k in seeds]
-rise2 = [masked_pm[k] - r2("B+PE+PM", "masked", k, init) for k in seeds]
+masked_pm, gain2 = vals["masked R² (B+PE+PM)"], vals["masked R² gain over B+PE"]
 print(
-    "masked-position R² per seed: B+PE+PM "
+    "judged run, masked-position R² per seed: B+PE+PM "
     + ", ".join(f"{r:.3f}" for r in masked_pm)
     + "; gain over B+PE "
-    + ", ".join(f"{g:.3f}" for g in gain2)
-    + "; B+PE+PM trained − step 0 "
-    + ", ".join(f"{g:+.3f}" for g in rise2)
+    + ", ".join(f"{g:+.3f}" for g in gain2)
+    + "; B+PE+PM trained − step 0 (diagnostic) "
+    + ", ".join(f"{g:+.3f}" for g in vals["B+PE+PM: masked R² trained − step 0"])
 )
+measured2 = {
+    **gate_values(["B+PE", "B+PE+PM"]),
+    "masked R² (B+PE+PM)": masked_pm,
+    "masked R² gain over B+PE": gain2,
+    "B+PE+PM: masked R² trained − step 0": vals["B+PE+PM: masked R² trained − step 0"],
+}
 ledger.check(
     2,
     "position masking teaches where position-masked patches lie",
@@ -658,191 +765,135 @@ ledger.check(
     "(brief)",
     source="abstract",
     evidence="simulation",
-    measured={
-        "masked R² (B+PE+PM)": masked_pm,
-        "gain over B+PE": gain2,
-        "B+PE+PM: masked R² trained − step 0": rise2,
-    },
-    gate=any_of(  # pre-training raised the masked probe, or the claim's test passes
-        at_least("B+PE+PM: masked R² trained − step 0", 0.05),
-        at_least("masked R² (B+PE+PM)", 0.5, strict=True),
-    ),
+    regime=judged_regime,
+    measured=measured2,
+    gate=trained_gate(["B+PE", "B+PE+PM"]),
     criterion=all_of(
         at_least("masked R² (B+PE+PM)", 0.5, strict=True),
-        at_least("gain over B+PE", 0.1),
+        paired_gain("masked R² gain over B+PE", 0.1, k=K),
     ),
-    tolerance={  # 3-6× the largest difference in data/numerics (repbook numerics 19)
-        "masked R² (B+PE+PM)": tol(abs=0.0002),
-        "gain over B+PE": tol(abs=0.0001),
-        "B+PE+PM: masked R² trained − step 0": tol(abs=0.0002),
-    },
+    show=[k for k in measured2 if "·" not in k and "loss" not in k and "rise" not in k],
 )
 
 # %% [markdown]
 # The segments join each masked patch's true position to the probe's guess. An $R^2$ near 0
 # means the probe does no better than guessing the mean position for every masked patch:
 # the token then carries no linearly readable trace of where the patch lies.
-
-# %%
-mpm0 = table.loc["masked-position R² untrained", "B+PE+PM"]
-print(f"masked-position R² of B+PE+PM at step 0: {mpm0:.3f}")
-
-# %% [markdown]
+#
 # ## Claim 3 · Better features for detection
 #
 # Detection-lite on frozen patch tokens. Each patch is described by the tokens of the 3×3
-# patches around it, mapped through 1,024 fixed random ReLU features (the same map for
-# every model), and three closed-form ridge heads read them: a 5-way patch classifier
+# patches around it, and three closed-form ridge heads read them: a 5-way patch classifier
 # (background and four shapes) gives the class map on the patch grid (mIoU); a centre head
 # scores each patch for holding an object's box centre; a box head regresses the box's
 # offset and log size from patches that hold a centre. Decoding keeps 3×3 local maxima of
 # the centre score and labels them with the best shape class; AP@0.5 is averaged over the
-# four classes. Heads are fitted on `n_det` images and scored on `n_det` others. The
-# *chance AP* is the same heads scoring every test image with the next test image's
-# tokens (a diagnostic). (A head reading one token linearly, as in the first version of
-# this chapter, gave AP ≈ 0.03, which could not tell one set of features from another.)
+# four classes. Heads are fitted on `n_det` images and scored on `n_det` others. Two heads
+# are declared: the **linear** head reads the 3×3 tokens themselves (the usual
+# frozen-feature readout, the judged head); the **random-feature** head reads 1,024 fixed
+# random ReLU features of them (the same map for every model; shown beside it, deciding
+# nothing: it favours near-raw tokens, so untrained weights score well on it). The *chance
+# AP* is the same heads scoring every test image with the next test image's tokens (a
+# diagnostic).
 #
-# **Gate and criterion** (changed after the auditor's numbers were seen; see the
-# deviations). Gate: pre-training helps detection at all: the baseline's AP trained minus
-# its AP on its own step-0 weights, paired by seed over at least three seeds, has mean
-# minus $t_{0.975,n-1}$ standard errors above 0. Only then can a variant's gain be read as
-# better features rather than as losing less of what random features give the head.
-# Criterion: the gain AP@0.5(B+PE+PM) − AP@0.5(B), paired by pre-training seed (on a
-# seed both variants start from the same weights and field and draw from the same image
-# pool; their view, placement and mask draws differ), has mean minus
-# $t_{0.975,n-1}$ standard errors > 0. It fails if the mean plus $t$ standard errors is
-# ≤ 0; in between it is within the noise. At quick scale one seed is pre-trained per
-# variant, so the claim is `not checked at this scale` there. A recorded CPU run
-# (`data/19_vit_positional_ssl/record_detection.py`, in its own regime, printed below,
-# with its own data and seed streams: the same kind of pre-training, not the chapter's
-# runs) gives the numbers on three seeds; they are gated and judged the same way below.
+# **Gate and criterion** (as declared at the top). Gate: B and B+PE+PM trained, and
+# pre-training helps the baseline on the linear head: B's AP trained minus its AP on its
+# step-0 weights, paired by seed, has mean $- t_{0.975,n-1}$ SE $> 0$. Criterion: the gain
+# AP@0.5(B+PE+PM) − AP@0.5(B) on the linear head, paired by pre-training seed (on a seed
+# both variants start from the same weights and field and draw from the same image pool;
+# their view, placement and mask draws differ), has mean $- t_{0.975,n-1}$ SE > 0; it
+# fails if the mean plus $t$ SE is ≤ 0, and in between it is within the noise.
+
+# %%
+HEAD, OTHER = "linear", "random-feature"
+measured3 = {
+    **gate_values(["B", "B+PE+PM"]),
+    f"pre-training AP gain of B · {HEAD}": vals[f"pre-training AP gain of B · {HEAD}"],
+    f"AP gain (B+PE+PM − B) · {HEAD}": vals[f"AP gain (B+PE+PM − B) · {HEAD}"],
+    f"AP gain (B+PE − B) · {HEAD}": vals[f"AP gain (B+PE − B) · {HEAD}"],
+    f"pre-training AP gain of B · {OTHER}": vals[
+        f"pre-training AP gain of B · {OTHER}"
+    ],
+    f"AP gain (B+PE+PM − B) · {OTHER}": vals[f"AP gain (B+PE+PM − B) · {OTHER}"],
+}
+ledger.check(
+    3,
+    "detection-lite AP on frozen features improves",
+    paper="COCO AP^box gains over DINOv2† (ViT-S)",
+    source="secondary summary",
+    evidence="simulation",
+    regime=judged_regime,
+    measured=measured3,
+    gate=all_of(
+        trained_gate(["B", "B+PE+PM"]),
+        paired_gain(f"pre-training AP gain of B · {HEAD}", 0.0, k=K, min_seeds=3),
+    ),
+    criterion=paired_gain(f"AP gain (B+PE+PM − B) · {HEAD}", 0.0, k=K),
+    show=[k for k in measured3 if "AP" in k],
+)
 
 
 # %%
-def t_k(n):  # the two-sided 95 % t quantile for the mean of n paired differences
-    return float(stats.t.ppf(0.975, n - 1))
+def ap_of(record, lab, stage, head):
+    return [
+        r[stage][f"AP {head}"]
+        for s in record["seeds"]
+        for r in record["runs"]
+        if r["label"] == lab and r["seed"] == s
+    ]
 
 
-def claim3_rules(n):
-    gate = paired_gain(
-        "pre-training AP gain (B − B at step 0), per seed", 0, k=t_k(n), min_seeds=3
-    )
-    return gate, paired_gain("AP gain (B+PE+PM − B), per seed", 0, k=t_k(n))
-
-
-def claim3_values(ap, ap0):
-    return {
-        "AP gain (B+PE+PM − B), per seed": list(np.subtract(ap["B+PE+PM"], ap["B"])),
-        "pre-training AP gain (B − B at step 0), per seed": list(
-            np.subtract(ap["B"], ap0)
-        ),
-        "AP B": float(np.mean(ap["B"])),
-        "AP B at step 0": float(np.mean(ap0)),
-        "AP B+PE+PM": float(np.mean(ap["B+PE+PM"])),
-    }
-
-
-statement3 = "detection-lite AP on frozen features improves"
-paper3 = "COCO AP^box gains over DINOv2† (ViT-S)"
-if run["detection"]:
-    ap = {v: [results[v, k]["det"].ap50 for k in seeds] for v in V.VARIANTS}
-    chance = [results["B", k]["det"].chance_ap50 for k in seeds]
-    untrained_ap = [init["B", k]["det"].ap50 for k in seeds]
-    gate3, crit3 = claim3_rules(len(untrained_ap))
-    ledger.check(
-        3, statement3, paper=paper3, source="secondary summary",
-        evidence="simulation", measured=claim3_values(ap, untrained_ap),
-        gate=gate3, criterion=crit3,
-    )  # fmt: skip
-else:
-    rec = json.loads(
-        data_file("19_vit_positional_ssl", "detection_record.json").read_text()
-    )
-    ap, untrained_ap = rec["ap"], rec["untrained_ap"]["B"]
-    chance = rec["chance_ap"]["B"]
-    gate3, crit3 = claim3_rules(len(untrained_ap))
-    values3 = claim3_values(ap, untrained_ap)
-    g3, o3 = gate3.evaluate(values3), crit3.evaluate(values3)
-    m3, _, h3, n3 = gate3.interval(values3)
-    reading3 = (
-        f"gate unmet (B trained − B at step 0: mean {m3:+.3f}, ± {h3:.3f} at "
-        f"t = {t_k(n3):.2f}), so the criterion is not read"
-        if not g3.passed
-        else "gate met; criterion "
-        + (
-            "holds"
-            if o3.passed
-            else "within noise"
-            if o3.undecided
-            else "does not hold"
-        )
-    )
-    reg3 = rec["regime"]
+for head in (HEAD, OTHER):
+    parts = [f"{v} " + ", ".join(f"{a:.3f}" for a in ap_of(judged, v, "trained", head))
+             for v in V.VARIANTS]  # fmt: skip
+    b0 = ap_of(judged, "B", "step 0", head)
+    pe0 = ap_of(judged, "B+PE", "step 0", head)
+    gain = vals[f"AP gain (B+PE+PM − B) · {head}"]
+    up = vals[f"pre-training AP gain of B · {head}"]
     print(
-        f"recorded CPU run: seeds {rec['seeds']}, "
-        f"its own regime ({reg3['steps']} steps "
-        f"of {reg3['batch']} images, field lr ×{reg3['field_lr']:g}, "
-        f"{rec['data']['n_ssl']} pre-training images), {rec['seconds']:.0f} s on 2 "
-        f"cores: {reading3}"
-    )
-    ledger.not_checked(
-        3, statement3, paper=paper3, source="secondary summary", criterion=crit3,
-        measured={f"recorded run: {k}": v for k, v in values3.items()},
-        note=f"one pre-training seed at quick scale; a recorded CPU run in its own "
-        f"regime ({reg3['steps']} steps, seeds {rec['seeds']}; values shown): "
-        f"{reading3}; the full scale (3 seeds, GPU) checks it in the run",
+        f"{head} head, AP@0.5 per seed: " + "; ".join(parts)
+        + "\n  at step 0: B " + ", ".join(f"{a:.3f}" for a in b0)
+        + ", B+PE and B+PE+PM (the same weights) " + ", ".join(f"{a:.3f}" for a in pe0)
+        + f"\n  B trained − step 0: mean {np.mean(up):+.3f} ± "
+        f"{K * np.std(up, ddof=1) / np.sqrt(n_seeds):.3f}; B+PE+PM − B: mean "
+        f"{np.mean(gain):+.3f} ± {K * np.std(gain, ddof=1) / np.sqrt(n_seeds):.3f} "
+        f"(± t·SE, t = {K:.2f})"
+        + "\n  chance AP of B's features: "
+        + ", ".join(
+            f"{r['trained'][f'chance AP {head}']:.4f}"
+            for r in judged["runs"] if r["label"] == "B"
+        )
     )  # fmt: skip
-print(
-    "AP@0.5 per seed: "
-    + "; ".join(f"{v} " + ", ".join(f"{a:.3f}" for a in ap[v]) for v in ap)
-    + "\nchance AP (B's heads, tokens of another image): "
-    + ", ".join(f"{a:.3f}" for a in chance)
-    + "\nB at step 0 (untrained weights): "
-    + ", ".join(f"{a:.3f}" for a in untrained_ap)
-)
-ap_b, ap_b0 = float(np.mean(ap["B"])), float(np.mean(untrained_ap))
-print(
-    f"pre-training {'lowered' if ap_b < ap_b0 else 'raised'} the baseline's AP against "
-    f"its step-0 weights ({ap_b0:.3f} → {ap_b:.3f}, mean over seeds)"
-    + (
-        ": pre-training did not help detection at this scale, so no variant's gain can "
-        "be read as better features"
-        if ap_b < ap_b0
-        else ""
-    )
-)
 
 # %% tags=["hide-input"]
-fig, ax = plt.subplots(figsize=(6.4, 3.8))
-n3 = len(ap["B"])
-for k in range(n3):
-    ax.plot(
-        [0, 1], [ap["B"][k], ap["B+PE+PM"][k]], color=color_for("muted"), lw=0.8,
-        zorder=1,
+fig, axes = plt.subplots(1, 2, figsize=(11, 3.8))
+cols = [("B", "step 0"), ("B", "trained"), ("B+PE", "trained"), ("B+PE+PM", "trained")]
+for ax, head in zip(axes, (HEAD, OTHER)):
+    ys = np.array([ap_of(judged, v, st, head) for v, st in cols])
+    for k in range(n_seeds):
+        ax.plot(range(4), ys[:, k], color=color_for("muted"), lw=0.8, zorder=1)
+    for j, (v, st) in enumerate(cols):
+        ax.scatter(
+            [j] * n_seeds, ys[j], s=30, zorder=3,
+            color="k" if st == "step 0" else color_for(v),
+        )  # fmt: skip
+    ax.set(
+        xticks=range(4), xticklabels=["B step 0", "B", "B+PE", "B+PE+PM"],
+        ylabel="detection-lite AP@0.5",
+        title=f"{head} head" + (" (judged)" if head == HEAD else " (shown)"),
     )  # fmt: skip
-for j, v in enumerate(["B", "B+PE+PM"]):
-    ax.scatter([j] * n3, ap[v], color=color_for(v), s=30, zorder=3, label=v)
-ax.scatter(
-    [-0.15] * n3, untrained_ap, marker="_", s=300, color="k",
-    label="B at step 0 (untrained)",
-)  # fmt: skip
-ax.scatter(
-    [-0.15] * n3, chance, marker="x", s=30, color=color_for("muted"),
-    label="chance (another image's tokens)",
-)  # fmt: skip
-ax.set(
-    xticks=[0, 1], xticklabels=["B", "B+PE+PM"], xlim=(-0.5, 1.5),
-    ylabel="detection-lite AP@0.5",
-    title="Detection AP per pre-training seed, lines pair a seed"
-    + ("" if run["detection"] else " (recorded CPU run)"),
-)  # fmt: skip
-ax.legend(fontsize=8, loc="best")
+gate3 = ledger.claims[-1].gate.get("passed")
+fig.suptitle(
+    f"Detection AP per pre-training seed on the judged run (lines join a seed; "
+    f"{n_seeds} seeds; " + ("gate met)" if gate3 else "gate unmet: not judged)")
+)
 plt.show()
 
 # %% [markdown]
-# The image-level probes (shape count and shape types, in the table above) are a control:
-# they show whether content survives in the features of each variant; they carry no verdict.
-#
+# The image-level probes (shape count and shape types, in the tables above) serve the
+# trained gate; they carry no verdict of their own.
+
+# %% [markdown]
 # ## Claim 4 · The paper's COCO results (quoted)
 #
 # These numbers come from secondary summaries of the paper and could not be checked against
@@ -862,35 +913,23 @@ ledger.quote(
 # ## Ablations (full scale only)
 #
 # At full scale, B+PE+PM is re-trained (first seed) with one choice changed at a time: the
-# field's resolution, the law of the field's scale, box instead of cross position masks,
-# and content:position masking shares of 100:0 and 0:100. The table carries no verdict.
+# field's resolution, its learning rate at ten times the network's (a sensitivity), the law
+# of the field's scale, box instead of cross position masks, and content:position masking
+# shares of 100:0 and 0:100. The table carries no verdict.
 
 # %% tags=["hide-input"]
 abl_rows = []
 for name, override in run["ablations"]:
     cfg = ssl_config("B+PE+PM", **override)
     m, _ = V.pretrain(ssl_scenes.images, cfg, run.child_rng(1000), device=run.device)
-    r = evaluate(m)
-    abl_rows.append(
-        {
-            "ablation": name,
-            "position R²": r["pos"].r2,
-            "masked-position R²": r["masked"].r2,
-            "AP@0.5": r["det"].ap50,
-        }
-    )
+    r = V.suite_numbers(V.probe_suite(m, probes, patch=PATCH, heads=run["heads"]))
+    abl_rows.append({"ablation": name, **r})
 if abl_rows:
-    base = results["B+PE+PM", 0]
-    abl_rows.insert(
-        0,
-        {
-            "ablation": "B+PE+PM (default)",
-            "position R²": base["pos"].r2,
-            "masked-position R²": base["masked"].r2,
-            "AP@0.5": base["det"].ap50,
-        },
-    )
-    print(pd.DataFrame(abl_rows).round(3).to_string(index=False))
+    base = [x for x in study.runs if x["label"] == "B+PE+PM" and x["seed"] == 0][0]
+    abl_rows.insert(0, {"ablation": "B+PE+PM (default)", **base["trained"]})
+    keep = ["ablation", "position R²", "masked-position R²", "AP linear",
+            "AP random-feature", "count accuracy", "type accuracy"]  # fmt: skip
+    print(pd.DataFrame(abl_rows)[keep].round(3).to_string(index=False))
 else:
     print("ablations run at full scale only")
 
@@ -899,8 +938,10 @@ else:
 #
 # **Stability.** The stability run (`repbook stability 19 --seeds 5`, seeds 0–4 at quick
 # scale) gives the *seeds* column; a claim changed since the record was made reads "stale
-# record". The line below the table is generated from that record ("record stale" when
-# the record predates the claims as they are now).
+# record". At quick scale claims 1–3 read the recorded run, which does not depend on the
+# chapter's seed, so their verdicts cannot move between those seeds. The line below the
+# table is generated from that record ("record stale" when the record predates the claims
+# as they are now).
 
 # %% tags=["nbval-check-output"]
 ledger.show()
@@ -930,150 +971,229 @@ print(
 )
 
 # %% [markdown]
-# ## The regime scan
+# ## How the regime was found
 #
-# Before the quick scale was fixed, the field's learning rate was scanned at two points
-# (×1 and ×10 the network's rate; 800 steps of 16 images, seed 1000, sine-cosine field,
-# B+PE and B+PE+PM; `data/19_vit_positional_ssl/regime_scan.py`, output
-# `regime_scan.jsonl`). The table is read from that file. For each row, the gate of the
-# claim that reads it (claim 1: B+PE's position probe; claim 2: B+PE+PM's masked-position
-# probe) is evaluated both as it was when ×10 was chosen (two-sided: the probe moved by
-# ≥ 0.05 either way, or the field by ≥ half its norm) and as it is now (signed: the probe
-# rose by ≥ 0.05).
+# **The first scan** (kept as it was shipped). Before the second audit the field's learning
+# rate was scanned at two points (×1 and ×10 the network's rate; 800 steps of 16 images,
+# seed 1000, sine-cosine field, B+PE and B+PE+PM; `regime_scan.py`, output
+# `regime_scan.jsonl`), and ×10 was chosen under a gate that a moving field met by itself.
+# The table is read from that file; its detection columns are linear heads on one token
+# (`c0`) and on the 3×3 neighbourhood (`c1`, the head claim 3 now judges). At ×10 Adam
+# moves each field element by about the learning rate per step against an element std of
+# 0.02: the field random-walks, and its smoothness falls from the sine-cosine start's.
 
 # %% tags=["hide-input"]
 scan_text = data_file("19_vit_positional_ssl", "regime_scan.jsonl").read_text()
 scan_rows = []
 for r in (json.loads(line) for line in scan_text.splitlines() if line.strip()):
-    probe = "pos" if r["v"] == "B+PE" else "masked"
-    delta = r["trained"][probe] - r["untrained"][probe]
     scan_rows.append(
         {
             "field lr": f"×{r['lr']:g}",
             "variant": r["v"],
-            "R² step 0": r["untrained"]["pos"],
-            "R² trained": r["trained"]["pos"],
-            "masked R² step 0": r["untrained"]["masked"],
-            "masked R² trained": r["trained"]["masked"],
+            "R² step 0 → trained": f"{r['untrained']['pos']:.3f} → "
+            f"{r['trained']['pos']:.3f}",
+            "masked R²": f"{r['untrained']['masked']:.3f} → "
+            f"{r['trained']['masked']:.3f}",
+            "AP c0": f"{r['untrained']['ap_c0']:.3f} → {r['trained']['ap_c0']:.3f}",
+            "AP c1": f"{r['untrained']['ap_c1']:.3f} → {r['trained']['ap_c1']:.3f}",
             "field change": r["field"],
             "smoothness": r["smooth"],
-            "gated probe": "position" if probe == "pos" else "masked",
-            "its trained − step 0": delta,
-            "old gate": abs(delta) >= 0.05 or r["field"] >= 0.5,
-            "new gate": delta >= 0.05,
         }
     )
-scan_df = pd.DataFrame(scan_rows)
-print(scan_df.round(3).to_string(index=False))
-for lr, grp in scan_df.groupby("field lr", sort=False):
-    print(
-        f"field lr {lr}: old two-sided gate "
-        + ", ".join(
-            f"{v} {'met' if g else 'unmet'}"
-            for v, g in zip(grp.variant, grp["old gate"])
-        )
-        + "; new signed gate "
-        + ", ".join(
-            f"{v} {'met' if g else 'unmet'}"
-            for v, g in zip(grp.variant, grp["new gate"])
-        )
+print(pd.DataFrame(scan_rows).to_string(index=False))
+print(
+    "smoothness of the sine-cosine start (16×16, width 48): "
+    f"{V.field_smoothness(V.sincos_field(48, 16)):.3f}"
+)
+
+# %% [markdown]
+# **The pilot** (`pilot_share.py`, output `pilot_share.json`; one seed, 1000, apart from
+# the recorded run's; declared with the gates above before it ran). B+PE and B+PE+PM at
+# 1,500 steps of 16 images, the field at the network's rate, B+PE+PM at the paper's
+# content:position share 50:50 and at its 0:100 ablation. Its rule, fixed before it ran:
+# the recorded run uses 50:50 unless B+PE+PM at 50:50 fails the trained gate while 0:100
+# meets it.
+
+# %% tags=["hide-input"]
+pilot = json.loads(data_file("19_vit_positional_ssl", "pilot_share.json").read_text())
+pv = V.study_values(pilot)
+prow = []
+for r in pilot["runs"]:
+    lab = r["label"]
+    met = trained_gate([lab]).evaluate(
+        {
+            f"{k} · {lab}": pv[f"{k} · {lab}"]
+            for k in ("loss end / step 0", "content probe rise")
+        }
     )
+    prow.append(
+        {
+            "run": lab,
+            "loss end / step 0": r["loss end / step 0"],
+            "count/type rise": pv[f"content probe rise · {lab}"][0],
+            "trained gate": "met" if met.passed else "unmet",
+            "position R² rise": r["trained"]["position R²"]
+            - r["step 0"]["position R²"],
+            "masked R² rise": r["trained"]["masked-position R²"]
+            - r["step 0"]["masked-position R²"],
+            "AP linear step 0": r["step 0"]["AP linear"],
+            "AP linear trained": r["trained"]["AP linear"],
+            "seconds": r["seconds"],
+        }
+    )
+prow = pd.DataFrame(prow).set_index("run")
+print(prow.round(3).to_string())
+half, full_share = (prow.loc[k, "trained gate"] == "met"
+                    for k in ("B+PE+PM 50:50", "B+PE+PM 0:100"))  # fmt: skip
+rule_share = 1.0 if (not half and full_share) else 0.5
+print(
+    f"the rule picks the share {rule_share:g} (B+PE+PM at 50:50 "
+    f"{'met' if half else 'did not meet'} the trained gate, at 0:100 "
+    f"{'met' if full_share else 'did not meet'} it); the recorded run used "
+    f"{judged['regime']['pos_mask_share'] if run.scale == 'quick' else rule_share:g}; "
+    f"the pilot took {pilot['seconds']:.0f} s"
+)
+
+# %% [markdown]
+# **What the second audit knew before the gates and criteria changed**, read from the
+# shipped files (`regime_scan.jsonl` and the earlier claim-3 record
+# `detection_record.json`: 600 steps, field lr ×10, the random-feature head, B and
+# B+PE+PM on seeds 0–2, kept as it was shipped).
+
+# %% tags=["hide-input"]
+old = json.loads(
+    data_file("19_vit_positional_ssl", "detection_record.json").read_text()
+)
+old_up = np.subtract(old["ap"]["B"], old["untrained_ap"]["B"])
+n_old = len(old_up)
+old_h = t_k(n_old) * np.std(old_up, ddof=1) / np.sqrt(n_old)
+scan = [json.loads(x) for x in scan_text.splitlines() if x.strip()]
+c1 = sorted({r["trained"]["ap_c1"] for r in scan})
+c0 = sorted({r["trained"]["ap_c0"] for r in scan})
+print(
+    "earlier record (random-feature head): B's AP at step 0 "
+    + ", ".join(f"{a:.3f}" for a in old["untrained_ap"]["B"])
+    + ", trained " + ", ".join(f"{a:.3f}" for a in old["ap"]["B"])
+    + f"; its old claim-3 gate (B trained − step 0) failed beyond noise: mean "
+    f"{old_up.mean():+.3f} ± {old_h:.3f} (t = {t_k(n_old):.2f})"
+    + "\nfirst scan (one seed, 800 steps), linear heads: 3×3 AP "
+    f"{scan[0]['untrained']['ap_c1']:.3f} at step 0 → {c1[0]:.3f}–{c1[-1]:.3f} "
+    "trained; "
+    f"one-token AP {scan[0]['untrained']['ap_c0']:.3f} → {c0[0]:.3f}–{c0[-1]:.3f}"
+)  # fmt: skip
 
 # %% [markdown]
 # ## Deviations from the paper
 #
-# - **Audit of the reworked chapter (issue 36), answered here.** The gates and criteria
-#   below were changed after the auditor's numbers were known (claim 1 ✓ with a gain of
-#   0.480 on one seed, claim 2 ✗, claim 3's recorded run read as "reproduced"; trained
-#   B+PE position $R^2$ 0.821 against 0.899 at step 0); old → new, with the reasons:
-#   - *Gates of claims 1 and 2.* Old: the probe the claim reads moved by at least 0.05
-#     in either direction against the run's own step-0 student, or the field moved by at
-#     least half its initial norm, $\lVert P_T-P_0\rVert \ge 0.5\lVert P_0\rVert$ (claim
-#     2 also: or its masked probe passes). The field branch held by design (a field of
-#     element std 0.02 learning at 10× the network's rate moves by several times its
-#     norm in any run, B's included: drift, not learning) and the two-sided branch
-#     counted a fall of the probe, pre-training destroying position, as training. New:
-#     signed, about learning: pre-training raised the probe the claim reads above its
-#     step-0 value by at least 0.05 (claim 2 keeps "or its test passes"). The field's
-#     change, its smoothness and the encoding-only $R^2$ are shown as diagnostics.
-#   - *Claim 1's criterion.* Old: $g = R^2_\text{pos}(\text{B+PE}) -
-#     R^2_\text{pos}(\text{B}) > 0.2$; with a sine-cosine field the step-0 weights
-#     already pass it, so it measured the input. New: $g > 0.2$ and its learned part
-#     $\Delta = g_\text{trained} - g_\text{step 0} > 0$ on every seed. Both bounds are
-#     ours, from the research brief (they were labelled "abstract" before); so are
-#     claim 2's.
-#   - *Claim 3's gate and noise bar.* Old gate: at least three seeds and the baseline's AP
-#     at least 0.1 above, and twice, its chance AP (about 0.0003, so any working head
-#     met it); old criterion: mean − 2 SE > 0. New gate: pre-training raised the
-#     baseline's AP above its step-0 AP, paired by seed, mean − $t_{0.975,n-1}$ SE > 0;
-#     new criterion: the same paired gain of B+PE+PM over B with the $t$ quantile
-#     (4.30 for three seeds) instead of 2. The recorded run's note no longer says
-#     "reproduced" for a run whose pre-training lowered detection.
-#   - *The regime.* The field's ×10 learning rate was chosen from the two-point scan above
-#     under the old two-sided gate; at ×1 B+PE's probe had already fallen by more than
-#     0.05 (old gate met for claim 1), which the earlier text left out. Under the new
-#     gate no scan point is met (the table above). No new regime search was started;
-#     not tried: 1,000+ steps, a larger share of position-masked images, a longer
-#     recorded CPU run. Claims 1–3 stay not checked until a regime where pre-training
-#     raises the probes is found.
-#   - *Quick scale.* Old: 600 steps per variant, measured 259 s on 2 cores (the budget is
-#     150 s). New: 250 steps, one pre-training seed (two seeds did not fit); cut for time
-#     alone. A first cut to 400 steps measured 176 s (about 0.12 s a step in the chapter's
-#     kernel, against 0.076 s in the recorded script); its gates, seen before the second
-#     cut, were unmet as well (B+PE's position probe −0.055 against step 0, B+PE+PM's
-#     masked probe +0.006). With one seed "on every seed" means that one seed.
-#   - *Recorded detection run.* It keeps its own regime (600 steps, seeds 0–2, its own
-#     data and seed streams); it was re-recorded with null instead of NaN for scores not
-#     computed and the sha256 of the module and the script it ran instead of a commit
-#     name, and both scripts are in `SHA256SUMS`. A pilot's numbers quoted earlier (a
-#     head on raw pixels), never shipped, were dropped.
+# - **Second audit of the reworked chapter (issue 36), answered here.** The audit found
+#   that the three "not checked" verdicts rested on gates that were the claims' own
+#   effects (a probe the claim reads had to rise) and, for claim 3, on a random-feature
+#   head on which near-raw step-0 tokens score well; that the first scan's linear heads
+#   showed pre-training *raising* AP; that the loss fell (the networks trained); that the
+#   field's ×10 learning rate random-walks the field; and that no 1,000+-step regime had
+#   been tried. Its numbers, read from the shipped files, are printed above ("What the
+#   second audit knew"). Old → new, with the reasons; all were written into the chapter
+#   before the pilot and the recorded run ran, and the audit's numbers were known:
+#   - *Gates of claims 1 and 2.* Old: claim 1, pre-training raised B+PE's position
+#     probe by at least 0.05 on every seed; claim 2, it raised B+PE+PM's masked probe by
+#     at least 0.05, or the masked $R^2$ already exceeded 0.5. Both are the claims'
+#     effects, so an unmet gate hid a failure of the claim as "not checked". New (ours):
+#     the networks the claim reads trained, on every seed: the SSL loss at the end (mean
+#     of the last 50 steps) at most half its step-0 value, and the count or type probe
+#     up by at least 0.05 over step 0. The probe rises are shown as diagnostics. Claim
+#     2's "or the test passes" is dropped: the new gate is not the claim's effect, so it
+#     cannot hide a pass that learning made. The brief allowed B's linear-head AP as
+#     probe (b) instead; the count and type probes were chosen, before the pilot, since
+#     B's AP is what claim 3's own gate reads (B's AP rise is printed beside the gate
+#     table). Known before: the audit's observation that
+#     the loss fell on one seed; the count and type probes' values at step 0 and trained
+#     were not (they are read in the tables above, pilot and recorded run included).
+#   - *Claim 3's gate and head.* Old: the random-feature head judged, gated on B's AP on
+#     it rising over step 0 (paired, $t$ quantile); it failed beyond noise (printed
+#     above). New: both heads declared; the judged head is the linear 3×3 head (the usual
+#     frozen-feature readout; the random-feature head favours near-raw tokens); gate: B
+#     and B+PE+PM trained, and pre-training helps B on the linear head (paired, $t$
+#     quantile). Known before this choice: the first scan's linear-head AP rose with
+#     pre-training on one seed and 800 steps (printed above); so this gate was expected
+#     to be met more easily than the old one.
+#   - *Criteria of claims 1 and 2.* Old: claim 1's learned part $\Delta > 0$ and claim
+#     2's gain over B+PE ≥ 0.1, each on every seed. New: both paired by seed with the
+#     $t_{0.975,n-1}$ quantile (mean $-$ $t$ SE above 0 and above 0.1), as every
+#     comparison between variants in the book; the bounds 0.2, 0.5, 0 and 0.1 are
+#     unchanged. Not known before for this regime (the recorded run is new).
+#   - *Field learning rate.* Old: ×10 the network's rate, chosen from the first scan
+#     under the old gate, which a moving field met by itself. New: ×1, the faithful
+#     choice (the paper's field is an ordinary parameter). ×10 stays a shown sensitivity:
+#     in the first scan's table and as a full-scale ablation.
+#   - *Regime.* Old: 250 steps at quick scale, 600 steps in the claim-3 record. New: a
+#     pilot (one seed, 1,500 steps, the shares 50:50 and 0:100, the rule declared before
+#     it ran) and one recorded run (B, B+PE and B+PE+PM × 3 seeds × 1,500 steps at the
+#     share the rule picked, printed above), which claims 1–3 are judged on; 1,500
+#     steps is the issue's "1,000+" within a 25-minute budget for this CPU, chosen
+#     before any result of this regime. The
+#     earlier claim-3 record `detection_record.json` is kept, as shipped, for the
+#     history above; `study_record.json` replaces its role.
+#   - *A random field.* The audit asked for a claim-1 column with the field's random
+#     start at the same settings if it fits the record's budget: six more pre-trainings
+#     did not fit (the estimate is printed under claim 1); not run.
+#   - *Feature std.* Old: measured after the projection head, whose BatchNorm keeps it
+#     near 1 whatever the backbone does. New: on the teacher backbone's CLS token.
+#   - *Quick scale.* It stays a demonstration (one seed, 250 steps, ≤ 150 s) and says so;
+#     its numbers decide nothing.
+#   - *Texts.* Hand-typed numbers (run times, step times, gate readings of earlier cuts,
+#     the chance AP, the full scale's step count) were removed or are computed from the
+#     records and from `SIZES`; the figures draw the bar that decides, and the 0.05 and
+#     0.5 bars are labelled ours.
+# - **First audit of the reworked chapter (issue 36)**, for the record. The gates were
+#   then made signed (a fall of a probe no longer counted as training; the field's change
+#   no longer met a gate by itself); claim 1's criterion gained the learned part Δ, since
+#   a sine-cosine field passes $g > 0.2$ at step 0; claim 3's noise bar became the $t$
+#   quantile; the quick scale was cut from 600 to 250 steps for time alone, over the
+#   150 s budget before; the first claim-3 record was re-made with the sha256 of its
+#   script and module. All of it was changed after the auditor's numbers were known;
+#   the second audit superseded the gates (above).
 # - **Issue 36: a pre-training that trains** (old → new, with the reasons).
 #   - *Regime.* Old: a ViT of width 96 and depth 4, 250 steps of 16 images per variant, a
-#     random field learning at the network's rate; pre-training did not change what the
-#     probes read (at 238c14c position $R^2$ 0.395 trained against 0.396 untrained for
-#     B+PE, the field still random, masked-position $R^2$ ≈ 0 for every variant). New:
-#     width 48, depth 2, the field initialised as a 2D sine-cosine table (element std
-#     0.02) and learning at 10× the network's rate (see the audit item above for the
-#     steps and the scan).
+#     random field learning at the network's rate; the issue reports that pre-training
+#     did not change what the probes read. New: width 48, depth 2, the field initialised
+#     as a 2D sine-cosine table (element std 0.02), and the runs above.
 #   - *Initial field.* Old: truncated normal (std 0.02). New: sine-cosine, so that claim 2
 #     (placing position-masked patches from their context) can be tested without first
 #     learning a position code. The summaries do not say how the paper initialises its
 #     field; this is our choice, and it means the step-0 probes already read position.
-#   - *Claim 3.* Old: a linear head on one token, AP ≈ 0.03, judged at full scale only.
-#     New: a head on the 3×3 neighbourhood of tokens through fixed random ReLU features
-#     and a recorded CPU run on three seeds that the quick chapter reads; the quick
-#     verdict itself stays `not checked at this scale` (one seed).
-#   - *Protocols* (probe suite, the encoding-only probe, the detection study over seeds)
-#     moved from the chapter into `repbook.papers.vit_positional_ssl`, unit-tested.
+#   - *Claim 3.* Old: a linear head on one token, judged at full scale only. New: heads
+#     on the 3×3 neighbourhood of tokens (above) and a recorded CPU run on three seeds.
+#   - *Protocols* (probe suite, the pre-training study over seeds, the values the claims
+#     read) moved from the chapter into `repbook.papers.vit_positional_ssl`, unit-tested.
 # - **Earlier gates** (commit ca8b37c, after a verdict audit): claim 2's gate became
-#   "moved, or masked $R^2$ > 0.5" so that it cannot hide a pass; claim 3 was "mean AP gain
-#   over seeds > 0", a bare mean, and became the gain paired by pre-training seed, mean −
-#   2 SE > 0, which needs three seeds (now with the $t$ quantile, above).
+#   "moved, or masked $R^2$ > 0.5" so that it could not hide a pass; claim 3 was "mean AP
+#   gain over seeds > 0", a bare mean, and became the gain paired by pre-training seed.
 # - **Data and scale.** Generated 48×48 shape scenes instead of ImageNet-1K and COCO; a ViT
-#   of width 48 and depth 2 with 6×6 patches instead of ViT-S/16 and ViT-B/16; 250
-#   pre-training steps of 16 images per variant at quick scale instead of 100 ImageNet
+#   of width 48 and depth 2 with 6×6 patches instead of ViT-S/16 and ViT-B/16; 1,500
+#   pre-training steps of 16 images per variant in the judged run instead of 100 ImageNet
 #   epochs; frozen probes and a "detection-lite" decoder instead of fine-tuning a ViTDet
 #   Mask R-CNN. The numbers are about the mechanisms, not about COCO.
 # - **Objective.** Our base is not DINOv2: the image loss is a BYOL-style cosine loss with a
 #   predictor (an EMA teacher on the CLS token over two global crops), the masked-patch loss
 #   is a cosine regression to the teacher's patch tokens instead of iBOT's prototype
 #   cross-entropy, there is no KoLeo term and no local crops. With LayerNorm in the
-#   projection heads a first pilot collapsed (feature std → 0.02 within 300 steps), so the
-#   heads use BatchNorm, as BYOL does; the feature std is logged above.
+#   projection heads a first pilot collapsed, so the heads use BatchNorm, as BYOL does;
+#   the backbone's feature std is logged above.
 # - **Our choices beyond the summaries.** The field placement $a = 1-s$, $t\sim U(0,s)^2$ (the
 #   summaries give only "random scale $s\sim\mathrm{Beta}(2,5)$ and translation"); the same
 #   placement for both views of an image; the identity placement for probes; the cross shape
 #   (two bars, a quarter of the grid thick) and 30 % mask ratio; random-patch content masks;
-#   a 16×16 field at quick scale (the paper's default is said to be 50×50, used at full
-#   scale); zero-initialised mask vectors; the crop-relative baseline as the same field
-#   sampled over the view; position-masked patches, like content-masked ones, predict the
-#   teacher's token of the same patch (not their position directly). The ablations'
-#   "uniform" and "constant" scale laws are ours (same mean as Beta(2, 5)).
+#   a 16×16 field at quick scale and in the recorded run (the paper's default is said to be
+#   50×50, used at full scale); zero-initialised mask vectors; the crop-relative baseline
+#   as the same field sampled over the view; position-masked patches, like content-masked
+#   ones, predict the teacher's token of the same patch (not their position directly). The
+#   ablations' "uniform" and "constant" scale laws are ours (same mean as Beta(2, 5)).
 # - **Claim 2's second part** (a gain of at least 0.1 over B+PE) is ours: the issue's
 #   criterion was $R^2 > 0.5$ alone, which context could pass without any position masking.
 #   It was added before the first run.
-# - **Diagnostics** that decide nothing: the field's smoothness and change, the probe on
-#   the encodings alone, the chance AP of the detection head.
+# - **Diagnostics** that decide nothing: the probe rises the claims read, the field's
+#   smoothness and change, the probe on the encodings alone, the chance AP, the
+#   random-feature head.
 # - **Not checked.** COCO and ADE20K numbers (claim 4, quoted from summaries); the paper's
 #   exact masking ratios and field resolution.
 #
@@ -1083,21 +1203,24 @@ for lr, grp in scan_df.groupby("field lr", sort=False):
 # .venv/bin/python -m repbook run 19 --scale full
 # ```
 # Full scale (one GPU): 96×96 images (16×16 tokens), a 50×50 field, 20,000 pre-training
-# images, 3,000 steps of 64 images per variant, three pre-training seeds (which checks
-# claim 3 in the run), and the six ablations above: 15 pre-trainings, 45,000 steps. The
-# estimate below scales the recorded run's measured step time (48×48, batch 16) by the
-# batch and the number of tokens alone, a lower bound (attention grows faster than the
-# token count).
+# images, 3,000 steps of 64 images per variant, three pre-training seeds (which judge
+# claims 1–3 in the run), and the ablations above. The estimate below scales the recorded
+# run's measured step time (48×48, batch 16) by the batch and the number of tokens alone,
+# a lower bound (attention grows faster than the token count).
 
 # %%
-rec = json.loads(
-    data_file("19_vit_positional_ssl", "detection_record.json").read_text()
-)
-step_s = np.mean(list(rec["pretrain_seconds"].values())) / rec["regime"]["steps"]
-factor = (64 / rec["regime"]["batch"]) * (96 / rec["data"]["size"]) ** 2
+rec = json.loads(data_file("19_vit_positional_ssl", "study_record.json").read_text())
+step_s = np.mean([r["seconds"] for r in rec["runs"]]) / rec["regime"]["steps"]
+full = SIZES["full"]
+factor = (full["batch"] / rec["regime"]["batch"]) * (
+    full["size"] / rec["data"]["size"]
+) ** 2
+n_steps = (len(V.VARIANTS) * full["train_seeds"] + len(full["ablations"])) * full[
+    "steps"
+]
 print(
     f"recorded run: {step_s:.3f} s per pre-training step at quick size; full scale at "
-    f"least {factor:.0f}× that, so 45,000 steps take at least "
-    f"{45_000 * step_s * factor / 3600:.1f} h on this CPU before any probe: the full "
+    f"least {factor:.0f}× that, so {n_steps:,} steps take at least "
+    f"{n_steps * step_s * factor / 3600:.1f} h on this CPU before any probe: the full "
     f"scale is for a GPU. The recorded run itself took {rec['seconds']:.0f} s."
 )

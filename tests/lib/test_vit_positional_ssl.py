@@ -1,5 +1,7 @@
 """Tests of the crop-tied positional-encoding module (chapter 19)."""
 
+import json
+
 import numpy as np
 import pytest
 import torch
@@ -471,9 +473,17 @@ def test_probe_set_suite_and_encoding_probe():
     assert data.n_pos == 6 and data.pos_images.shape == (12, 3, 48, 48)
     np.testing.assert_array_equal(data.pos_images[6:], data.det_test.images[:6])
     m = V.TinyViT(dim=12, heads=3, depth=1, field_init="sincos")
-    out = V.probe_suite(m, data, patch=6, detection=False)
-    assert out["det"] is None and set(out) >= {"pos", "masked", "count accuracy"}
+    out = V.probe_suite(m, data, patch=6)
+    assert out["det"] == {} and set(out) >= {"pos", "masked", "count accuracy"}
     assert np.isfinite(out["pos"].r2)
+    heads = {"lin": dict(context=1, features=0), "rf": dict(context=0, features=8)}
+    out = V.probe_suite(m, data, patch=6, heads=heads)
+    nums = V.suite_numbers(out)
+    assert set(out["det"]) == {"lin", "rf"}
+    assert {"AP lin", "chance AP rf", "mIoU rf", "type accuracy"} <= set(nums)
+    assert nums["AP lin"] == out["det"]["lin"].ap50
+    with pytest.raises(ValueError, match="context and features"):
+        V.probe_suite(m, data, patch=6, heads={"x": dict(alpha=1.0)})
     # a sine-cosine field codes position smoothly: a linear probe reads most of it
     boxes = V.sample_view_boxes(40, rng)
     assert V.encoding_r2(V.sincos_field(48, 16), boxes, 8) > 0.8
@@ -499,3 +509,83 @@ def test_detection_study_pairs_by_seed(scenes):
     )
     with pytest.raises(ValueError, match="config of variant"):
         V.detection_study(scenes.images[:8], data, {"B": cfgs["B+PE+PM"]}, [0], patch=6)
+
+
+def test_loss_ratio_reads_the_ends_of_the_trace():
+    loss = np.array([4.0, 3.0, 2.0, 1.0, 1.0])
+    tr = V.SSLTrace(loss, loss, loss, np.ones(5))
+    assert tr.loss_ratio(2) == pytest.approx(0.25)
+    assert tr.loss_ratio(50) == pytest.approx(loss.mean() / 4)
+    with pytest.raises(ValueError, match="window"):
+        tr.loss_ratio(0)
+
+
+def test_feature_std_reads_the_backbone_cls_token(scenes, monkeypatch):
+    # a backbone whose CLS token is the same for every image reads 0, whatever the
+    # BatchNorm projection head makes of it
+    cfg = V.SSLConfig(variant="B", steps=2, batch=4, arch=(("dim", 12), ("depth", 1)))
+    _, tr = V.pretrain(scenes.images[:8], cfg, np.random.default_rng(0))
+    assert (tr.feature_std > 0).all()
+    forward = V.TinyViT.forward
+
+    def collapsed(self, *a, **kw):
+        t = forward(self, *a, **kw)
+        return torch.cat([t[:1, :1].expand(len(t), 1, -1), t[:, 1:]], dim=1)
+
+    monkeypatch.setattr(V.TinyViT, "forward", collapsed)
+    _, tr = V.pretrain(scenes.images[:8], cfg, np.random.default_rng(0))
+    np.testing.assert_allclose(tr.feature_std, 0.0, atol=1e-6)
+
+
+def test_pretraining_study_pairs_step0_and_trained(scenes):
+    data = V.make_probe_set(4, 8, np.random.default_rng(1), size=48, grid=8)
+    arch = (("dim", 12), ("depth", 1))
+    cfgs = {
+        v: V.SSLConfig(variant=v, steps=3, batch=4, arch=arch, field_init="sincos")
+        for v in V.VARIANTS
+    }
+    heads = {"lin": dict(context=1, features=0)}
+    st = V.pretraining_study(
+        scenes.images[:8], data, cfgs, [0, 1], patch=6, heads=heads, keep=True,
+        loss_window=2,
+    )  # fmt: skip
+    assert st.labels == V.VARIANTS and st.seeds == (0, 1) and len(st.runs) == 6
+    row = {(r["label"], r["seed"]): r for r in st.runs}
+    # B+PE and B+PE+PM start from the same weights and field: one step-0 probe
+    assert row["B+PE", 0]["step 0"] == row["B+PE+PM", 0]["step 0"]
+    assert row["B", 0]["step 0"] != row["B+PE", 0]["step 0"]
+    tr = st.traces["B", 1]
+    assert row["B", 1]["loss end / step 0"] == pytest.approx(tr.loss_ratio(2))
+    assert row["B", 1]["loss step 0"] == pytest.approx(tr.loss[0])
+    assert row["B", 0]["seconds"] is None
+    # the step-0 student is the pre-training's starting point
+    m0 = V.initial_student(cfgs["B+PE"], 48, np.random.default_rng(1))
+    torch.testing.assert_close(m0.field, st.initial["B+PE", 1].field)
+    # the record is JSON and study_values reads it in seed order
+    rec = json.loads(json.dumps(st.record()))
+    vals = V.study_values(rec)
+    b, pe = (row[v, 1] for v in ("B", "B+PE"))
+    g = pe["trained"]["position R²"] - b["trained"]["position R²"]
+    g0 = pe["step 0"]["position R²"] - b["step 0"]["position R²"]
+    assert vals["R² gain (B+PE − B)"][1] == pytest.approx(g)
+    assert vals["learned part Δ (gain − gain at step 0)"][1] == pytest.approx(g - g0)
+    up = max(
+        b["trained"][k] - b["step 0"][k] for k in ("count accuracy", "type accuracy")
+    )
+    assert vals["content probe rise · B"][1] == pytest.approx(up)
+    pm = row["B+PE+PM", 0]["trained"]["masked-position R²"]
+    assert vals["masked R² gain over B+PE"][0] == pytest.approx(
+        pm - row["B+PE", 0]["trained"]["masked-position R²"]
+    )
+    ap = [row["B+PE+PM", s]["trained"]["AP lin"] - row["B", s]["trained"]["AP lin"]
+          for s in (0, 1)]  # fmt: skip
+    assert vals["AP gain (B+PE+PM − B) · lin"] == pytest.approx(ap)
+    assert vals["pre-training AP gain of B · lin"][0] == pytest.approx(
+        row["B", 0]["trained"]["AP lin"] - row["B", 0]["step 0"]["AP lin"]
+    )
+    with pytest.raises(ValueError, match="lacks runs"):
+        V.study_values({**rec, "seeds": [0, 1, 2]})
+    with pytest.raises(ValueError, match="seeds"):
+        V.pretraining_study(scenes.images[:8], data, cfgs, [], patch=6)
+    with pytest.raises(ValueError, match="SSLConfig"):
+        V.pretraining_study(scenes.images[:8], data, {"B": "x"}, [0], patch=6)

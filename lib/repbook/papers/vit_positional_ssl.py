@@ -633,13 +633,22 @@ class SSLConfig:
 @dataclass(frozen=True)
 class SSLTrace:
     """Per-step records of a pre-training run: total, image (CLS) and patch losses, and the
-    feature std: the std over the batch of the l2-normalised teacher CLS projection, averaged
-    over dimensions and times sqrt(dim) (about 1 for spread features, 0 at collapse)."""
+    feature std: the std over the batch of the l2-normalised CLS token of the teacher's
+    *backbone* (before the projection head and its BatchNorm), averaged over dimensions and
+    times sqrt(dim) (about 1 for spread features, 0 at collapse)."""
 
     loss: np.ndarray
     image_loss: np.ndarray
     patch_loss: np.ndarray
     feature_std: np.ndarray
+
+    def loss_ratio(self, window: int = 50) -> float:
+        """The SSL loss at the end over its step-0 value: the mean loss of the last `window`
+        steps (all steps if fewer) divided by the loss of step 0 (the step-0 network on the
+        first batch, before any update)."""
+        if not isinstance(window, (int, np.integer)) or window < 1:
+            raise ValueError(f"window must be a positive integer, got {window!r}")
+        return float(self.loss[-window:].mean() / self.loss[0])
 
 
 def build_model(config: SSLConfig, image_size: int, seed: int) -> TinyViT:
@@ -787,7 +796,7 @@ def pretrain(
                 [*teacher.parameters(), *t_proj.parameters()],
             ):
                 pt.mul_(m).add_(ps.detach(), alpha=1 - m)
-            zc = F.normalize(t_cls, dim=-1)
+            zc = F.normalize(t_tok[:, 0], dim=-1)  # the backbone's CLS token
             rec["std"][step] = float(zc.std(0).mean() * math.sqrt(zc.shape[-1]))
         rec["loss"][step] = loss.item()
         rec["image"][step] = l_img.item()
@@ -1073,8 +1082,14 @@ def detection_lite(
     d = train_tokens.shape[-1]
     Xtr, Xte = train_tokens.reshape(-1, d), test_tokens.reshape(-1, d)
     k = len(SHAPES) + 1
-    cls_head = ridge_probe(Xtr, np.eye(k)[t_tr["label"].ravel()], alpha=alpha)
-    cen_head = ridge_probe(Xtr, t_tr["centre"].ravel(), alpha=alpha)
+    # the class and centre heads share their inputs: one ridge fit with k + 1 outputs
+    both = ridge_probe(
+        Xtr,
+        np.column_stack([np.eye(k)[t_tr["label"].ravel()], t_tr["centre"].ravel()]),
+        alpha=alpha,
+    )
+    cls_head = RidgeProbe(both.mean, both.scale, both.coef[:, :k])
+    cen_head = RidgeProbe(both.mean, both.scale, both.coef[:, k:])
     has = t_tr["centre"].ravel() > 0
     box_head = ridge_probe(Xtr[has], t_tr["box"].reshape(-1, 4)[has], alpha=alpha)
     n = len(test_tokens)
@@ -1255,18 +1270,26 @@ def make_probe_set(
     return ProbeSet(images, boxes, masks, det_train, det_test)
 
 
-def probe_suite(
-    model: TinyViT,
-    data: ProbeSet,
-    *,
-    patch: int,
-    context: int = 0,
-    features: int = 0,
-    detection: bool = True,
-) -> dict:
+HEADS = {
+    "linear": dict(context=1, features=0),
+    "random-feature": dict(context=1, features=1024),
+}
+"""The two detection-lite heads, both on the 3×3 neighbourhood of tokens: "linear" reads the
+tokens themselves (the usual frozen-feature readout, claim 3's judged head); "random-feature"
+reads 1,024 fixed random ReLU features of them (shown beside it)."""
+
+
+def probe_suite(model: TinyViT, data: ProbeSet, *, patch: int, heads=None) -> dict:
     """Every frozen-feature probe of one model: `pos` (position probe on all patches), `masked`
-    (on position-masked patches), `det` (`detection_lite` with `context` and `features`; None
-    when `detection` is False) and the image-level content probes (CLS and mean patch token)."""
+    (on position-masked patches), `det` ({head name: `detection_lite` result} for each entry
+    of `heads`, {name: dict(context=..., features=...)}; empty without heads) and the
+    image-level content probes (CLS and mean patch token)."""
+    heads = dict(heads or {})
+    for name, kw in heads.items():
+        if set(kw) - {"context", "features"}:
+            raise ValueError(
+                f"head {name!r} takes context and features only, got {sorted(kw)}"
+            )
     n = data.n_pos
     tr, te = slice(0, n), slice(n, 2 * n)
     im, bx, mk = data.pos_images, data.pos_boxes, data.pos_masks
@@ -1276,17 +1299,12 @@ def probe_suite(
     )
     cls_tr, pat_tr = encode(model, data.det_train.images)
     cls_te, pat_te = encode(model, data.det_test.images)
-    det = None
-    if detection:
-        det = detection_lite(
-            pat_tr,
-            data.det_train,
-            pat_te,
-            data.det_test,
-            patch=patch,
-            context=context,
-            features=features,
+    det = {
+        name: detection_lite(
+            pat_tr, data.det_train, pat_te, data.det_test, patch=patch, **kw
         )
+        for name, kw in heads.items()
+    }
     content = content_probe(
         np.concatenate([cls_tr, pat_tr.mean(1)], 1),
         data.det_train,
@@ -1294,6 +1312,22 @@ def probe_suite(
         data.det_test,
     )
     return dict(pos=pos, masked=masked, det=det, **content)
+
+
+def suite_numbers(suite: dict) -> dict[str, float]:
+    """The numbers of a `probe_suite` result, flat: position and masked-position R², count and
+    type accuracy, and per head its AP@0.5, chance AP@0.5 and patch mIoU."""
+    out = {
+        "position R²": float(suite["pos"].r2),
+        "masked-position R²": float(suite["masked"].r2),
+        "count accuracy": float(suite["count accuracy"]),
+        "type accuracy": float(suite["type accuracy"]),
+    }
+    for name, r in suite["det"].items():
+        out[f"AP {name}"] = float(r.ap50)
+        out[f"chance AP {name}"] = float(r.chance_ap50)
+        out[f"mIoU {name}"] = float(r.miou)
+    return out
 
 
 def encoding_r2(field: torch.Tensor, boxes: np.ndarray, grid: int) -> float:
@@ -1380,3 +1414,159 @@ def detection_study(
                 if model is m:
                     ch[v].append(r.chance_ap50)
     return DetectionStudy(tuple(configs), seeds, ap, un, ch, secs)
+
+
+# ---------------------------------------------------------------------------------------------
+# The pre-training study: every variant on every seed, probed at step 0 and trained
+# ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Study:
+    """Pre-trainings probed at step 0 and after training. `runs` holds one JSON-able row per
+    (label, seed): "label", "variant", "seed", the probe numbers at "step 0" and "trained"
+    (`suite_numbers`), the SSL loss at step 0 and at the end and their ratio, the field's change
+    and smoothness, the final feature std and the pre-training's seconds (None without a
+    clock). With `keep`, `models`, `initial`, `traces` and `suites` ({"step 0", "trained"}
+    `probe_suite` results) hold the objects, keyed by (label, seed)."""
+
+    labels: tuple[str, ...]
+    seeds: tuple[int, ...]
+    runs: list
+    models: dict
+    initial: dict
+    traces: dict
+    suites: dict
+
+    def record(self) -> dict:
+        """The JSON-able part: labels, seeds and runs (what `study_values` reads)."""
+        return {
+            "labels": list(self.labels),
+            "seeds": list(self.seeds),
+            "runs": self.runs,
+        }
+
+
+def pretraining_study(
+    ssl_images: np.ndarray,
+    data: ProbeSet,
+    configs: dict,
+    seeds,
+    *,
+    patch: int,
+    heads=None,
+    device: str = "cpu",
+    rng_of=None,
+    clock=None,
+    keep: bool = False,
+    loss_window: int = 50,
+) -> Study:
+    """Pre-train each config of `configs` ({label: SSLConfig}; the label is the variant name
+    where the claims read it) once per seed and run `probe_suite` (with `heads`) on the trained
+    student and on its step-0 weights. `rng_of(seed)` returns a fresh generator for a seed
+    (default `numpy.random.default_rng(seed)`); it is called once for the step-0 student and
+    once for the pre-training, which therefore start from the same weights. Step-0 weights that
+    two configs share (B+PE and B+PE+PM: the same architecture, field and seed) are probed once.
+    `clock` (a no-argument timer) times each pre-training; `loss_window` steps make the loss
+    at the end (`SSLTrace.loss_ratio`)."""
+    seeds = tuple(int(s) for s in seeds)
+    if not seeds:
+        raise ValueError("seeds must name at least one pre-training seed")
+    if len(set(seeds)) != len(seeds):
+        raise ValueError(f"seeds repeat: {seeds}")
+    if not configs:
+        raise ValueError("configs must hold at least one {label: SSLConfig}")
+    for label, cfg in configs.items():
+        if not isinstance(cfg, SSLConfig):
+            raise ValueError(f"configs[{label!r}] is not an SSLConfig")
+    rng_of = rng_of or np.random.default_rng
+    size = data.det_train.images.shape[-1]
+    runs, models, initial, traces, suites, step0 = [], {}, {}, {}, {}, {}
+    for s in seeds:
+        for label, cfg in configs.items():
+            m0 = initial_student(cfg, size, rng_of(s)).to(device)
+            key = (cfg.variant == "B", cfg.field_size, cfg.field_init, cfg.arch, s)
+            if key not in step0:
+                step0[key] = probe_suite(m0, data, patch=patch, heads=heads)
+            t0 = clock() if clock else None
+            m, tr = pretrain(ssl_images, cfg, rng_of(s), device=device)
+            secs = None if clock is None else round(clock() - t0, 1)
+            suite = probe_suite(m, data, patch=patch, heads=heads)
+            w = min(loss_window, cfg.steps)
+            runs.append(
+                {
+                    "label": label,
+                    "variant": cfg.variant,
+                    "seed": s,
+                    "pos_mask_share": cfg.pos_mask_share,
+                    "step 0": suite_numbers(step0[key]),
+                    "trained": suite_numbers(suite),
+                    "loss step 0": float(tr.loss[0]),
+                    "loss end": float(tr.loss[-w:].mean()),
+                    "loss end / step 0": tr.loss_ratio(w),
+                    "field change": field_change(m0.field, m.field),
+                    "field smoothness step 0": field_smoothness(m0.field),
+                    "field smoothness": field_smoothness(m.field),
+                    "feature std end": float(tr.feature_std[-w:].mean()),
+                    "seconds": secs,
+                }
+            )
+            if keep:
+                models[label, s], initial[label, s], traces[label, s] = m, m0, tr
+                suites[label, s] = {"step 0": step0[key], "trained": suite}
+    return Study(tuple(configs), seeds, runs, models, initial, traces, suites)
+
+
+def study_values(record: dict) -> dict[str, list[float]]:
+    """The per-seed values the chapter's gates and claims read, from a `Study.record()` (or
+    its JSON), in seed order. For every label L: "loss end / step 0 · L" and "content probe
+    rise · L" (the larger of the count and the type accuracy's rise over step 0). With B and
+    B+PE (claim 1): the position-R² gain of B+PE over B trained and at step 0, its learned part
+    and B+PE's own rise. With B+PE and B+PE+PM (claim 2): B+PE+PM's masked-position R², its
+    gain over B+PE and its rise. For every head H with B (claim 3): B's pre-training AP gain,
+    and the AP gains of B+PE+PM and B+PE over B."""
+    seeds = [int(s) for s in record["seeds"]]
+    runs = {(r["label"], int(r["seed"])): r for r in record["runs"]}
+    labels = list(
+        record.get("labels") or dict.fromkeys(r["label"] for r in record["runs"])
+    )
+    missing = [(lab, s) for lab in labels for s in seeds if (lab, s) not in runs]
+    if missing:
+        raise ValueError(f"the record lacks runs {missing}")
+
+    def get(lab, stage, key):
+        return np.array([runs[lab, s][stage][key] for s in seeds], float)
+
+    def rise(lab, key):
+        return get(lab, "trained", key) - get(lab, "step 0", key)
+
+    out: dict[str, np.ndarray] = {}
+    for lab in labels:
+        out[f"loss end / step 0 · {lab}"] = np.array(
+            [runs[lab, s]["loss end / step 0"] for s in seeds], float
+        )
+        out[f"content probe rise · {lab}"] = np.maximum(
+            rise(lab, "count accuracy"), rise(lab, "type accuracy")
+        )
+    if {"B", "B+PE"} <= set(labels):
+        key = "position R²"
+        g = get("B+PE", "trained", key) - get("B", "trained", key)
+        g0 = get("B+PE", "step 0", key) - get("B", "step 0", key)
+        out["R² gain (B+PE − B)"] = g
+        out["R² gain at step 0"] = g0
+        out["learned part Δ (gain − gain at step 0)"] = g - g0
+        out["B+PE: R² trained − step 0"] = rise("B+PE", key)
+    if {"B+PE", "B+PE+PM"} <= set(labels):
+        key = "masked-position R²"
+        pm = get("B+PE+PM", "trained", key)
+        out["masked R² (B+PE+PM)"] = pm
+        out["masked R² gain over B+PE"] = pm - get("B+PE", "trained", key)
+        out["B+PE+PM: masked R² trained − step 0"] = rise("B+PE+PM", key)
+    if "B" in labels:
+        heads = [k[3:] for k in runs[labels[0], seeds[0]]["trained"] if k[:3] == "AP "]
+        for h in heads:
+            ap_b = get("B", "trained", f"AP {h}")
+            out[f"pre-training AP gain of B · {h}"] = rise("B", f"AP {h}")
+            for lab in ("B+PE+PM", "B+PE"):
+                if lab in labels:
+                    ap = get(lab, "trained", f"AP {h}")
+                    out[f"AP gain ({lab} − B) · {h}"] = ap - ap_b
+    return {k: [float(x) for x in v] for k, v in out.items()}
