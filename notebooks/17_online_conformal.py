@@ -26,8 +26,9 @@
 #
 # ```{admonition} Claims we test
 # 1. **Adversarial guarantee.** On any bounded score sequence the fraction of missed rounds tends to
-#    $\alpha$ (the abstract's words), judged as the limit itself on streams where a fixed
-#    threshold fails; the rate form $C/(\eta T)$ is a diagnostic of ours.
+#    $\alpha$ (the abstract's words), judged as the limit itself, to the research brief's
+#    coverage tolerance, on streams where no constant threshold reaches $\alpha$. It confirms a
+#    theorem: the parameter stays bounded. The rate form $C/(\eta T)$ is a diagnostic of ours.
 # 2. **Stochastic guarantee.** When the conditional $(1-\alpha)$-quantile of the score is linear in
 #    the past scores, the coverage *conditional on the past* tends to $1-\alpha$ at every round,
 #    not only on average (the abstract's words). That the parameter converges to the true
@@ -187,24 +188,37 @@ print(
 # tends to $\alpha$ as $T$ grows. We judge it on those words, at $T=10^6$ rounds, with checkpoints
 # at $10^4$, $10^5$ and $10^6$.
 #
-# A limit is only a test when coverage is not free on the stream. The comparator has no
-# guarantee: the **split-conformal threshold** of the first $10^4$ rounds (its
-# $\lceil(1-\alpha)(n+1)\rceil$-th smallest score), then held fixed for the rest of the stream;
-# against the adversary it announces 0 while it calibrates, and the adversary answers the fixed
-# threshold afterwards. The sawtooth repeats one ramp, so a threshold calibrated on whole periods
-# is right on it by construction: it is shown, not judged.
+# A limit is only a test where coverage is not free, and these two streams are built so that it
+# is not: **no constant threshold reaches $\alpha$ on them**. The regime switches spend about a
+# quarter of their rounds on the two-point law $\{0,B\}$, which puts a mass of about $1/8>\alpha$
+# on $B$: a constant threshold below $B$ misses at least that share of the rounds, one at $B$ or
+# above misses none. The adversary answers a constant threshold below $B$ with $B$ (a miss every
+# round) and any other with 0 (none). The comparator shown beside the trackers is the
+# **split-conformal threshold** of the first $10^4$ rounds (its
+# $\lceil(1-\alpha)(n+1)\rceil$-th smallest score), then held fixed; against the adversary it
+# announces 0 while it calibrates, and the adversary answers the fixed threshold afterwards. On
+# these streams it tends to be the full set, a threshold at $B$ (the line under the figure says
+# whether it is on this seed), and so misses $\alpha$ by all of $\alpha$. The sawtooth repeats one
+# ramp, so a threshold calibrated on whole periods is right on it by construction: it is shown,
+# not judged.
 #
-# **Gate (fixed before the run).** On the regime switches and on the adversary, the fixed
-# split-conformal threshold misses $\alpha$ by at least 0.02 over the rounds after its calibration
-# (the stream is hard enough that coverage is not free).
+# **Gate (fixed before the run): a property of the stream design, not a regime check.** On the
+# regime switches and on the adversary, the fixed split-conformal threshold misses $\alpha$ by at
+# least 0.02 over the rounds after its calibration. The streams are built to meet it; it guards
+# the design (a stream on which a fixed threshold covers would test nothing), not the run. Beside
+# it, as context, the best constant threshold in hindsight, over every constant.
 #
-# **Criterion (fixed before the run).** On the regime switches and the adversary, for SQT, LQT(1)
-# and LQT(2): $|\text{miscoverage}-\alpha|\le0.01$ after $10^6$ rounds, and the error after $10^6$
-# rounds is not larger than after $10^4$ rounds plus the resolution
-# $3\sqrt{\alpha(1-\alpha)/10^4}=0.009$ (the research brief's coverage tolerance at $10^4$
-# rounds). It fails if a tracker's parameter drifts so that its miscoverage stops approaching
-# $\alpha$ (for example LQT(2) on the regime switches, where the lagged scores are nearly
-# constant within a regime and the features nearly collinear), or if the adversary keeps it off.
+# **Criterion (changed after issue 36's third verdict audit, see Deviations).** On the regime switches
+# and the adversary, for SQT, LQT(1) and LQT(2): $|\text{miscoverage}-\alpha|\le
+# 3\sqrt{\alpha(1-\alpha)/T}$ after $T=10^6$ rounds, the research brief's coverage tolerance
+# ("$|\text{empirical}-\text{target}|\le3\sqrt{\alpha(1-\alpha)/T}+\text{slack}$", with slack 0:
+# the brief states none for this check). What this confirms is a theorem. By the identity above,
+# $|\text{miscoverage}-\alpha|=|\theta^{(b)}_{T+1}-\theta^{(b)}_1|/(\eta bT)$: the miscoverage
+# tends to $\alpha$ exactly when the parameter stays bounded, which the paper proves for bounded
+# scores. A run can only show that $\theta$ stayed bounded on these streams: the bar fails if a
+# tracker's bias coordinate moved by at least $3\sqrt{\alpha(1-\alpha)/T}\,\eta bT$ (printed
+# below), for example if LQT(2) drifted on the regime switches, where the lagged scores are
+# nearly constant within a regime and the features nearly collinear.
 #
 # Two checks of ours sit beside it. Write $E_t=\sum_{i\le t}(\mathrm{err}_i-\alpha)$ and
 # $C_t=\eta\max_{i\le t}|E_i|$, the smallest constant with
@@ -235,7 +249,14 @@ runs1 = O.bounded_stream_runs(
     n_cal=N_CAL,
     path_at=theta_marks,
 )
-resolution1 = 3 * np.sqrt(ALPHA * (1 - ALPHA) / first)
+BAR1 = 3 * np.sqrt(
+    ALPHA * (1 - ALPHA) / last
+)  # the brief's tolerance at T = 10⁶, slack 0
+adv_answer = O.miss_when_possible(B)  # B to any threshold below B, else 0
+best_const = {  # context: the best constant threshold in hindsight, over every constant
+    "regime switches": O.best_constant_gap(runs1["regime switches", 0].scores, ALPHA),
+    "adversary": min(abs(float(adv_answer(0, q) > q) - ALPHA) for q in (0.0, B)),
+}
 adv_rows = []
 for sname in O.BOUNDED_STREAMS:
     for tname, p in trackers.items():
@@ -331,7 +352,11 @@ for ax, sname in zip(axes[:2], JUDGED1):
         label=f"fixed split-conformal threshold ({N_CAL:,} rounds)",
     )
     ax.axhline(
-        0.01, color=color_for("reference"), ls=":", lw=1.2, label="criterion 0.01"
+        BAR1,
+        color=color_for("reference"),
+        ls=":",
+        lw=1.2,
+        label=f"bar at {last:,} rounds, 3√(α(1−α)/T) = {BAR1:.4f}",
     )
     for T in cps:
         ax.axvline(T, color=color_for("muted"), lw=0.6)
@@ -407,11 +432,12 @@ dev_at = {
     }
     for T in cps
 }
-excess = {k: dev_at[last][k] - dev_at[first][k] for k in dev_at[last]}
 split_dev = {
     s: abs(runs1[s, "split"].miscoverage(runs1[s, "split"].E.size) - ALPHA)
     for s in JUDGED1
 }
+split_q = {s: float(runs1[s, "split"].q[0]) for s in JUDGED1}
+GATE1 = "stream design: fixed split-conformal |miscov − α|"
 ledger.check(
     1,
     "miscoverage → α on bounded streams (regime switches, adversary)",
@@ -419,23 +445,17 @@ ledger.check(
     source="abstract",
     measured={
         f"|miscov − α| at {last:,}": dev_at[last],
-        f"|miscov − α| at {last:,} − at {first:,}": excess,
         f"|miscov − α| at {first:,}": dev_at[first],
-        "fixed split-conformal threshold: |miscov − α|": split_dev,
+        GATE1: split_dev,
+        "split-conformal threshold": split_q,
+        "best constant in hindsight: |miscov − α| (context)": best_const,
     },
-    show=[
-        f"|miscov − α| at {last:,}",
-        f"|miscov − α| at {last:,} − at {first:,}",
-        "fixed split-conformal threshold: |miscov − α|",
-    ],
-    gate=at_least("fixed split-conformal threshold: |miscov − α|", 0.02),
-    criterion=all_of(
-        at_most(f"|miscov − α| at {last:,}", 0.01),
-        at_most(f"|miscov − α| at {last:,} − at {first:,}", float(resolution1)),
-    ),
-    note="the 0.01 bar is ours; the resolution "
-    f"{resolution1:.4f} = 3√(α(1−α)/{first:,}) "
-    "is the research brief's coverage tolerance; the comparator is ours",
+    show=[f"|miscov − α| at {last:,}", GATE1],
+    gate=at_least(GATE1, 0.02),
+    criterion=at_most(f"|miscov − α| at {last:,}", float(BAR1)),
+    note=f"the bar {BAR1:.4f} = 3√(α(1−α)/T) at T = {last:,} is the research brief's "
+    "coverage tolerance (slack 0); the gate is met by the streams' design (no "
+    "constant threshold reaches α), not a regime check; the comparator is ours",
 )
 sqt_C = {f"{s} @{T:,}": runs1[s, 0].C[T - 1] for s in O.BOUNDED_STREAMS for T in cps}
 ledger.sanity(
@@ -485,12 +505,36 @@ ledger.ours(
 c1 = next(c for c in ledger.claims if c.id == "1")
 worst1 = max(dev_at[last], key=dev_at[last].get)
 fails_d = sorted({k for g in (growth_a, growth_b) for k, v in g.items() if v > 2})
+bias_move = {  # |θ^(b)_{T+1} − θ^(b)_1| = η·b·|E_T| (the identity above)
+    f"{s}, {t}": ETA * 1.0 * abs(runs1[s, p].E[last - 1])
+    for s in JUDGED1
+    for t, p in trackers.items()
+}
+worst_move = max(bias_move, key=bias_move.get)
+full_set = [s for s in JUDGED1 if split_q[s] >= B]
 print(
     f"Claim 1 ({c1.verdict}): after {last:,} "
     "rounds the largest |miscoverage − α| of the "
-    f"trackers is {dev_at[last][worst1]:.2e} ({worst1}); the fixed split-conformal "
-    "threshold misses α by "
-    + ", ".join(f"{v:.3f} on the {k}" for k, v in split_dev.items())
+    f"trackers is {dev_at[last][worst1]:.2e} ({worst1}), against the bar "
+    f"{BAR1:.4f}. By the identity, the largest move of a bias coordinate is "
+    f"{bias_move[worst_move]:.3f} ({worst_move}); the bar fails only at a move of "
+    f"{BAR1 * ETA * 1.0 * last:.0f}: "
+    + (
+        "θ stayed bounded, the theorem's condition. "
+        if bias_move[worst_move] < BAR1 * ETA * last
+        else "a bias coordinate drifted beyond it. "
+    )
+    + "Gate (stream design): the fixed split-conformal threshold misses α by "
+    + ", ".join(
+        f"{split_dev[k]:.3f} on the {k} (threshold {split_q[k]:.3f})" for k in JUDGED1
+    )
+    + (
+        f"; it is the full set (threshold B) on the {' and the '.join(full_set)}"
+        if full_set
+        else ""
+    )
+    + "; the best constant in hindsight misses α by "
+    + ", ".join(f"{v:.3f} on the {k}" for k, v in best_const.items())
     + ". Diagnostic 1d: C more than doubles between checkpoints for "
     + (", ".join(fails_d) if fails_d else "no tracker, stream or seed")
     + "."
@@ -679,6 +723,26 @@ print(
     f"(per seed {', '.join(f'{x:.4f}' for x in gap_drop)}; "
     f"t-interval half-width {T975_2 * gap_drop.std(ddof=1) / np.sqrt(n_seeds):.4f})."
 )
+c2 = next(c for c in ledger.claims if c.id == "2")
+st2 = record.current(c2) if record is not None else None
+if st2 is not None and all(m is not None for m in st2.margins.values()):
+    m2 = {int(k): v for k, v in st2.margins.items()}
+    lo2, hi2 = min(m2, key=m2.get), max(m2, key=m2.get)
+    print(
+        f"Stability record (seeds {', '.join(map(str, sorted(m2)))}): claim 2 is "
+        + ", ".join(sorted(set(st2.verdicts.values())))
+        + f" on every seed, but its margin ranges from {m2[lo2]:+.5f} (seed {lo2}) to "
+        f"{m2[hi2]:+.5f} (seed {hi2}); the median seed's is "
+        f"{float(np.median(list(m2.values()))):+.5f}. The margin is that of the part "
+        f"closest to failing, in its own units (this run: {c2.binding}, "
+        f"{c2.margin:+.5f})."
+        if len(set(st2.verdicts.values())) == 1
+        else f"Stability record: claim 2's verdicts differ between seeds, "
+        f"{st2.verdicts}; margins {m2[lo2]:+.5f} (seed {lo2}) to {m2[hi2]:+.5f} "
+        f"(seed {hi2})."
+    )
+else:
+    print("Claim 2's entry in the stability record is missing or stale.")
 timings["claim 2"] = time.perf_counter() - t_section
 
 # %% [markdown]
@@ -914,12 +978,35 @@ worst_step = min(
     ),
     key=lambda kv: kv[1],
 )
+c3a = next(c for c in ledger.claims if c.id == "3a")
 print(
-    f"The smallest mean − t·SE of the nine paired steps is {worst_step[1]:+.4f}, at "
-    f"{worst_step[0]} (the verdict's margin names the step nearest its bar relative to "
-    "its noise)."
+    f"3a's margin in the table, {c3a.margin:+.4f}, is that of the step the ledger "
+    f"binds on, {c3a.binding}: the step nearest its bar relative to its own noise "
+    "((mean − t·SE)/(t·SE)). The smallest mean − t·SE of the nine paired steps "
+    f"is {worst_step[1]:+.4f}, at {worst_step[0]}"
+    + (", the same step." if worst_step[0] in c3a.binding else ".")
 )
 j_worst = int(dev_oracle.argmax())
+lqt0 = [sweep.settings["LQT"][k][0] for k in range(n1)]  # φ = 0, per seed
+sqt0 = [sweep.settings["SQT"][k][0] for k in range(n1)]
+same0 = [  # LQT(0) with b = 1 and SQT's step: the same thresholds, step for step
+    k
+    for k in range(n1)
+    if lqt0[k]["p"] == 0 and lqt0[k]["bias"] == 1.0 and lqt0[k]["lr"] == sqt0[k]["lr"]
+]
+zero0 = [k for k in range(n1) if red["SQT"][k, 0] == 0.0]
+print(
+    f"3b at φ = 0: the reduction against SQT is exactly 0 on {len(zero0)} of {n1} "
+    "seeds; "
+    f"on {len(same0)} of {n1} seeds validation-tuned LQT picked p = 0 with bias 1 and "
+    "SQT's step size, so its thresholds are SQT's"
+    + (
+        " — an identity there, not a measurement: 3b's second part, and 3a's first "
+        "step against SQT, start from a gain of 0 by construction on those seeds."
+        if same0
+        else "."
+    )
+)
 print(
     f"3b: against the oracle constant the mean reduction is furthest from "
     f"1 − √(1 − φ²) at φ = {PHIS[j_worst]} "
@@ -968,26 +1055,35 @@ print(
 # rates, biases and $p\in\{0,1,2\}$, then run from scratch on the test part; SQT, ACI and conformal
 # PI tuned on the test part itself. The paired test compares per-round pinball losses,
 # $d_t=\rho(s_t-q^{\text{baseline}}_t)-\rho(s_t-q^{\text{LQT}}_t)$, with a one-sided $t$-test whose
-# standard error is Newey–West (Bartlett kernel), since $d_t$ is autocorrelated. As a sensitivity
-# column (not judged), LQT restricted to lagged scores ($p\in\{1,2\}$) over a wider learning-rate
-# grid ($10^{-9}$–$10^{5}$) against SQT on the same grid — the set-up this chapter judged before.
+# standard error is Newey–West (Bartlett kernel), since $d_t$ is autocorrelated, with 48 lags on
+# every series: one day of the electricity series' half-hours, so that its daily cycle lies inside
+# the window, and the same lag on the other two (the default rule $\lfloor4(T/100)^{2/9}\rfloor$
+# gives fewer on all three, printed below). As a sensitivity column (not judged),
+# LQT restricted to lagged scores ($p\in\{1,2\}$) over a wider learning-rate grid
+# ($10^{-9}$–$10^{5}$) against SQT on the same grid — the set-up this chapter judged before.
 #
-# **Criteria (fixed before the run).**
+# **Criteria** ((a) fixed before the run; (b)'s HAC lags and (c)'s gate changed after issue
+# 36's third verdict audit, see Deviations).
 # (a) On every series the test coverage of the validation-tuned LQT lies in $0.9\pm0.02$ (the
 # research brief's band). The baselines are tuned on the test part under a constraint of coverage
 # within 0.01 of 0.9, so their coverage cannot fail the band: it is shown as context.
 # (b) On the electricity series, LQT's mean pinball loss is at most 0.5 times the best of SQT's,
 # ACI's and PI's, and the one-sided HAC test against each baseline gives $p<0.05$. The ratio is
-# the authors': on Elec2 their results file has LQT's quantile loss 0.005 against 0.011–0.015 for
-# the baselines, a ratio of about 0.45, which we round up to 0.5. It fails if LQT's gain on our
-# stand-in is much smaller than on theirs.
+# the authors' results file's (`final/latex_out.txt` in their experiments repository): on Elec2
+# it has LQT's quantile loss 0.005 against 0.011–0.015 for the baselines, so 0.45 against the
+# best, which we round to 0.5. The file rounds to three decimals, so the ratio it records lies
+# anywhere in the interval printed below the table: the bar is the file's number rounded, within
+# the file's own uncertainty. It fails if LQT's gain on our stand-in is much smaller than on
+# theirs.
 # (c) Across the three series, LQT's gain over the best baseline, $1-\bar\rho_{\text{LQT}}/
 # \bar\rho_{\text{best}}$, follows the dependence of the scores: the Spearman rank correlation
-# between the gains and the lag-1 autocorrelation of the test scores is at least 0.8 (our bar;
-# with three series, only the same order passes). A gain whose two-sided HAC test gives
-# $p\ge0.05$ is read as 0 (within its noise). Gate: at least one series has a gain beyond its
-# noise, so that there is something to order. It fails if a weakly dependent series gains more
-# than a strongly dependent one.
+# between the gains and the lag-1 autocorrelation of the test scores is at least 0.8 (our bar).
+# A gain whose two-sided HAC test gives $p\ge0.05$ is read as 0 (within its noise). **Gate:** at
+# least two series have a gain beyond their noise — an order over series is only read where at
+# least two gains are resolved (ours, from what a rank needs). With that gate and three series,
+# only the same order passes (a swap of two neighbours gives 0.5); without it, a tie of two
+# unresolved gains read as 0 gave $\sqrt3/2\approx0.87$ and passed too. It fails if a weakly
+# dependent series gains more than a strongly dependent one.
 
 # %%
 t_section = time.perf_counter()
@@ -1004,13 +1100,16 @@ series = {
     "sunspots": (s_sun, 0.25),
 }
 FINE_LR = np.logspace(-9, 5, 15)
+# one day of half-hours on the electricity series; the same on every series
+HAC_LAGS = 48
 res4, lag4 = {}, {}
 for sname, (s, frac) in series.items():
-    res4[sname] = O.series_comparison(s, val_frac=frac, alpha=ALPHA)
+    res4[sname] = O.series_comparison(s, val_frac=frac, alpha=ALPHA, hac_lags=HAC_LAGS)
     lag4[sname] = O.series_comparison(
         s,
         val_frac=frac,
         alpha=ALPHA,
+        hac_lags=HAC_LAGS,
         lrs=FINE_LR,
         ps=[1, 2],
         sqt_lrs=FINE_LR,
@@ -1052,6 +1151,25 @@ print(
 with pd.option_context("display.float_format", "{:.4g}".format, "display.width", 150):
     print(table4.to_string(index=False))
 print(
+    f"HAC lags: {HAC_LAGS} on every series; the default rule ⌊4(T/100)^(2/9)⌋ "
+    "would give "
+    + ", ".join(
+        f"{int(np.floor(4 * (r.test.size / 100) ** (2 / 9)))} on {k}"
+        for k, r in res4.items()
+    )
+)
+# 4b's bar from the authors' results file (final/latex_out.txt, Elec2 row), quoted
+# to three decimals: LQT's quantile loss and the best of the baselines'
+FILE_LQT, FILE_BEST, FILE_HALF_ULP = 0.005, 0.011, 0.0005
+file_ratio = FILE_LQT / FILE_BEST
+file_lo = (FILE_LQT - FILE_HALF_ULP) / (FILE_BEST + FILE_HALF_ULP)
+file_hi = (FILE_LQT + FILE_HALF_ULP) / (FILE_BEST - FILE_HALF_ULP)
+print(
+    f"4b's bar: the results file's ratio {FILE_LQT} / {FILE_BEST} = {file_ratio:.3f}, "
+    f"rounded to 0.5; with the file's three-decimal rounding the true ratio lies in "
+    f"{file_lo:.2f}–{file_hi:.2f}."
+)
+print(
     "settings (authors' protocol):",
     {k: r.settings for k, r in res4.items()},
     "\nlags-only sensitivity:",
@@ -1069,7 +1187,8 @@ print(
 # %% tags=["hide-input"]
 fig, axes = plt.subplots(1, len(series), figsize=(16, 3.8))
 for ax, sname in zip(axes, series):
-    r, lg = res4[sname], lag4[sname]
+    r = res4[sname]
+    best = r.best_baseline
     win = np.arange(r.test.size - 300, r.test.size)
     ax.plot(win, r.test[win], color=color_for("muted"), lw=0.8, label="score")
     ax.plot(
@@ -1080,27 +1199,51 @@ for ax, sname in zip(axes, series):
     )
     ax.plot(
         win,
-        lg.q["LQT"][win],
-        color=color_for("LQT, lags only"),
-        lw=0.9,
-        ls="--",
-        label=f"LQT, lags only (p = {lg.settings['LQT']['p']}; sensitivity)",
+        r.q[best][win],
+        color=color_for(best),
+        lw=1.1,
+        label=f"{best} (best baseline, tuned on test)",
     )
-    ax.plot(win, r.q["SQT"][win], color=color_for("SQT"), lw=0.9, label="SQT")
+    if best != "SQT":
+        ax.plot(
+            win,
+            r.q["SQT"][win],
+            color=color_for("SQT"),
+            lw=0.7,
+            alpha=0.6,
+            ls=":",
+            label="SQT (context)",
+        )
     ax.set(
         xlabel="test round (last 300)",
         ylabel="normalised |y − ŷ|",
-        title=sname,
+        title=f"{sname}: LQT against {best}",
     )
     ax.legend(fontsize=7, loc="upper left")
 fig.suptitle(
-    "Thresholds on the real residuals (normalised "
-    "by the validation part), last 300 test "
-    "rounds",
+    "Thresholds on the real residuals (normalised by the validation part), last 300 "
+    "test rounds: LQT against the best baseline",
     fontsize=12,
     fontweight="bold",
 )
 plt.show()
+same_lags = [k for k in series if np.array_equal(lag4[k].q["LQT"], res4[k].q["LQT"])]
+print(
+    "The lags-only sensitivity tracker (p ∈ {1, 2}, wider grid) gives the judged LQT's "
+    f"thresholds on {len(same_lags)} of {len(series)} series"
+    + (
+        f" ({', '.join(same_lags)}): validation picked the same setting"
+        if same_lags
+        else ""
+    )
+    + (
+        ", so it is not drawn."
+        if len(same_lags) == len(series)
+        else "; it differs on "
+        + ", ".join(k for k in series if k not in same_lags)
+        + " (table above)."
+    )
+)
 
 # %%
 names = list(series)
@@ -1131,7 +1274,8 @@ ledger.check(
 ledger.check(
     "4b",
     "LQT's quantile loss ≤ 0.5 × the best baseline's (electricity)",
-    paper="Elec2: q. loss 0.005 vs 0.011–0.015 (ratio ≈ 0.45, rounded up to 0.5)",
+    paper="authors' results file (final/latex_out.txt), Elec2: q. loss 0.005 vs "
+    "0.011–0.015 (ratio 0.45, rounded to 0.5)",
     source="official code",
     evidence="real data",
     measured={
@@ -1148,8 +1292,9 @@ ledger.check(
     ),
     unpaired_because="one real data stream, no seeds to pair: a HAC test on the loss "
     "differences over time",
-    note=f"authors' protocol as is on min-max normalised scores; best baseline "
-    f"{el.best_baseline}; LQT chose {el.settings['LQT']}",
+    note=f"authors' protocol on min-max normalised scores; best baseline "
+    f"{el.best_baseline}; LQT chose {el.settings['LQT']}; HAC with {HAC_LAGS} lags; "
+    f"the file's 3-decimal rounding puts its ratio in {file_lo:.2f}–{file_hi:.2f}",
 )
 gain4 = {k: r.gain() for k, r in res4.items()}
 p_two = {k: 2 * stats.norm.sf(abs(r.hac[r.best_baseline].t)) for k, r in res4.items()}
@@ -1173,11 +1318,12 @@ ledger.check(
         "Spearman ρ(gain read, lag-1 autocorrelation)",
         "gain over the best baseline",
     ],
-    gate=at_least("series with a gain beyond noise", 1),
+    gate=at_least("series with a gain beyond noise", 2),
     criterion=at_least("Spearman ρ(gain read, lag-1 autocorrelation)", 0.8),
-    note="the 0.8 bar and the dependence statistic are ours; a gain with two-sided HAC "
-    "p ≥ 0.05 is read as 0; the authors' MSFT-ar row has no gain either (LQT 0.091 vs "
-    "0.088–0.091)",
+    note="the 0.8 bar, the dependence statistic and the gate (an order needs two "
+    f"resolved gains) are ours; a gain with two-sided HAC ({HAC_LAGS} lags) p ≥ 0.05 "
+    "is "
+    "read as 0; the authors' MSFT-ar row has no gain either (LQT 0.091 vs 0.088–0.091)",
 )
 
 # %% tags=["hide-input"]
@@ -1202,12 +1348,34 @@ print(
     + ", ".join(f"{100 * r.gain('SQT'):.1f} % on {k}" for k, r in lag4.items())
     + "."
 )
+by_gain = sorted(gain4, key=gain4.get, reverse=True)
+by_rho = sorted(rho1, key=rho1.get, reverse=True)
+unresolved = [k for k in names if p_two[k] >= 0.05]
+print(
+    "4c, raw order (before reading unresolved gains as 0): gains "
+    + " > ".join(f"{k} {100 * gain4[k]:.1f} %" for k in by_gain)
+    + "; lag-1 autocorrelations "
+    + " > ".join(f"{k} {rho1[k]:.2f}" for k in by_rho)
+    + (": the same order" if by_gain == by_rho else ": a different order")
+    + (
+        ", but only within noise: "
+        + ", ".join(f"{k} (p = {p_two[k]:.2g})" for k in unresolved)
+        + (" is" if len(unresolved) == 1 else " are")
+        + " not resolved from 0"
+        if unresolved
+        else ", every gain resolved"
+    )
+    + f"; {n_beyond} of {len(names)} gains "
+    + ("is" if n_beyond == 1 else "are")
+    + " beyond noise (the gate needs 2)."
+)
 timings["claim 4"] = time.perf_counter() - t_section
 
 # %% [markdown]
-# Read the verdicts with the table above and the line just printed: the judged LQT is the one
-# the authors' protocol picks on validation (its $p$ in the figure's legend); the lags-only
-# tracker on the wider grid is the sensitivity column.
+# Read the verdicts with the table above and the lines just printed: the judged LQT is the one
+# the authors' protocol picks on validation (its $p$ in the figure's legend), drawn against the
+# best baseline of each series; the lags-only tracker on the wider grid is the sensitivity
+# column, and the line under the figure says where it coincides with the judged one.
 #
 # ## Claim 5 · The pre-registered ERCOT experiment (quoted)
 #
@@ -1369,12 +1537,59 @@ if stab is not None:
 #   identity behind claim 1 and the analytic targets of claims 2–3 were derived here. Claim 1 is
 #   judged on the abstract's words (miscoverage tends to $\alpha$); the rate form $C/(\eta T)$,
 #   SQT's $B+\eta$ and the factor 2 on the growth of $C$ are ours (sanity check 1s, diagnostic
-#   1d). Claim 2's bounds (0.01 and a third of SQT's on the conditional gap) come from the research
-#   brief's prototype, as do those of our diagnostic 2d (0.05 on $\lVert\theta_T-\theta^*\rVert$,
-#   0.005 on marginal coverage).
-# - **Issue 36's second verdict audit (a fresh auditor), resolved here.** Every criterion below
+#   1d). Claim 1's bar is the research brief's coverage tolerance. Claim 2's bounds (0.01 and a
+#   third of SQT's on the conditional gap) come from the research brief's prototype, as do those
+#   of our diagnostic 2d (0.05 on $\lVert\theta_T-\theta^*\rVert$, 0.005 on marginal coverage).
+# - **Issue 36's third verdict audit (a second fresh auditor), resolved here.** Every change
+#   below was made after the auditor's numbers had been seen; each item says whether its result
+#   was known before the change. The numbers they cite are printed by the cell after this list,
+#   from this run and the records.
+#   - *Claim 1's bar.* Before: $|\text{miscoverage}-\alpha|\le0.01$ after $10^6$ rounds (our
+#     bar) and (ii) not larger than after $10^4$ rounds plus 0.009. The 0.01 bar sat orders of
+#     magnitude above the measured errors and failed only if a bias coordinate moved by
+#     $0.01\,\eta T$. Now: $3\sqrt{\alpha(1-\alpha)/T}$ at $T=10^6$, the research brief's coverage
+#     tolerance with slack 0 (the brief states none for it). Part (ii) is dropped: under the new
+#     bar it cannot fail, since an error of at most $3\sqrt{\alpha(1-\alpha)/10^6}$ at $10^6$
+#     rounds is below 0.009 plus any error at $10^4$. The result was known before the change: by
+#     the audit's numbers it still passes. The gate is unchanged but renamed (*stream design*) and
+#     described as what it is: met by how the streams are built (no constant threshold reaches
+#     $\alpha$ on them; the split-conformal comparator is the full set there), not a check of the
+#     run's regime; the best constant in hindsight is shown beside it. The text now says that
+#     claim 1 confirms a theorem: $\theta$ stays bounded.
+#   - *Claim 4c's gate.* Before: at least one series with a gain beyond its noise. Electricity
+#     alone met it; MSFT's and sunspots' gains were unresolved, both read as 0, and their tie gave
+#     a Spearman $\rho$ of $\sqrt3/2$, which passes the 0.8 bar — so "with three series, only the
+#     same order passes" was false. Now: at least two (ours, derived from what a rank needs: an
+#     order over series is read only where at least two gains are resolved). The result was
+#     known before the change: under the audit's p-values one gain is resolved, so the gate reads
+#     unmet unless the HAC change below resolves another. The raw order of the gains is printed,
+#     with which of them are within noise.
+#   - *HAC lags (4b, 4c).* Before: the default rule $\lfloor4(T/100)^{2/9}\rfloor$ lags; now 48 on
+#     every series, one day of the electricity series' half-hours, so that the daily cycle of the
+#     loss differences lies inside the window. A change of the noise estimate, made without a
+#     run under it; verdicts re-read after it (claim 4's lines; the p-values under the old lags
+#     are printed below).
+#   - *Claim 4b's source and bar.* The paper column now names the authors' results file
+#     (`final/latex_out.txt`); the source label stays "official code", the core's label for the
+#     official code or repository (it has none for a results file). The bar 0.5 is the file's
+#     0.45 rounded; the file's three-decimal rounding puts the ratio it records anywhere in the
+#     interval printed in claim 4's cell. A variant of the protocol: the chapter min-max
+#     normalises the *scores* by their validation part (a shift and a scale), while the authors
+#     normalise the *demand series* (Elec2 ships normalised) and take residuals of it, so their
+#     scores are scaled but not shifted. 4b's criterion is unchanged (its ratio was known from
+#     the audit).
+#   - *Texts.* Claim 2's margin range over the stability record's seeds is printed under claim
+#     2 (generated from the record); 3a's reading names the ledger's binding step beside the
+#     smallest mean − t·SE; 3b says that at $\varphi=0$ the reduction against SQT is exactly 0
+#     where validation-tuned LQT picked $p=0$ with SQT's step size (an identity there). Claim 4's
+#     figure draws LQT against each series' best baseline (SQT as context) and no longer the
+#     lags-only line, which the line under the figure compares with the judged LQT. Numbers once
+#     typed in these Deviations and in the full-scale section are printed from this run and the
+#     records.
+# - **Issue 36's second verdict audit (a fresh auditor), resolved before.** Every criterion below
 #   changed after the auditor's numbers, and this chapter's earlier results, had been seen; the
-#   new criteria were written into the chapter before the new protocol first ran.
+#   new criteria were written into the chapter before the new protocol first ran ("Now" below is
+#   that round's state; claim 1's bar and 4c's gate changed again, above).
 #   - *Claim 1.* Before: (i) SQT's largest $C\le B+\eta$ and (ii) $C$ at $10^5$ rounds at most
 #     twice $C$ at $10^4$, for every tracker and stream, on $10^5$-round streams; reproduced on
 #     seed 0 (largest growth 1.21), not on seed 4 (LQT(2) 2.64 on the regime switches). (i) is a
@@ -1395,17 +1610,18 @@ if stab is not None:
 #     and (c) are our diagnostic 2d.
 #   - *Claim 3a.* Before: the gain was the reduction of the mean threshold, each step read with
 #     mean − 2 SE; reproduced (smallest margin +0.039). The mean threshold credits a method that
-#     covers less (at $\varphi=0$ conformal PI covers 0.8965 against LQT's 0.8993, a −1.3 % "gain"),
-#     and 2 SE is loose on 5 seeds. Now: the reduction of the mean pinball loss, the authors' first
-#     metric, with the set size shown as context, and $t_{0.975,n-1}\cdot$SE ($t_{0.975,4}=2.78$
-#     on 5 seeds). The pinball gains (0, 4.3, 19.4, 40.2 % against SQT) were printed as context
-#     before, and quoted by the auditor, so they were seen before this change. 3a is labelled a
-#     controlled demonstration.
+#     covers less (at $\varphi=0$ conformal PI covers less than LQT and has the smaller mean
+#     threshold, a negative "gain" of LQT's; printed below), and 2 SE is loose on 5 seeds. Now:
+#     the reduction of the mean pinball loss, the authors' first metric, with the set size shown
+#     as context, and $t_{0.975,n-1}\cdot$SE. The pinball gains against SQT (printed below) were
+#     printed as context before, and quoted by the auditor, so they were seen before this change.
+#     3a is labelled a controlled demonstration.
 #   - *AR(1) length.* The brief asked to restore the AR(1) streams to $10^5$ rounds if the chapter
-#     stays within 75 s unloaded. Measured once on this machine with the $10^6$-round bounded
-#     streams: 63.5 s in the run record, 51.5 s of it in the kernel and 17.4 s in claim 3, whose
-#     sweep is at least linear in the rounds; at $10^5$ rounds the chapter would take at least 81 s. So they stay
-#     at $5\times10^4$ rounds on 5 seeds (the cell at the end prints this run's times).
+#     stays within 75 s unloaded. With the $10^6$-round bounded streams, the run times measured
+#     in that round put $10^5$ rounds over that bar, so the streams stayed at $5\times10^4$
+#     rounds on 5 seeds. Whether they would fit now is printed below, from the stability
+#     record's run times and claim 3's share of this run (its sweep is at least linear in the
+#     rounds); this round did not change the length.
 #   - *Claims 4a–4c: the authors' protocol on normalised scores.* Before: our electricity scores
 #     in MW; 4a on both series (authors' grid and lags only); 4b LQT restricted to lags over
 #     learning rates widened to $10^{-9}$, a loss at least 10 % (the research brief's number)
@@ -1476,7 +1692,72 @@ if stab is not None:
 # - **Scale.** Quick scale uses $10^6$-round bounded streams, $5\times10^4$-round AR(1) streams
 #   on 5 seeds and $2\times10^5$-round AR(2) streams over 5 seeds; the authors' synthetic AR(2)
 #   experiment uses $10^6$ rounds, which the full scale runs (10 seeds; AR(1) on 10 seeds).
-#
+
+# %% tags=["nbval-ignore-output"]
+# the numbers the Deviations cite, from this run and the records (nothing typed)
+c1_worst = max(dev_at[last].values())
+p_default = {  # 4c's two-sided p under the default HAC lags, before this round's change
+    k: 2
+    * stats.norm.sf(
+        abs(
+            O.newey_west_test(
+                O.pinball_loss(r.test, r.q[r.best_baseline], ALPHA)
+                - O.pinball_loss(r.test, r.q["LQT"], ALPHA)
+            ).t
+        )
+    )
+    for k, r in res4.items()
+}
+p4b_default = {
+    b: O.newey_west_test(
+        O.pinball_loss(el.test, el.q[b], ALPHA)
+        - O.pinball_loss(el.test, el.q["LQT"], ALPHA)
+    ).p_greater
+    for b in el.baselines
+}
+print(
+    f"Claim 1: the worst |miscoverage − α| at {last:,} rounds is {c1_worst:.2e}; "
+    "the old "
+    f"bar 0.01 is {0.01 / max(c1_worst, 1e-12):.0f} times that and failed only at a "
+    f"bias-coordinate move of {0.01 * ETA * last:.0f}; the new bar {BAR1:.4f} fails at "
+    f"{BAR1 * ETA * last:.0f}."
+)
+print(
+    "Claim 4c under the default HAC lags: two-sided p = "
+    + ", ".join(f"{v:.2g} on {k}" for k, v in p_default.items())
+    + f" ({sum(v < 0.05 for v in p_default.values())} resolved); with {HAC_LAGS} lags: "
+    + ", ".join(f"{v:.2g}" for v in p_two.values())
+    + f" ({n_beyond} resolved). Claim 4b's one-sided p under the default lags: "
+    + ", ".join(f"{b} {v:.2g}" for b, v in p4b_default.items())
+    + "."
+)
+cov0 = {m: sweep.coverage[m][:, 0].mean() for m in ("LQT", "conformal PI")}
+print(
+    "Claim 3a, the old set-size gain: at φ = 0 conformal PI covers "
+    f"{cov0['conformal PI']:.4f} "
+    f"against LQT's {cov0['LQT']:.4f}, and LQT's set-size 'gain' over it is "
+    f"{100 * red['conformal PI'][:, 0].mean():+.1f} %; pinball gains against SQT "
+    + ", ".join(f"{100 * x:.1f} %" for x in red_loss["SQT"].mean(axis=0))
+    + f" at φ = {', '.join(map(str, PHIS))}; t_0.975,{n1 - 1} = {T975_3:.2f}."
+)
+if record is not None and record.runs:
+    secs = [r["seconds"] for r in record.runs if r.get("seconds") is not None]
+    print(
+        f"AR(1) length: the stability record's runs took {min(secs):.1f}–"
+        f"{max(secs):.1f} s "
+        f"each in the run record; claim 3 took {timings['claim 3']:.1f} s of this run, "
+        "so "
+        f"10⁵ rounds would add at least that: at least "
+        f"{min(secs) + timings['claim 3']:.0f} s, "
+        + (
+            "over the 75 s bar."
+            if min(secs) + timings["claim 3"] > 75
+            else "below the 75 s bar; a lower bound only (the sweep grows faster than "
+            "its rounds), so it does not settle whether 10⁵ rounds would fit."
+        )
+    )
+
+# %% [markdown]
 # ## Run it at full scale
 #
 # ```bash
@@ -1486,48 +1767,64 @@ if stab is not None:
 # ```
 # Full scale runs $10^6$-round streams for claims 1–3 (checkpoints at 10k, 100k and 1M rounds),
 # 10 AR(2) and 10 AR(1) seeds, and the package comparison over $10^6$ rounds: CPU work only, no
-# GPU. **A full-scale run is not yet recorded**; the cell below prints the estimate of its run
-# time on this machine. Every section but claim 3 is linear in its rounds × seeds, so it is this
-# run's time scaled by the full scale's factor. Claim 3's sweep grows faster than its rounds (one
-# stream of $10^6$ rounds cost about 18 times one of $10^5$), so it is priced at
-# `FULL_AR1_STREAM_S`, the cost of one $10^6$-round AR(1) stream through the sweep, measured once
-# outside the chapter (four streams in 134 s). When a full run has been recorded
-# (`make full CH=17`), the scoreboard shows its verdicts beside these and the environment page
-# says where and when it ran.
+# GPU. A recorded full-scale run (`.venv/bin/python -m repbook full 17`) is kept in
+# `data/full_runs/17_online_conformal.json`; the cell below reads it — when, where and how long
+# it ran, and its verdicts beside this run's — and, when there is none yet, prints a lower bound
+# of its run time from this run's sections (every section but claim 3 is linear in its rounds ×
+# seeds; claim 3's tuning sweep grows faster than its rounds, so the bound is low). The
+# scoreboard also shows the recorded verdicts, and the environment page where it ran.
 
 # %% tags=["nbval-ignore-output"]
-FULL_AR1_STREAM_S = 33.5  # measured: claim 3's sweep, 4 streams × 10⁶ rounds in 134 s
+from repbook.core.data import repo_root
+from repbook.core.ledger import read_record
+
 full, quick = SIZES["full"], SIZES["quick"]
-growth_of = {
-    "claim 1": full["adv_T"] / quick["adv_T"],
-    "claim 2": full["ar2_T"]
-    * full["ar2_seeds"]
-    / (quick["ar2_T"] * quick["ar2_seeds"]),
-    "claim 4": 1.0,  # the real series do not change with the scale
-    "claim 6": full["peer_T"] / quick["peer_T"],
-}
-if run.scale == "quick":
-    rest = run.elapsed() - sum(timings.values())  # set-up, figures, the rest
-    claim3_full = FULL_AR1_STREAM_S * full["ar1_seeds"] * len(PHIS)
-    est = rest + claim3_full + sum(growth_of[k] * timings[k] for k in growth_of)
+full_path = repo_root() / "data" / "full_runs" / f"{run.chapter}.json"
+if run.scale == "full":
+    print(f"full scale ran in {run.elapsed() / 60:.1f} min on {run.device}")
+elif full_path.is_file():
+    full_ledger, prov = read_record(full_path)
+    here = {c.id: c.verdict_word() for c in ledger.claims}
+    there = {c.id: c.verdict_word() for c in full_ledger.claims}
+    differ = [k for k in here if k in there and here[k] != there[k]]
     print(
-        "section times now: "
-        + ", ".join(f"{k} {v:.1f} s" for k, v in timings.items())
-        + f", the rest {rest:.1f} s. Full scale: not yet recorded; estimate ≈ "
-        f"{est / 60:.0f} min on 2 cores (claim 3 about {claim3_full / 60:.0f} min)"
-        + (" — over 30 minutes" if est > 1800 else "")
-        + "."
-    )
-    # restoring claim 3's AR(1) streams to 10⁵ rounds: the sweep at least doubles
-    print(
-        "AR(1) streams at 10⁵ rounds instead "
-        f"of {quick['ar1_T']:,}: claim 3 would take "
-        f"at least {2 * timings['claim 3']:.0f} "
-        f"s instead of {timings['claim 3']:.0f} s, "
-        f"the chapter at least {run.elapsed() + timings['claim 3']:.0f} "
-        "s in the kernel, "
-        "before the kernel's start-up that the run record also counts (the brief's bar "
-        "for restoring them: 75 s in the run record)."
+        f"Full scale recorded: {prov.get('seconds', float('nan')) / 60:.1f} min on "
+        f"{prov.get('device', '?')} ({prov.get('machine', '?')}), finished "
+        f"{prov.get('finished', '?')}, commit {prov.get('commit', '?')}. Its verdicts: "
+        + "; ".join(f"{k} {v}" for k, v in there.items())
+        + ". "
+        + (
+            "Different from this quick run: "
+            + "; ".join(f"{k} {here[k]} here, {there[k]} at full scale" for k in differ)
+            if differ
+            else "Every claim has the same verdict as in this quick run"
+        )
+        + (
+            "; the record predates the current claims (stale)."
+            if set(here) != set(there)
+            else "."
+        )
     )
 else:
-    print(f"full scale ran in {run.elapsed() / 60:.1f} min on {run.device}")
+    linear = {
+        "claim 1": full["adv_T"] / quick["adv_T"],
+        "claim 2": full["ar2_T"]
+        * full["ar2_seeds"]
+        / (quick["ar2_T"] * quick["ar2_seeds"]),
+        "claim 3": full["ar1_T"]
+        * full["ar1_seeds"]
+        / (quick["ar1_T"] * quick["ar1_seeds"]),
+        "claim 4": 1.0,  # the real series do not change with the scale
+        "claim 6": full["peer_T"] / quick["peer_T"],
+    }
+    rest = run.elapsed() - sum(timings.values())  # set-up, figures, the rest
+    low = rest + sum(linear[k] * timings[k] for k in linear)
+    print(
+        "Full scale: not yet recorded. Section times in this run: "
+        + ", ".join(f"{k} {v:.1f} s" for k, v in timings.items())
+        + f", the rest {rest:.1f} s; scaled linearly by the full scale's rounds × "
+        "seeds, "
+        f"at least {low / 60:.0f} min on this machine (claim 3's sweep grows faster "
+        "than "
+        "its rounds)."
+    )

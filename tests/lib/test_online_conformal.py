@@ -667,6 +667,23 @@ def test_split_conformal_threshold_known_values():
         O.split_conformal_threshold(cal, 1.5)
 
 
+def test_best_constant_gap_equals_a_brute_force_search():
+    rng = np.random.default_rng(3)
+    for s in (rng.random(50), np.round(rng.random(200), 1), np.r_[np.zeros(5), 1.0]):
+        grid = np.r_[s.min() - 1.0, np.unique(s)]  # below every score, then each value
+        brute = min(abs(np.mean(s > q) - 0.1) for q in grid)
+        assert O.best_constant_gap(s, 0.1) == pytest.approx(brute)
+    # a two-point law with mass 1/4 on the top: a constant misses 1/4 of rounds or none
+    s = np.r_[np.zeros(30), np.ones(10)]
+    assert O.best_constant_gap(s, 0.1) == pytest.approx(0.1)
+    gap = O.best_constant_gap(np.arange(10.0), 0.1)  # q = 8 misses 1 of 10
+    assert gap == pytest.approx(0.0, abs=1e-12)
+    with pytest.raises(ValueError, match="alpha"):
+        O.best_constant_gap(s, 0.0)
+    with pytest.raises(ValueError, match="empty"):
+        O.best_constant_gap([], 0.1)
+
+
 def test_minmax_normalise():
     s = np.array([2.0, 4.0, 3.0, 10.0, 0.0])
     np.testing.assert_allclose(O.minmax_normalise(s, 3), [0.0, 1.0, 0.5, 4.0, -1.0])
@@ -729,3 +746,11 @@ def test_series_comparison_follows_the_protocol():
         r.gain("PI")
     with pytest.raises(ValueError, match="val_frac"):
         O.series_comparison(s, val_frac=1.0, alpha=0.1)
+    # the HAC lags reach the test: the mean is the same, the lag count is the one asked for
+    r48 = O.series_comparison(s, val_frac=0.25, alpha=0.1, hac_lags=48, **kw)
+    assert r48.hac["SQT"].lags == 48 and r.hac["SQT"].lags != 48
+    assert r48.hac["SQT"].mean == pytest.approx(r.hac["SQT"].mean)
+    ref = O.newey_west_test(d, lags=48)
+    assert r48.hac["SQT"].se == pytest.approx(ref.se)
+    with pytest.raises(ValueError, match="lags"):
+        O.series_comparison(s, val_frac=0.25, alpha=0.1, hac_lags=-1, **kw)

@@ -1056,6 +1056,17 @@ def split_conformal_threshold(calibration, alpha: float) -> float:
     return float(c[min(r, c.size) - 1])
 
 
+def best_constant_gap(scores, alpha: float) -> float:
+    """min over every constant threshold q of |mean(s_t > q) − α| on a fixed stream: how close
+    the best constant in hindsight comes to miscoverage α (0 when some q reaches it exactly).
+    The achievable miscoverages are 1 (q below every score) and #{s > v}/T at each distinct v."""
+    alpha = _check_alpha(alpha)
+    s = _check_scores(scores)
+    _, counts = np.unique(s, return_counts=True)
+    miss = np.r_[1.0, 1.0 - np.cumsum(counts) / s.size]
+    return float(np.abs(miss - alpha).min())
+
+
 def minmax_normalise(scores, n_val: int) -> np.ndarray:
     """(s − m)/(M − m) with m, M the smallest and largest of the first `n_val` scores (the
     validation part): one constant shift and scale, known before the test part starts."""
@@ -1427,13 +1438,19 @@ class SeriesComparison:
 
 
 def series_comparison(
-    scores, *, val_frac: float, alpha: float, normalise: bool = True, **comparison
+    scores,
+    *,
+    val_frac: float,
+    alpha: float,
+    normalise: bool = True,
+    hac_lags: int | None = None,
+    **comparison,
 ) -> SeriesComparison:
     """Claim 4's protocol on one series of scores: the first `val_frac` is validation, the rest
     the test part; with `normalise`, the scores are min-max normalised by the validation part
-    (`minmax_normalise`), as the authors' electricity data are; then `tuned_comparison` (extra
-    keywords go to it) and, against each baseline, a HAC test of the per-round loss
-    differences (`newey_west_test`)."""
+    (`minmax_normalise`); then `tuned_comparison` (extra keywords go to it) and, against each
+    baseline, a HAC test of the per-round loss differences (`newey_west_test` with `hac_lags`
+    lags; None: its default rule)."""
     s = _check_scores(scores)
     if not 0.0 < float(val_frac) < 1.0:
         raise ValueError(f"val_frac must lie in (0, 1), got {val_frac!r}")
@@ -1458,7 +1475,9 @@ def series_comparison(
         coverage={k: coverage(test, v) for k, v in q.items()},
         set_size={k: float(v.mean()) for k, v in q.items()},
         hac={
-            k: newey_west_test(per_round[k] - per_round["LQT"]) for k in q if k != "LQT"
+            k: newey_west_test(per_round[k] - per_round["LQT"], lags=hac_lags)
+            for k in q
+            if k != "LQT"
         },
         scale=scale,
     )
