@@ -48,32 +48,51 @@
 # ```
 #
 # ```{admonition} Claims we test
-# 1. **Arbitrary tie-breaking costs a factor $k_{\text{in}}$** (our construction): on a
-#    star whose hub has in-degree $K+1$, an adaptive adversary forces every learner we
-#    run to make at least $K-1$ mistakes when ties are broken against the DM, while
-#    halving makes at most $\lceil\log_2 K\rceil$ when agents stay put on ties; the cost
-#    grows linearly in $K$.
-# 2. **Hiding costs a factor $(1-\gamma)^{-1}$.** *Sanity checks of our construction:*
-#    (a) after the DM swaps which of two nodes it accepts, agents with long memory keep
-#    going to the old one for exactly $r^*(\gamma)=\lceil\ln 2/\ln(1/\gamma)\rceil$
-#    rounds; (b) on our switch gadget, a conservative learner pays those $r^*$ rounds at
-#    every forced update, so its mistakes grow like $(1-\gamma)^{-1}$ (both hold by the
-#    model's definition and the gadget's design). (c) The growth stops near
-#    $k_{\text{in}}$, where a reduction to the arbitrary-tie setting becomes cheaper.
-# 3. **Withholding does not help** on random instances: the best hidden-classifier
-#    learner makes at least as many mistakes as the best revealed one on average, for
-#    every $\gamma$; we report the constant $C$ in ratio
-#    $\le C\cdot\min\{(1-\gamma)^{-1},k_{\text{in}}\}$.
+# 1. **Arbitrary tie-breaking costs a factor $k_{\text{in}}$** (a *sanity check* on our
+#    construction): on a star whose hub has in-degree $K+1$, an adaptive adversary
+#    makes every learner pay at least $K-1$ mistakes when ties are broken against the
+#    DM, and positive-on-the-version-space pays at most $K-1$ by our bound, while
+#    halving makes at most $\lceil\log_2 K\rceil$ when agents stay put on ties. Both
+#    sides hold by the argument and the bound we derive, so the run shows our
+#    simulator works, not the paper's lower bound.
+# 2. **Hiding costs a factor $(1-\gamma)^{-1}$ or $k_{\text{in}}$** (the abstract's main
+#    result). Both branches are lower bounds: an instance on which *every* learner pays.
+#    We do not have the paper's instances, so both are **blocked**.
+#    - The $(1-\gamma)^{-1}$ branch (2): on our switch gadget only one of our learners
+#      pays for the memory. *Sanity checks of our gadget:* (a) after the DM swaps which
+#      of two nodes it accepts, agents with long memory keep going to the old one for
+#      exactly $r^*(\gamma)=\lceil\ln 2/\ln(1/\gamma)\rceil$ rounds; (b) a conservative
+#      learner pays those $r^*$ rounds at every forced update (both hold by the
+#      model's definition and the gadget's design).
+#    - (c) The two branches meet where $(1-\gamma)^{-1}\approx k_{\text{in}}$: this
+#      reads the abstract's "or" as $\min\{(1-\gamma)^{-1},k_{\text{in}}\}$, which is
+#      *our* reading; **blocked**.
+#    - (d) *Our own check:* what our learners pay on our star with hidden agents. Our
+#      star is not a lower-bound instance for hidden agents: a learner that accepts
+#      every leaf once and then rejects them (in our set) uses the agents' memory to
+#      keep them on their leaves. (e) The paper's $k_{\text{in}}$ branch for hidden
+#      agents: **blocked** (its construction is unknown to us).
+# 3. **Withholding backfires** on random instances: for every $\gamma>0$ in our grid
+#    the best hidden-classifier learner makes more mistakes than the best revealed one,
+#    a paired gain over instances beyond their noise ($\gamma=0$ shown as a
+#    diagnostic). *Our own checks:* (3m) hidden agents, even with a one-round lag, cost
+#    more than the tie rule (hidden against Revealed-Arb, which breaks ties against the
+#    DM as the hidden model does); (3c) the memory effect, hidden at the longest memory
+#    against hidden at $\gamma=0$, instance by instance. The constant $C$ in ratio
+#    $\le C\cdot\min\{(1-\gamma)^{-1},k_{\text{in}}\}$ (3b) rests on our reading of the
+#    "or" and on the paper's constant: **blocked**.
 # 4. **Upper bounds.** *Our own check:* where a learner has an explicit bound (ours,
 #    derived below), no run exceeds it; the paper's bounds, whose form and constants we
 #    could not read, are quoted.
 # ```
 #
-# All claims are worst-case statements. Lower bounds are checked only on constructed
-# instances (claims 1, 2); random instances (claim 3) only compare learners.
+# All claims are worst-case statements. The one claim of the paper judged here is
+# claim 3, a comparison of learners on random instances; no lower bound of the paper is
+# judged: our constructions (claim 1's star, claim 2's gadget) show the mechanisms of
+# our model, and the paper's lower-bound instances could not be read.
 
 # %% tags=["parameters"]
-scale = "quick"  # "quick" (≤ 60 s on 2 CPU cores) or "full" (larger graphs, horizons)
+scale = "quick"  # "quick" (≤ 90 s on 2 CPU cores) or "full" (larger graphs, horizons)
 seed = 0
 
 # %%
@@ -90,14 +109,17 @@ from repbook.core import (
     all_of,
     at_least,
     at_most,
+    paired_gain,
     within,
 )
+from repbook.core.ledger import unstable_sentence
 from repbook.papers import strategic_reveal as S
 
 SIZES = {
     "quick": dict(
         star_K=[2, 4, 8, 16, 32],
         star_T=300,
+        star_gammas=[0.0, 0.5, 0.9, 0.99],
         units=3,
         switch_gammas=[0.5, 0.8, 0.9, 0.95, 0.98, 0.99, 0.995],
         switch_wait=2000,
@@ -114,6 +136,7 @@ SIZES = {
     "full": dict(
         star_K=[2, 4, 8, 16, 32, 64, 128],
         star_T=1000,
+        star_gammas=[0.0, 0.5, 0.9, 0.99, 0.999],
         units=4,
         switch_gammas=[0.5, 0.8, 0.9, 0.95, 0.98, 0.99, 0.995, 0.998, 0.999],
         switch_wait=8000,
@@ -147,8 +170,16 @@ register_colors(
         "monotone reduction (Alg. 3 analogue)": "alt",
         "revealed (Std)": "baseline",
         "best hidden learner": "alt2",
+        "Revealed-Arb": "alt",
     }
 )
+
+
+def span(xs, fmt="{:g}"):
+    """'a' when all equal, else 'a–b' (for generated text)."""
+    lo, hi = fmt.format(min(xs)), fmt.format(max(xs))
+    return lo if lo == hi else f"{lo}–{hi}"
+
 
 # %% [markdown]
 # ## The model and the mechanism
@@ -191,15 +222,19 @@ for extra in range(by_hand_stale + 1):
     if extra in (0, by_hand_stale - 1, by_hand_stale):
         print(f"after {extra} rounds of b: h̄(a) = {hbar[1]:.4f}, h̄(b) = {hbar[2]:.4f}")
     hist = hist + [np.array([0, 0, 1])]
+lib_stale = S.stale_rounds(gamma_demo, m_demo)
 print(
-    f"stale rounds: by hand {by_hand_stale}, library "
-    f"{S.stale_rounds(gamma_demo, m_demo)}, r*(γ) = {S.r_star(gamma_demo)}"
+    f"stale rounds: by hand {by_hand_stale}, library {lib_stale}, "
+    f"r*(γ) = {S.r_star(gamma_demo)}"
+)
+same = by_hand_stale == lib_stale == S.r_star(gamma_demo)
+print(
+    f"The library, which plays the rounds with its exact memory, "
+    f"{'agrees with' if same else 'DIFFERS from'} the count by hand and "
+    f"r*({gamma_demo})."
 )
 
 # %% [markdown]
-# The library computes the same count by playing the rounds with its exact memory, and
-# both equal $r^*(0.9)=7$.
-#
 # ## Claim 1 · Arbitrary tie-breaking costs a factor $k_{\text{in}}$
 #
 # **Construction (ours).** A star: leaves $x_1,\dots,x_K$ each point to a hub $c$, so
@@ -213,7 +248,11 @@ print(
 # DM sees is consistent with every remaining hypothesis. So the DM must accept some
 # remaining leaf, and the adversary sends that leaf's agent with label 0: one mistake
 # rules out one hypothesis, $K-1$ in all. Under Revealed-Std the target's agent stays on
-# its leaf, so a single false negative reveals the target.
+# its leaf, so a single false negative reveals the target. Our bound of claim 4 gives
+# positive-on-the-version-space at most $|\mathcal H|-1=K-1$ under Revealed-Arb, so the
+# fewest mistakes are exactly $K-1$: the check below holds by this argument and that
+# bound, and is a **sanity check** of the simulator and the adversary (it was the
+# paper's check of the $k_{\text{in}}$ factor until issue 34's audit; see Deviations).
 #
 # We run six learners (defined in the library): halving that ignores strategy (treats
 # $(v_t,y_t)$ as a plain example), halving on the strategic version space, the
@@ -222,75 +261,25 @@ print(
 # ($\ge 1/(k_{\text{in}}k_{\text{out}}+1)$), "positive on the version space", and a
 # proper learner (commits one consistent hypothesis).
 #
-# **Criterion (fixed before the run).** For every $K\in$ `star_K`: the fewest mistakes
-# of any learner under Revealed-Arb is at least $K-1$; halving under Revealed-Std makes
-# at most $\lceil\log_2K\rceil$; and the least-squares slope of the Arb mistakes on $K$
-# lies in $[0.9,1.1]$. A learner that beat $K-1$ (which our argument says is
-# impossible), or a cost growing like $\log K$, would fail it.
+# **Sanity criterion (unchanged, fixed before its first run).** For every $K\in$
+# `star_K`: the fewest mistakes of any learner under Revealed-Arb is at least $K-1$;
+# halving under Revealed-Std makes at most $\lceil\log_2K\rceil$; and the
+# least-squares slope of the Arb mistakes on $K$ lies in $[0.9,1.1]$. Only a bug can
+# fail it: a learner that beat $K-1$ (which our argument says is impossible), or a
+# cost growing like $\log K$.
 
 
 # %%
-def learner_set(inst, model):
-    """The six learners; under γ-Weighted, rules that can be held are conservative."""
-    base = [
-        S.halving_naive(),
-        S.halving(),
-        S.aby_threshold(inst),
-        S.kin_threshold(inst),
-        S.positive_on_vs(),
-        S.proper(),
-    ]
-    if model == "weighted":
-        base = [L if L.rule in ("naive", "or") else S.conservative(L) for L in base]
-    return base
-
-
 records = []  # every run, for the bound check of claim 4
-
-
-def play(inst, learner, model, gamma=None, *, horizon, stream, wait=0, tag=""):
-    tr = S.simulate(
-        inst,
-        learner,
-        model=model,
-        gamma=gamma,
-        horizon=horizon,
-        rng=run.child_rng(stream),
-        adversary=S.Adversary(wait=wait),
-    )
-    records.append(
-        dict(
-            claim=tag,
-            instance=inst.name,
-            model=model,
-            gamma=gamma,
-            learner=learner.name,
-            mistakes=tr.mistakes,
-            rounds=tr.rounds,
-            capped=tr.rounds == horizon and not tr.stopped_early,
-            bound=S.mistake_bound(inst, learner, model, gamma),
-        )
-    )
-    return tr
-
-
-star_rows = []
-for i, K in enumerate(run["star_K"]):
-    inst = S.star_instance(K)
-    for model in ("std", "arb"):
-        for j, L in enumerate(learner_set(inst, model)):
-            tr = play(
-                inst,
-                L,
-                model,
-                horizon=run["star_T"],
-                stream=1000 * i + 10 * j + (model == "arb"),
-                tag="1",
-            )
-            star_rows.append(
-                dict(K=K, model=model, learner=L.name, mistakes=tr.mistakes)
-            )
-star = pd.DataFrame(star_rows)
+star_recs = S.star_sweep(
+    run["star_K"],
+    [("std", None), ("arb", None)],
+    horizon=run["star_T"],
+    rng_for=run.child_rng,
+    tag="1",
+)
+records += star_recs
+star = pd.DataFrame(star_recs)
 print(
     star.pivot_table(
         index=["model", "learner"], columns="K", values="mistakes"
@@ -331,7 +320,7 @@ ax.set_yscale("log")
 ax.set(
     xlabel="leaves K (hub in-degree k_in = K + 1)",
     ylabel="mistakes against the adaptive adversary",
-    title=f"Arbitrary ties: mistakes grow with slope {arb_slope:.2f} in K",
+    title="Our star, revealed: K − 1 under arbitrary ties (by construction)",
 )
 ax.set_xticks(Ks, [str(k) for k in Ks])
 ax.yaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:g}"))
@@ -339,11 +328,15 @@ ax.legend()
 plt.show()
 
 # %%
-_ = ledger.check(
+_ = ledger.sanity(
     1,
     "arbitrary tie-breaking costs a factor k_in (star, our construction)",
-    paper="Ω(k_in) times more mistakes than Revealed-Std",
-    source="secondary summary",
+    why="every learner pays ≥ K − 1 under Revealed-Arb by our argument and positive "
+    "on VS pays ≤ |H| − 1 = K − 1 by our bound (claim 4); halving under Revealed-Std "
+    "is within its ⌈log2 K⌉",
+    evidence="derivation",
+    note="the paper (secondary summary): 'Ω(k_in) times more mistakes'; our star is "
+    "not its construction",
     measured={
         "Arb best − (K − 1)": arb_best - (Ks - 1),
         "Std halving − ⌈log2 K⌉": std_halving - log2K,
@@ -363,12 +356,20 @@ print(
     f"{int((arb_best == Ks - 1).sum())} of {len(Ks)} sizes (slope {arb_slope:.2f}); "
     f"halving under Revealed-Std makes at most {std_halving.max()} (one false "
     f"negative reveals the target). Halving under Revealed-Arb errs in "
-    f"{stuck.min()}–{stuck.max()} of {run['star_T']} rounds: its all-reject "
+    f"{span(stuck)} of {run['star_T']} rounds: its all-reject "
     f"classifier sends every agent to the hub."
 )
 
 # %% [markdown]
-# ## Claim 2 · Hiding costs a factor $(1-\gamma)^{-1}$
+# ## Claim 2 · Hiding costs a factor $(1-\gamma)^{-1}$ or $k_{\text{in}}$
+#
+# The $(1-\gamma)^{-1}$ branch is a lower bound: an instance on which *every* learner
+# pays for the agents' memory. We build the mechanism, agents that lag after a change
+# (a), and a gadget that charges that lag to a learner that changes its classifier (b);
+# what we lack is the paper's instance that forces every learner to pay, so claim 2 is
+# blocked and (a), (b) are sanity checks of our model. (c) is where the two branches
+# meet; (d) is what our learners pay on our star with hidden agents (ours), and (e) the
+# paper's $k_{\text{in}}$ branch with hidden agents (blocked).
 #
 # ### (a) Stale rounds after a swap
 #
@@ -470,54 +471,32 @@ _ = ledger.sanity(
 
 # %%
 gad = S.switch_gadget(run["units"])
-sw_rows = []
-for i, g in enumerate(run["switch_gammas"]):
-    for j, (name, L) in enumerate(
-        [
-            ("conservative (Alg. 2 analogue)", S.conservative(S.proper())),
-            ("monotone reduction (Alg. 3 analogue)", S.positive_on_vs()),
-        ]
-    ):
-        tr = play(
-            gad,
-            L,
-            "weighted",
-            g,
-            horizon=run["switch_wait"] + 4000,
-            tag="2",
-            stream=50_000 + 10 * i + j,
-            wait=run["switch_wait"],
-        )
-        sw_rows.append(
-            dict(
-                gamma=g,
-                learner=name,
-                mistakes=tr.mistakes,
-                updates=len(tr.changes),
-                r_star=S.r_star(g),
-            )
-        )
-tr_std = play(
-    gad,
-    S.proper(),
-    "std",
-    horizon=run["switch_wait"] + 4000,
-    tag="2",
-    stream=59_999,
+sw_recs, sw_std = S.switch_sweep(
+    run["units"],
+    run["switch_gammas"],
     wait=run["switch_wait"],
+    rng_for=run.child_rng,
+    tag="2",
 )
-sw = pd.DataFrame(sw_rows)
+records += sw_recs + [sw_std]
+sw = pd.DataFrame(sw_recs)
 sw["stale per update"] = (sw.mistakes - sw.updates) / sw.updates
-print(sw.to_string(index=False))
-print(f"revealed (Std), same gadget and adversary: {tr_std.mistakes} mistakes")
+print(
+    sw[["gamma", "label", "mistakes", "updates", "r_star", "stale per update"]]
+    .rename(columns={"label": "learner"})
+    .to_string(index=False)
+)
+std_sw = sw_std["mistakes"]
+print(f"revealed (Std), same gadget and adversary: {std_sw} mistakes")
 
 # %%
-cons = sw[sw.learner.str.startswith("conservative")].reset_index(drop=True)
-mono = sw[sw.learner.str.startswith("monotone")].reset_index(drop=True)
+cons = sw[sw.label.str.startswith("conservative")].reset_index(drop=True)
+mono = sw[sw.label.str.startswith("monotone")].reset_index(drop=True)
 mem_len = 1 / (1 - cons.gamma.to_numpy())
 sw_slope = float(np.polyfit(np.log(mem_len), np.log(cons.mistakes), 1)[0])
 stale_gap = np.abs(cons["stale per update"] - cons.r_star).to_numpy()
-best_hidden = np.minimum(cons.mistakes, mono.mistakes)
+best_hidden = np.minimum(cons.mistakes, mono.mistakes).to_numpy()
+hide_ratio = best_hidden / max(std_sw, 1)
 cross = mem_len[np.argmax(cons.mistakes.to_numpy() > mono.mistakes.to_numpy())]
 print(f"slope of log mistakes on log (1 − γ)⁻¹ (conservative): {sw_slope:.3f}")
 print(f"largest |stale mistakes per update − r*|: {stale_gap.max():.0f}")
@@ -525,6 +504,11 @@ print(
     f"monotone reduction: {mono.mistakes.min()}–{mono.mistakes.max()} mistakes at "
     f"every γ; cheaper than the conservative learner from (1 − γ)⁻¹ = {cross:.0f} on"
 )
+print(
+    "best hidden / revealed: "
+    + ", ".join(f"γ={g}: {r:g}" for g, r in zip(cons.gamma, hide_ratio))
+)
+
 
 # %% tags=["hide-input"]
 fig, ax = plt.subplots(figsize=(6.6, 4.0))
@@ -549,13 +533,13 @@ ax.plot(
     lw=5,
     alpha=0.25,
     color=color_for("best hidden learner"),
-    label="best hidden learner",
+    label=f"best hidden learner: {span(hide_ratio)}× revealed",
 )
 ax.axhline(
-    tr_std.mistakes,
+    std_sw,
     color=color_for("revealed (Std)"),
     ls="-.",
-    label=f"revealed (Std): {tr_std.mistakes}",
+    label=f"revealed (Std): {std_sw}",
 )
 ax.plot(
     mem_len,
@@ -563,11 +547,11 @@ ax.plot(
     "--",
     color=color_for("reference"),
     lw=1.2,
-    label="units · (1 + r*(γ))",
+    label="units · (1 + r*(γ)): the gadget's design",
 )
 ax.axvline(cross, color=color_for("muted"), ls=":", lw=1)
 ax.annotate(
-    "saturation: the reduction\nbecomes cheaper",
+    "the reduction\nbecomes cheaper",
     (cross, mono.mistakes.max()),
     xytext=(cross * 1.6, mono.mistakes.max() * 0.35),
     fontsize=8,
@@ -578,7 +562,8 @@ ax.set(
     yscale="log",
     xlabel="memory length (1 − γ)⁻¹",
     ylabel="mistakes on the switch gadget",
-    title="A conservative learner pays r*(γ) per forced update",
+    title=f"Our gadget: the best hidden learner pays {span(hide_ratio)}× the "
+    f"revealed mistakes",
 )
 ax.legend(fontsize=8, loc="upper left")
 plt.show()
@@ -598,6 +583,26 @@ _ = ledger.sanity(
         at_most("largest |stale per update − r*|", 0),
     ),
 )
+ledger.not_checked(
+    2,
+    "hiding costs a factor (1−γ)⁻¹: on some instance every learner pays for the "
+    "agents' memory",
+    paper="(1−γ)⁻¹ or k_in times more mistakes than the full-knowledge setting",
+    source="abstract",
+    criterion=at_least(
+        "slope of log(fewest hidden mistakes / revealed) on log (1−γ)⁻¹", 0.9
+    ),
+    measured={
+        "best hidden / revealed on our gadget": {
+            f"γ={g}": r for g, r in zip(cons.gamma, hide_ratio)
+        }
+    },
+    note="needs an instance on which every learner pays (1−γ)⁻¹ (the paper's "
+    "lower-bound construction, which we could not read); on our switch gadget only "
+    "the conservative learner pays it, and the best hidden learner (the monotone "
+    f"reduction) makes {span(hide_ratio)}× the revealed mistakes at every γ",
+    blocked=True,
+)
 
 # %%
 units = run["units"]
@@ -605,109 +610,317 @@ follows = bool((cons.mistakes == units * (1 + cons.r_star)).all())
 print(
     f"Each forced update costs the conservative learner one mistake plus r*(γ) stale "
     f"ones, so its total {'equals' if follows else 'differs from'} "
-    f"units·(1 + r*(γ)) at every γ; the +1 keeps the slope ({sw_slope:.2f}) under "
-    f"one. Revealed, the same learner makes {tr_std.mistakes / units:.0f} mistake(s) "
-    f"per unit; the monotone reduction makes {mono.mistakes.min() / units:.0f}–"
-    f"{mono.mistakes.max() / units:.0f} per unit at every γ, so the best hidden "
-    f"learner saturates from (1 − γ)⁻¹ = {cross:.0f} on."
+    f"units·(1 + r*(γ)) at every γ, an identity of the gadget; the +1 keeps the "
+    f"slope ({sw_slope:.2f}) under one. Revealed, the same learner makes "
+    f"{std_sw / units:g} mistake(s) per unit; the monotone reduction makes "
+    f"{span(mono.mistakes / units)} per unit at every γ, so the best hidden learner "
+    f"pays {span(hide_ratio)}× the revealed mistakes whatever the memory, and is the "
+    f"reduction from (1 − γ)⁻¹ = {cross:.0f} on. The gadget forces the conservative "
+    f"learner, not every learner, to pay for the memory: the paper's (1 − γ)⁻¹ "
+    f"branch (claim 2) stays blocked."
 )
 
 # %% [markdown]
-# ### (c) Saturation near $k_{\text{in}}$
+# ### (c) Where the two branches meet
 #
-# The paper's bound has the form $\min\{(1-\gamma)^{-1},k_{\text{in}}\}$: the reduction
-# should take over when the memory is longer than about $k_{\text{in}}$. On our gadget
-# the reduction's cost per unit is set by the two options of a unit, not by the gadget's
-# in-degree (printed below); we could not build an instance on which the reduction pays
-# $k_{\text{in}}$ *and* the conservative learner pays only $r^*$ per update without the
-# paper's construction. We record the claim as not checked.
+# *Our reading* of the abstract's "$(1-\gamma)^{-1}$ or $k_{\text{in}}$" is
+# $\min\{(1-\gamma)^{-1},k_{\text{in}}\}$: the reduction to Revealed-Arb should take
+# over when the memory is longer than about $k_{\text{in}}$. The abstract does not say
+# which branch applies when, and the theorems that would were not readable, so a test
+# of where the branches meet rests on a statement we could not read. On our gadget the
+# reduction's cost per unit is set by the two options of a unit, not by the gadget's
+# in-degree (printed below). The claim is blocked.
 
 # %%
 print(
     f"gadget: k_in = {gad.k_in}, k_out = {gad.k_out}; reduction cost per unit: "
-    f"{mono.mistakes.max() / units:.0f}"
+    f"{span(mono.mistakes / units)}"
 )
 ledger.not_checked(
     "2c",
     "the (1−γ)⁻¹ growth saturates near k_in, where the reduction becomes cheaper",
-    paper="min{(1−γ)⁻¹, k_in} times more mistakes",
+    paper="(1−γ)⁻¹ or k_in times more mistakes (read by us as min{(1−γ)⁻¹, k_in})",
     source="abstract",
     criterion=within("saturation level / k_in", 0.5, 2.0),
-    note="needs the paper's lower-bound construction (Sections 4–5), which we could "
-    f"not read; on our gadget the reduction costs "
-    f"{mono.mistakes.max() / units:.0f} per unit, set by the options, not by k_in",
+    note="the abstract says '(1−γ)⁻¹ or k_in', not which applies when (the min is "
+    "our reading), and the paper's construction was not readable; on our gadget the "
+    f"reduction costs {span(mono.mistakes / units)} per unit, set by the options, "
+    "not by k_in",
+    blocked=True,
 )
 
 # %% [markdown]
-# ## Claim 3 · Withholding does not help on random instances
+# ### (d) Our star with hidden agents (our own check)
+#
+# The star of claim 1, now with agents that see only the discounted average of past
+# classifiers ($\gamma\in$ `star_gammas`). The learners are the six of claim 1, the
+# conservative versions where a rule can be held, and a seventh, **accept once, then
+# halving**: in round 1 it accepts every node some consistent hypothesis accepts, then
+# it follows strategic halving. With $\gamma>0$ the leaves it accepted once keep a
+# memory above the never-accepted hub, so agents stay on their leaves however it labels
+# them later; on the star it can then reject every leaf, and the target's agent, kept
+# on its leaf, shows the target in one false negative. This learner uses the agents'
+# memory, which none of the six does; it was added after issue 34's audit showed that it
+# makes at most 2 mistakes on our star for $K=4,8,16$ and $\gamma=0.5,0.9,0.99$ (see
+# Deviations). A run lasts `star_T` rounds or, with memory, long enough for $K-1$
+# changes each held $r^*(\gamma)+3$ rounds, twice over.
+#
+# **Criterion (ours; claim 1's test applied to hidden agents).** Judged on the pairs
+# $(K,\gamma)$ with $(1-\gamma)^{-1}\ge k_{\text{in}}=K+1$: the fewest mistakes of any
+# learner under $\gamma$-Weighted is at least $K-1$, and at the largest $\gamma$ the
+# least-squares slope of those mistakes on the judged $K$ lies in $[0.9,1.1]$. The test
+# is claim 1's, fixed long before. *The rule of which pairs are judged is ours*: it
+# reads the abstract's "or" as "both branches at least $k_{\text{in}}$", and **it was
+# written after a timing probe of these runs (with the six learners) had printed their
+# mistakes**. With the seventh learner the result was known before this run, from the
+# audit: accept once made at most 2 mistakes on the star at every $\gamma>0$ it tried,
+# so the check was expected to fail (the text below reads the result). It is what our
+# learners pay on *our* star; our star is not a lower-bound instance for hidden agents,
+# and the paper's $k_{\text{in}}$ branch for them (2e) stays blocked. Beside it we show
+# the hidden-to-Revealed-Arb ratio.
+
+# %%
+sg = run["star_gammas"]
+hs_recs = S.star_sweep(
+    run["star_K"],
+    [("weighted", g) for g in sg],
+    horizon=run["star_T"],
+    rng_for=run.child_rng,
+    stream0=200_000,
+    tag="2d",
+)
+records += hs_recs
+hstar = pd.DataFrame(hs_recs)
+hbest = hstar.groupby(["gamma", "K"]).mistakes.min().unstack("K").loc[sg, Ks]
+print("fewest mistakes of any learner under γ-Weighted (rows γ, columns K):")
+print(hbest.to_string())
+judged = np.array([[1 / (1 - g) >= K + 1 for K in Ks] for g in sg])
+h_minus = {
+    f"γ={g}, K={K}": int(hbest.loc[g, K] - (K - 1))
+    for gi, g in enumerate(sg)
+    for ki, K in enumerate(Ks)
+    if judged[gi, ki]
+}
+g_top = max(sg)
+top_K = Ks[judged[sg.index(g_top)]]
+h_slope = float(np.polyfit(top_K, hbest.loc[g_top, top_K].to_numpy(), 1)[0])
+vs_arb = hbest.to_numpy() / arb_best[None, :]
+best_capped = int(
+    hstar.sort_values("mistakes", kind="stable")
+    .groupby(["gamma", "K"])
+    .capped.first()
+    .sum()
+)
+print(f"judged pairs: {len(h_minus)}; slope at γ = {g_top}: {h_slope:.3f}")
+print(
+    "hidden / Revealed-Arb (fewest of each): "
+    + "; ".join(f"γ={g}: {span(vs_arb[gi], '{:.2f}')}" for gi, g in enumerate(sg))
+)
+print(f"best hidden runs cut at the horizon: {best_capped}")
+
+# %% tags=["hide-input"]
+fig, ax = plt.subplots(figsize=(6.4, 3.9))
+for gi, g in enumerate(sg):
+    ax.plot(
+        Ks,
+        hbest.loc[g].to_numpy(),
+        "o-",
+        ms=4 + 1.5 * gi,
+        alpha=0.8,
+        color=color_for(["peer", "alt2", "alt3", "ours", "muted"][gi % 5]),
+        label=f"hidden, γ = {g}",
+    )
+ax.plot(Ks, arb_best, "^:", color=color_for("Revealed-Arb"), label="Revealed-Arb")
+ax.plot(
+    Ks, std_halving, "s-", color=color_for("baseline"), label="Revealed-Std: halving"
+)
+ax.plot(Ks, Ks - 1, "--", color=color_for("reference"), lw=1.2, label="K − 1")
+ax.set_xscale("log", base=2)
+ax.set_yscale("log")
+ax.set(
+    xlabel="leaves K (hub in-degree k_in = K + 1)",
+    ylabel="fewest mistakes of our learners",
+    title="Our star with hidden agents: fewest mistakes "
+    f"{span(hbest.to_numpy().ravel())} against {span(arb_best)} under Revealed-Arb",
+)
+ax.set_xticks(Ks, [str(k) for k in Ks])
+ax.yaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:g}"))
+ax.legend(fontsize=8)
+plt.show()
+
+# %%
+_ = ledger.ours(
+    "2d",
+    "what our learners pay on our star with hidden agents: at least K − 1 for every "
+    "learner where (1−γ)⁻¹ ≥ k_in",
+    why="claim 1's test on hidden agents, with the pair rule our reading of the "
+    "abstract's 'or' (written after a probe printed the mistakes); our star is not a "
+    "lower-bound instance for hidden agents",
+    measured={
+        "hidden best − (K − 1), judged (K, γ)": h_minus,
+        f"slope of hidden mistakes on K at γ={g_top}": h_slope,
+        "hidden / Arb (fewest)": {
+            f"γ={g}, K={K}": float(vs_arb[gi, ki])
+            for gi, g in enumerate(sg)
+            for ki, K in enumerate(Ks)
+        },
+    },
+    show=[
+        "hidden best − (K − 1), judged (K, γ)",
+        f"slope of hidden mistakes on K at γ={g_top}",
+    ],
+    criterion=all_of(
+        at_least("hidden best − (K − 1), judged (K, γ)", 0),
+        within(f"slope of hidden mistakes on K at γ={g_top}", 0.9, 1.1),
+    ),
+    note="our star and learners, one of which (accept once) uses the agents' memory; "
+    "the paper's construction was not readable",
+)
+ledger.not_checked(
+    "2e",
+    "hiding costs a factor k_in: on some instance every learner pays k_in times the "
+    "revealed mistakes with hidden agents",
+    paper="(1−γ)⁻¹ or k_in times more mistakes than the full-knowledge setting",
+    source="abstract",
+    criterion=at_least("fewest hidden mistakes − (K − 1) on the paper's instance", 0),
+    measured={"fewest hidden mistakes − (K − 1) on our star (2d)": h_minus},
+    note="needs the paper's lower-bound construction for hidden agents, which we "
+    "could not read; our star is not one (2d: a learner that accepts every leaf once "
+    "keeps the agents on their leaves through their memory)",
+    blocked=True,
+)
+
+# %%
+once_name = S.accept_once().name
+once_m = hstar[hstar.learner == once_name].set_index(["gamma", "K"]).mistakes
+cheapest = (
+    hstar.sort_values("mistakes", kind="stable").groupby(["gamma", "K"]).learner.first()
+)
+pos_sg = [g for g in sg if g > 0]
+n_lt, n_gt = int((vs_arb < 1).sum()), int((vs_arb > 1).sum())
+below = [v for v in h_minus.values() if v < 0]
+print(
+    f"On the {len(h_minus)} judged (K, γ) pairs the fewest hidden mistakes minus "
+    f"(K − 1) are {span(list(h_minus.values()))} ({len(below)} below 0); at "
+    f"γ = {g_top} their slope in K is {h_slope:.2f}. Accept once makes "
+    f"{span(once_m.loc[pos_sg].to_numpy())} mistakes at every K for γ > 0 and "
+    f"{span(once_m.loc[[g for g in sg if g == 0]].to_numpy())} at γ = 0, and is the "
+    f"cheapest hidden learner at {int((cheapest == once_name).sum())} of "
+    f"{cheapest.size} (K, γ) pairs. Against Revealed-Arb the fewest hidden mistakes "
+    f"are {span(vs_arb.ravel(), '{:.2f}')}× (fewer at {n_lt}, more at {n_gt} of "
+    f"{vs_arb.size} pairs)."
+    + (
+        " On our star a DM that hides its classifier and uses the agents' memory "
+        "escapes the k_in factor that the tie rule costs a revealed one: the star is "
+        "not a lower bound for hidden agents and says nothing about the paper's k_in "
+        "branch (2e)."
+        if below
+        else " On our star no learner we run escapes the k_in factor with hidden "
+        "agents; the star is still our construction, not the paper's (2e)."
+    )
+)
+
+# %% [markdown]
+# ## Claim 3 · Withholding backfires on random instances
 #
 # Random DAGs on `dag_n` nodes with in-degree at most $k_{\text{in}}$ (self-loop
 # included; one node reaches it exactly), `n_hyp` distinct random hypotheses accepting
-# each node with probability `p_pos`, and the same greedy adaptive adversary. For each
-# instance and $\gamma$, the **ratio** is the fewest mistakes of the six learners under
-# $\gamma$-Weighted over the fewest under Revealed-Std (at least 1). Runs stop at
-# `dag_T` rounds; a learner that never learns (halving under ties) is cut there, which
-# can only lower its count.
+# each node with probability `p_pos`, and the same greedy adaptive adversary. On each
+# instance and for each $\gamma$ we compare the fewest mistakes of our learners under
+# $\gamma$-Weighted (the seven of claim 2d) with the fewest of the six under
+# Revealed-Std: their **difference** (hidden − revealed) is the paired gain of
+# revealing, one per instance, and their **ratio** is shown. One hidden learner, accept
+# once, uses the agents' memory (it plants them on the nodes it accepted in round 1);
+# the other six only suffer it. Runs stop at `dag_T` rounds; a learner that never learns
+# (halving under ties) is cut there, which can only lower its count.
 #
-# **Criterion.** For every $\gamma\in$ `dag_gammas`, the mean ratio over instances is at
-# least 1 (hiding the classifier does not reduce mistakes). We also report
-# $C=\max\text{ratio}/\min\{(1-\gamma)^{-1},k_{\text{in}}\}$; its bound is the subject
-# of the not-checked claim 3b, because the paper's constant is unknown to us.
+# **Criterion.** The paper's "can backfire" is existential and, through its
+# $(1-\gamma)^{-1}$ branch, predicts a memory cost only for $\gamma>0$. For every
+# $\gamma>0$ in `dag_gammas`, the mean paired difference over instances, less $k$
+# standard errors, is above 0 (hiding strictly increases mistakes beyond the noise
+# between instances), with $k$ the 97.5 % quantile of Student's $t$ with $n-1$ degrees
+# of freedom. $\gamma=0$ (agents follow the last classifier) is shown as a diagnostic.
+# Equal mistakes on every instance, a difference within the noise, or a learner that
+# uses the memory well enough to match the revealed DM fail it. *When it was fixed:*
+# judging $\gamma>0$ only (with $\gamma=0$ a diagnostic) was decided after the
+# audit, when the earlier run (six learners, every $\gamma$ judged) had passed at every
+# $\gamma$; the run with the seven learners had not been made (see Deviations).
+#
+# *Our own checks, fixed with it, before the run with seven learners.* (3m) Revealed-Std
+# lets agents stay put on ties; the hidden model breaks ties against the DM, as
+# Revealed-Arb does, so part of the gap is the tie rule. Hidden agents, even with a
+# one-round lag, cost more than the tie rule: for every $\gamma$ in `dag_gammas`
+# ($\gamma=0$ included), the paired difference hidden − Revealed-Arb is above 0 by the
+# same rule. (3c) The memory effect: the paired difference hidden($\gamma_{\max}$) −
+# hidden($\gamma=0$) per instance is above 0 by the same rule (longer memory costs the
+# DM mistakes beyond a one-round lag); a learner that profits from the memory can make
+# it fail. The ratio $C=\max\text{ratio}/\min\{(1-\gamma)^{-1},k_{\text{in}}\}$ is
+# printed; its bound (3b) rests on our "min" reading and on the paper's constant.
 
 # %% tags=["hide-input"]
-dag_rows = []
-stream = 100_000
-for kin in run["dag_kin"]:
-    for rep in range(run["dag_per_kin"]):
-        stream += 1000
-        inst = S.random_dag_instance(
-            run["dag_n"], kin, run["n_hyp"], run["p_pos"], run.child_rng(stream)
-        )
-        settings = [("std", None), ("arb", None)] + [
-            ("weighted", g) for g in run["dag_gammas"]
-        ]
-        for s_i, (model, g) in enumerate(settings):
-            for j, L in enumerate(learner_set(inst, model)):
-                tr = play(
-                    inst,
-                    L,
-                    model,
-                    g,
-                    horizon=run["dag_T"],
-                    tag="3",
-                    stream=stream + 10 * s_i + j,
-                )
-                dag_rows.append(
-                    dict(
-                        k_in=kin,
-                        rep=rep,
-                        k_out=inst.k_out,
-                        model=model,
-                        gamma=g,
-                        learner=L.name,
-                        mistakes=tr.mistakes,
-                    )
-                )
-dag = pd.DataFrame(dag_rows)
+dag = pd.DataFrame(
+    S.dag_sweep(
+        run["dag_n"],
+        run["dag_kin"],
+        run["dag_per_kin"],
+        run["n_hyp"],
+        run["p_pos"],
+        run["dag_gammas"],
+        horizon=run["dag_T"],
+        rng_for=run.child_rng,
+        tag="3",
+    )
+)
+records += dag.to_dict("records")
 best = (
     dag.groupby(["k_in", "rep", "model", "gamma"], dropna=False)
     .mistakes.min()
     .reset_index()
 )
 std_min = best[best.model == "std"].set_index(["k_in", "rep"]).mistakes
+arb_min = best[best.model == "arb"].set_index(["k_in", "rep"]).mistakes
 hid = best[best.model == "weighted"].copy()
-hid["ratio"] = hid.mistakes.to_numpy() / np.maximum(
-    std_min.loc[list(zip(hid.k_in, hid.rep))].to_numpy(), 1
-)
+keys = list(zip(hid.k_in, hid.rep))
+hid["std"] = std_min.loc[keys].to_numpy()
+hid["arb"] = arb_min.loc[keys].to_numpy()
+hid["gain"] = hid.mistakes - hid["std"]
+hid["gain vs Arb"] = hid.mistakes - hid["arb"]
+hid["ratio"] = hid.mistakes / np.maximum(hid["std"], 1)
+hid["ratio vs Arb"] = hid.mistakes / np.maximum(hid["arb"], 1)
 hid["C"] = hid.ratio / np.minimum(1 / (1 - hid.gamma), hid.k_in)
+gam = run["dag_gammas"]
+n_inst = len(std_min)
+k_t = S.t_quantile_k(n_inst)
 mean_ratio = hid.groupby("gamma").ratio.mean()
+mean_ratio_arb = hid.groupby("gamma")["ratio vs Arb"].mean()
 C = float(hid.C.max())
+gains = {g: hid[hid.gamma == g].gain.to_numpy() for g in gam}
+gains_arb = {g: hid[hid.gamma == g]["gain vs Arb"].to_numpy() for g in gam}
+if 0.0 not in gam or max(gam) == 0.0:
+    raise ValueError(f"dag_gammas must hold 0 and some γ > 0, got {gam}")
+judged_g = [g for g in gam if g > 0]  # claim 3 judges γ > 0; γ = 0 is a diagnostic
+top_g, g0 = max(gam), 0.0
+per_inst = hid.pivot_table(index=["k_in", "rep"], columns="gamma", values="mistakes")
+mem_gain = (per_inst[top_g] - per_inst[g0]).to_numpy()  # 3c: the memory effect
 print(
     hid.pivot_table(index=["k_in", "rep"], columns="gamma", values="ratio")
     .round(2)
     .to_string()
 )
-print("mean ratio by γ: " + ", ".join(f"γ={g}: {r:.2f}" for g, r in mean_ratio.items()))
+print(f"{n_inst} instances; k = t quantile(0.975, {n_inst - 1} df) = {k_t:.3f}")
+for g in gam:
+    d, e = gains[g], gains_arb[g]
+    se, se_a = d.std(ddof=1) / np.sqrt(d.size), e.std(ddof=1) / np.sqrt(e.size)
+    print(
+        f"γ={g}: hidden − Std {d.mean():.2f} ± {k_t * se:.2f}, ratio "
+        f"{mean_ratio[g]:.2f}; hidden − Arb {e.mean():.2f} ± {k_t * se_a:.2f}, "
+        f"ratio {mean_ratio_arb[g]:.2f}"
+    )
+se_m = mem_gain.std(ddof=1) / np.sqrt(mem_gain.size)
+print(
+    f"memory effect hidden(γ={top_g}) − hidden(γ={g0}): {mem_gain.mean():.2f} ± "
+    f"{k_t * se_m:.2f} (per instance: {mem_gain.astype(int).tolist()})"
+)
 print(f"C = max ratio / min((1 − γ)⁻¹, k_in) = {C:.2f}")
 winners = (
     dag[dag.model == "weighted"]
@@ -722,82 +935,144 @@ print(
 )
 
 # %% tags=["hide-input"]
-fig, ax = plt.subplots(figsize=(6.6, 4.0))
-gam = run["dag_gammas"]
-for off, kin in zip(np.linspace(-0.2, 0.2, len(run["dag_kin"])), run["dag_kin"]):
-    d = hid[hid.k_in == kin]
-    xpos = np.array([gam.index(g) for g in d.gamma]) + off
-    ax.scatter(
-        xpos,
-        d.ratio,
-        s=28,
-        color=color_for(f"k_in = {kin}"),
-        label=f"k_in = {kin}",
-        zorder=3,
+fig, axes = plt.subplots(1, 2, figsize=(9.6, 4.0), sharey=True)
+for ax, col, means, ref in [
+    (axes[0], "ratio", mean_ratio, "Revealed-Std"),
+    (axes[1], "ratio vs Arb", mean_ratio_arb, "Revealed-Arb"),
+]:
+    for off, kin in zip(np.linspace(-0.2, 0.2, len(run["dag_kin"])), run["dag_kin"]):
+        d = hid[hid.k_in == kin]
+        xpos = np.array([gam.index(g) for g in d.gamma]) + off
+        ax.scatter(
+            xpos,
+            d[col],
+            s=28,
+            color=color_for(f"k_in = {kin}"),
+            label=f"k_in = {kin}",
+            zorder=3,
+        )
+    ax.plot(
+        range(len(gam)),
+        means.loc[gam].to_numpy(),
+        "k_",
+        ms=24,
+        mew=2,
+        label="mean over instances",
     )
-ax.plot(
-    range(len(gam)),
-    mean_ratio.loc[gam].to_numpy(),
-    "k_",
-    ms=24,
-    mew=2,
-    label="mean over instances",
+    ax.axhline(
+        1, color=color_for("reference"), ls="--", lw=1.2, label="ratio 1 (no effect)"
+    )
+    ax.set(
+        xticks=range(len(gam)),
+        xticklabels=[f"γ = {g}" for g in gam],
+        ylim=(0, hid[["ratio", "ratio vs Arb"]].max().max() * 1.15),
+        title=f"hidden / {ref}: {span(hid[col], '{:.1f}')}×",
+    )
+axes[0].set_ylabel("mistakes hidden / revealed (best learners)")
+axes[0].legend(fontsize=8, ncols=2)
+fig.suptitle(
+    "Hiding against publishing (left) and against Revealed-Arb, the same tie rule "
+    "without memory (right)"
 )
-ax.axhline(
-    1, color=color_for("reference"), ls="--", lw=1.2, label="ratio 1 (no effect)"
-)
-ax.set(
-    xticks=range(len(gam)),
-    xticklabels=[f"γ = {g}" for g in gam],
-    ylim=(0, hid.ratio.max() * 1.15),
-    ylabel="mistakes hidden / revealed (best learners)",
-    title=f"Hidden vs revealed: {hid.ratio.min():.1f}× to {hid.ratio.max():.1f}× "
-    f"the mistakes",
-)
-ax.legend(fontsize=8, ncols=2)
 plt.show()
 
 # %%
 _ = ledger.check(
     3,
-    "withholding the classifier does not reduce mistakes (random DAGs)",
-    paper="withholding backfires: more mistakes, not fewer",
+    "withholding the classifier increases mistakes (random DAGs, every γ > 0)",
+    paper="withholding access to the classifier can backfire and degrade the DM's "
+    "performance",
     source="abstract",
     measured={
+        **{f"hidden − revealed, γ={g}": gains[g] for g in gam},
         "mean ratio hidden / revealed": {f"γ={g}": r for g, r in mean_ratio.items()},
         "C": C,
     },
-    criterion=at_least("mean ratio hidden / revealed", 1.0),
+    show=[f"hidden − revealed, γ={g}" for g in judged_g],
+    criterion=all_of(
+        *[paired_gain(f"hidden − revealed, γ={g}", k=k_t) for g in judged_g]
+    ),
+    note=f"γ = {g0} (agents follow the last classifier) is a diagnostic, not judged; "
+    "one hidden learner of seven (accept once) uses the agents' memory",
+)
+_ = ledger.ours(
+    "3m",
+    "hidden agents, even with a one-round lag, cost more than the tie rule "
+    "(hidden vs Revealed-Arb, every γ)",
+    why="separates the hidden model from the tie-breaking convention: it breaks ties "
+    "against the DM as Revealed-Arb does, Revealed-Std does not",
+    measured={
+        **{f"hidden − Arb, γ={g}": gains_arb[g] for g in gam},
+        "mean ratio hidden / Arb": {f"γ={g}": r for g, r in mean_ratio_arb.items()},
+    },
+    show=[f"hidden − Arb, γ={g}" for g in gam],
+    criterion=all_of(*[paired_gain(f"hidden − Arb, γ={g}", k=k_t) for g in gam]),
+)
+_ = ledger.ours(
+    "3c",
+    f"the agents' memory costs mistakes: hidden at γ = {top_g} against hidden at "
+    f"γ = {g0}, per instance",
+    why="the paper's (1−γ)⁻¹ branch predicts a cost that grows with the memory; "
+    "γ = 0 has the hidden model's one-round lag and tie rule without the memory",
+    measured={f"hidden(γ={top_g}) − hidden(γ={g0})": mem_gain},
+    criterion=paired_gain(f"hidden(γ={top_g}) − hidden(γ={g0})", k=k_t),
 )
 ledger.not_checked(
     "3b",
     "the ratio stays below C·min{(1−γ)⁻¹, k_in} with the paper's constant",
-    paper="O(min{(1−γ)⁻¹, k_in}) times the revealed bound",
+    paper="(1−γ)⁻¹ or k_in times more (read by us as O(min{(1−γ)⁻¹, k_in}))",
     source="abstract",
     criterion=at_most("C", "paper's constant"),
-    note=f"the constant (and the paper's algorithm, which our learners only "
-    f"approximate) could not be read; measured C = {C:.2f}",
+    measured={"C": C},
+    note="the abstract says '(1−γ)⁻¹ or k_in' (the min is our reading), and the "
+    "paper's constant and algorithm, which our learners only approximate, could not "
+    f"be read; measured C = {C:.2f}",
+    blocked=True,
 )
 
 # %%
-top_g = max(run["dag_gammas"])
-w_top = (
-    dag[(dag.model == "weighted") & (dag.gamma == top_g)]
-    .sort_values("mistakes", kind="stable")
-    .groupby(["k_in", "rep"])
-    .learner.first()
-    .value_counts()
-)
 c_at = hid.loc[hid.C.idxmax()]
+cheapest_dag = (
+    dag[dag.model == "weighted"]
+    .sort_values("mistakes", kind="stable")  # ties go to the six (accept once is last)
+    .groupby(["gamma", "k_in", "rep"])
+    .learner.first()
+)
+once_best = {g: int((cheapest_dag.loc[g] == once_name).sum()) for g in gam}
+
+
+def beyond(d):
+    """'above 0', 'below 0' or 'within the noise' for paired differences d (k_t·SE)."""
+    lo_hi = k_t * d.std(ddof=1) / np.sqrt(d.size)
+    return (
+        "above 0"
+        if d.mean() - lo_hi > 0
+        else ("below 0" if d.mean() + lo_hi < 0 else "within the noise")
+    )
+
+
+mem_word = {
+    "above 0": "costs the DM mistakes beyond the one-round lag",
+    "below 0": "saves the DM mistakes",
+    "within the noise": "has no effect beyond the noise",
+}[beyond(mem_gain)]
 print(
-    f"Hiding helped on {int((hid.ratio < 1).sum())} of {len(hid)} (instance, γ) "
-    f"pairs. At γ = {top_g} the best hidden learner is most often '{w_top.index[0]}' "
-    f"({w_top.iloc[0]} of {w_top.sum()} instances). C is reached at "
-    f"γ = {c_at.gamma}, k_in = {c_at.k_in}, where min((1 − γ)⁻¹, k_in) = "
-    f"{min(1 / (1 - c_at.gamma), c_at.k_in):.0f} while our hidden learners still pay "
-    f"for ties broken against them and a stale round per change; whether the "
-    f"paper's algorithm avoids that we cannot tell "
-    f"without its text."
+    f"Hiding helped (ratio < 1) on {int((hid.ratio < 1).sum())} of {len(hid)} "
+    f"(instance, γ) pairs. Mean paired difference hidden − Revealed-Std: "
+    + ", ".join(f"γ={g}: {gains[g].mean():+.2f} ({beyond(gains[g])})" for g in gam)
+    + "; hidden − Revealed-Arb: "
+    + ", ".join(
+        f"γ={g}: {gains_arb[g].mean():+.2f} ({beyond(gains_arb[g])})" for g in gam
+    )
+    + f". Mean ratio hidden / Revealed-Std {mean_ratio[g0]:.2f} at γ = {g0} and "
+    f"{mean_ratio[top_g]:.2f} at γ = {top_g}. The longer memory {mem_word} on these "
+    f"instances (hidden(γ={top_g}) − hidden(γ={g0}) = {mem_gain.mean():+.2f} per "
+    f"instance). Accept once, the hidden learner that uses the agents' memory, is "
+    f"strictly the cheapest hidden learner on "
+    + ", ".join(f"{once_best[g]} (γ={g})" for g in gam)
+    + f" of {n_inst} instances. C is reached at γ = {c_at.gamma}, k_in = "
+    f"{c_at.k_in}, where min((1 − γ)⁻¹, k_in) = "
+    f"{min(1 / (1 - c_at.gamma), c_at.k_in):.0f}."
 )
 
 # %% [markdown]
@@ -890,11 +1165,13 @@ ledger.quote(
 )
 ledger.quote(
     "4c",
-    "Revealed-Std: no deterministic learner beats o(Δ); O(Δ·ln|H|) is achievable",
-    paper="Ω(Δ) lower, O(Δ ln|H|) upper (Δ: max degree)",
+    "Revealed-Std: no deterministic learner achieves o(Δ); O(Δ·ln|H|) is achievable",
+    paper="no deterministic algorithm can achieve a mistake bound o(Δ); an algorithm "
+    "achieves O(Δ ln|H|) (Δ: max degree)",
     source="literature",
-    note="Ahmadi, Blum, Yang (2023), the baseline the paper builds on; our ABY-style "
-    "rule attains (k_out+1)·ln|H|",
+    note="read in the abstract of Ahmadi, Blum, Yang (2023, arXiv 2302.12355), the "
+    "baseline the paper builds on (its body was not read); our ABY-style rule attains "
+    "(k_out+1)·ln|H|",
 )
 
 # %%
@@ -916,34 +1193,119 @@ ledger.show()
 print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.device}")
 
 # %% [markdown]
+# **Stability.** The *seeds* column above comes from the committed stability record
+# (quick scale, `data/stability/09_strategic_reveal.json`); a claim changed since reads
+# "stale record". Claims 1 and 2 use fixed constructions, so only the random instances
+# of claim 3 (whose runs also enter claim 4) and the adversary's tie-breaks move with
+# the seed. The line below is generated from that record.
+
+# %%
+stability_line = unstable_sentence(ledger, ledger.stability())
+print(stability_line or "No claim the record still describes flips between its seeds.")
+
+# %% [markdown]
 # ## Deviations from the paper
 #
-# - **What a verdict audit of issue 38 found, left for the chapter's group issue (08–13).**
-#   Claim 1 holds on our star against our adaptive adversary with margin 0 on every seed
-#   (and the halving bound is a theorem), so it is close to a check by construction; and it
-#   compares Arb with Std rather than hidden with revealed. Claim 3's ratio includes the
-#   γ-Weighted model's tie rule against the DM (Revealed-Std breaks ties otherwise), so the
-#   ratio is above 1 even at γ = 0; a comparison with Revealed-Arb, or γ-Weighted with the
-#   standard tie rule, would isolate the hiding.
-# - **Claims regrouped after their results were known** (the book-wide rule that a
-#   check true by construction is a sanity check and that our own bounds are not the
-#   paper's claims). 2a (agents lag r*(γ) rounds) and 2b (the gadget's slope), both
-#   identities of our model and gadget, are now sanity checks; claim 4 (our bounds are
-#   never exceeded) is our own check. Their tests are unchanged; none is counted in the
-#   paper's tally any more.
+# - **Issue 34, second audit (answered here)** (old → new, the reason, and whether the
+#   result was known before the change):
+#   - *A seventh learner, accept once.* The audit showed (its own script) that a
+#     learner that accepts every leaf in round 1 and then rejects them makes at most 2
+#     mistakes on our star for $K=4,8,16$ and $\gamma=0.5,0.9,0.99$: agents remember
+#     the leaves above the hub and stay put. Old: six learners under $\gamma$-Weighted,
+#     none of which uses the agents' memory. New: `accept_once` (round 1 positive on
+#     the version space, then strategic halving), unit-tested, is added last to the
+#     hidden learner set and enters every "best hidden learner" (2d, 3, 3m, 3c); the
+#     first six keep their random streams. Its result on the star was known from the
+#     audit; on the random DAGs of claim 3 it was not.
+#   - *Claim 1: paper's check → sanity check* (role change; its test unchanged). Its
+#     lower side holds by our argument for every learner and its upper side by our
+#     bound of claim 4 (positive on the version space pays at most $K-1$ under
+#     Revealed-Arb), so it can only fail through a bug; the result (margin 0 on every
+#     seed) was known. Its figure title now says that $K-1$ holds by construction, and
+#     its quote is the summary's "$\Omega(k_{\text{in}})$ times more mistakes", without
+#     the "than Revealed-Std" that the quote does not hold.
+#   - *2d: paper's check → our own check*, "what our learners pay on our star" (role
+#     change; test unchanged). With accept once in the set its result was known from
+#     the audit before the change: it fails on every judged pair with $K\ge4$. Our star
+#     is not a lower-bound instance for hidden agents; the paper's $k_{\text{in}}$
+#     branch for them is new entry 2e, **blocked** (its construction is unknown). 2d's
+#     rule of which $(K,\gamma)$ pairs are judged was written *after* a timing probe
+#     printed these runs' mistakes (with six learners), and rests on our reading of
+#     the abstract's "or": both are said where the criterion is shown.
+#   - *Claim 3's criterion.* Old: the paired gain hidden − Revealed-Std beyond its
+#     noise for every $\gamma$ in `dag_gammas`, $\gamma=0$ included. New: for every
+#     $\gamma>0$ in the grid, with $\gamma=0$ shown as a diagnostic. Reason: the
+#     abstract's "can backfire" is existential, and its $(1-\gamma)^{-1}$ branch
+#     predicts a memory cost only for $\gamma>0$; at $\gamma=0$ agents follow the last
+#     classifier. Known before the change: the old criterion had passed at every
+#     $\gamma$ with six learners; the run with seven had not been made.
+#   - *3m's statement and criterion.* Old: "with the longest memory, hiding costs more
+#     than the tie rule alone", the paired gain hidden − Revealed-Arb at the largest
+#     $\gamma$ only. New: "hidden agents, even with a one-round lag, cost more than the
+#     tie rule", the same gain at every $\gamma$ of the grid, $\gamma=0$ included.
+#     Reason: the gap to Revealed-Arb was already there at $\gamma=0$, so the check
+#     speaks of the hidden model (its one-round lag included), not of the memory.
+#     Known before the change: with six learners the gain at every $\gamma$ had been
+#     printed (the old criterion passed at the largest $\gamma$); with seven, not.
+#   - *3c, new (ours): the memory effect*, hidden($\gamma_{\max}$) − hidden(0) per
+#     instance, a paired gain with the same $t$ quantile, written before its first
+#     run. The six-learner run had printed per-instance ratios at every $\gamma$, from
+#     which this difference could have been read; with seven learners it had not been
+#     computed.
+#   - *The $t$ quantile.* Old (`t_quantile_k`): Student's $t$ for $n\le10$, the
+#     constant 2 above. New: the 97.5 % quantile with $n-1$ degrees of freedom for
+#     every $n$. Quick scale (6 instances) is unchanged; at full scale (20) $k$ rises
+#     from 2 to 2.09. Known: no full-scale result had been recorded.
+#   - *4c*: "no deterministic learner achieves $o(\Delta)$" (was "beats"), quoted from
+#     the abstract of Ahmadi, Blum and Yang (2023), which is what we read of it.
+#   - *Full scale* is not recorded this session (no CPU time was left for it): see
+#     "Run it at full scale".
+# - **Issue 34's first audit, resolved earlier** (old → new, with the reason):
+#   - *2b.* Already a sanity check (issue 38): on our gadget the conservative learner's
+#     mistakes are units·(1 + r*) exactly, an identity, and its test is unchanged. New:
+#     the paper's $(1-\gamma)^{-1}$ hiding cost is recorded as claim 2, **blocked**: the
+#     gadget forces only the conservative learner to pay for the memory, and the
+#     figure of (b) shows (and its text says, computed) the best hidden learner paying
+#     a constant multiple of the revealed mistakes at every $\gamma$. A test of the
+#     branch needs an instance on which every learner pays, the paper's lower-bound
+#     construction, which we could not read.
+#   - *The $k_{\text{in}}$ branch with hidden agents.* Before: never run with
+#     $\gamma$-weighted agents. Then: claim 2d ran claim 1's star under
+#     $\gamma$-Weighted for `star_gammas` and applied claim 1's test on the pairs where
+#     $(1-\gamma)^{-1}\ge k_{\text{in}}$, a pair rule written after a timing probe had
+#     printed the mistakes (now our own check; above).
+#   - *Claim 3.* Before: the mean ratio hidden / revealed at least 1 for every
+#     $\gamma$ (`≥ 1`: equal mistakes would pass "withholding backfires"), reproduced
+#     with margin +1.14. Then: a strict paired gain for every $\gamma$ (now every
+#     $\gamma>0$; above), the ratio shown, and our check 3m with a second panel of the
+#     figure to separate the tie rule.
+#   - *The abstract's "or".* $\min\{(1-\gamma)^{-1},k_{\text{in}}\}$ is our reading and
+#     is said to be ours where it is used. Claims that rest on it, 2c (where the
+#     branches meet) and 3b (the constant $C$), were "not checked at this scale"; they
+#     are now **blocked**, with that reason: no scale of ours can test a statement we
+#     could not read.
+#   - *Protocols.* The learner set, one run as a record and the three sweeps (stars,
+#     switch gadget, random DAGs) moved from the chapter into
+#     `repbook.papers.strategic_reveal` (`learner_set`, `play`, `star_sweep`,
+#     `switch_sweep`, `dag_sweep`), unit-tested, with the chapter's random streams
+#     unchanged.
+# - **Earlier (issue 38): claims regrouped after their results were known** (the
+#   book-wide rule that a check true by construction is a sanity check and that our own
+#   bounds are not the paper's claims). 2a (agents lag r*(γ) rounds) and 2b (the
+#   gadget's slope), both identities of our model and gadget, became sanity checks;
+#   claim 4 (our bounds are never exceeded) our own check. Their tests are unchanged.
 # - **Paper text.** Only the abstract and secondary summaries were readable (see the box
 #   at the top). The paper's theorems, Algorithms 1–3 and lower-bound constructions
 #   could not be confirmed, so:
 #   - every learner is our reconstruction: "conservative" (hold the classifier until
 #     agents have caught up, change it only after a settled mistake) stands in for
 #     Algorithm 2, and "positive on the version space" (a classifier that only loses
-#     positives) for Algorithm 3's reduction to Revealed-Arb;
+#     positives) for Algorithm 3's reduction to Revealed-Arb; "accept once" is ours;
 #   - every explicit bound in claim 4 is ours, derived in the text; the paper's are
 #     quoted from the abstract;
-#   - the star (claim 1) and the switch gadget (claim 2) are our constructions, aligned
-#     with the abstract's statements, not with the paper's theorems. Claim 2c
-#     (saturation near $k_{\text{in}}$) and claim 3b (the paper's constant) are not
-#     checked for this reason.
+#   - the star (claims 1 and 2d) and the switch gadget (claim 2) are our
+#     constructions, aligned with the abstract's statements, not with the paper's
+#     theorems. Claims 2, 2c, 2e and 3b are blocked for this reason.
 # - **Conventions we chose.** $\bar h_1\equiv 0$ (no history: all nodes tie); agents
 #   compare memories exactly; ties under $\gamma$-Weighted go to the adversary (a
 #   secondary summary says the paper assumes arbitrary tie-breaking there); the
@@ -956,22 +1318,52 @@ print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.d
 #   $O(\Delta\ln|\mathcal H|)$ algorithm, not their code). SOA was not run: computing
 #   Littlestone dimensions of 50 random hypotheses is exponential. No peer package
 #   exists.
-# - **Scale.** Quick: stars up to $K=32$, three switch units with $\gamma\le0.995$, six
-#   random DAGs of 30 nodes with horizons of 600 rounds. Runs of learners that never
-#   converge are cut at the horizon.
-# - **Criteria.** No test was changed after its result was seen; claims 2a, 2b and 4 changed
-#   role (see above), not test.
-# - **Stability.** The verdict table's last column shows each verdict on seeds 0–4
-#   (`repbook stability 09`); when it was recorded, no verdict was unstable. Claims 1
-#   and 2 use fixed constructions, so only the random instances of claim 3 (whose runs
-#   also enter claim 4) move with the seed.
-#
+# - **Criteria written or changed after their result was known**: claim 3's (twice,
+#   above), 3m's, 2d's pair rule (after a probe printed the mistakes), the roles of
+#   claims 1 and 2d and, earlier, of 2a, 2b and 4 (their tests unchanged), and the $t$
+#   quantile above 10 instances. 3c was written before its first run; every other test
+#   is as first fixed.
+# - **Scale** (the line below is generated from the chapter's settings). Runs of
+#   learners that never converge are cut at the horizon.
+
+
+# %%
+def scale_text(sz):
+    """The chapter's sizes at one scale, in words (for generated text)."""
+    return (
+        f"stars up to K = {max(sz['star_K'])} (revealed, and hidden for γ ∈ "
+        f"{{{', '.join(f'{g:g}' for g in sz['star_gammas'])}}}), {sz['units']} switch "
+        f"units with γ up to {max(sz['switch_gammas']):g} (after "
+        f"{sz['switch_wait']:,} quiet rounds), "
+        f"{len(sz['dag_kin']) * sz['dag_per_kin']} random DAGs of {sz['dag_n']} "
+        f"nodes with k_in ∈ {{{', '.join(map(str, sz['dag_kin']))}}} and horizons of "
+        f"{sz['dag_T']:,} rounds"
+    )
+
+
+print(f"Quick scale: {scale_text(SIZES['quick'])}.")
+
+# %% [markdown]
 # ## Run it at full scale
 #
 # ```bash
 # .venv/bin/python -m repbook run 09 --scale full
 # ```
-# Full scale uses stars up to $K=128$, four switch units up to $\gamma=0.999$ (after
-# 8,000 quiet rounds), twenty random DAGs of 120 nodes with $k_{\text{in}}$ up to 16 and
-# horizons of 3,000 rounds. It needs no GPU; it took about 12 minutes on two busy CPU
-# cores.
+# It needs no GPU. **Not recorded**: this session had no CPU time left for it. The
+# estimate below comes from timed fractions (each part of the protocol at its full
+# size, one instance or one star of each kind) measured once on these two cores before
+# the seventh learner was added; accept once stops within a few $r^*(\gamma)$ rounds,
+# so it adds little.
+
+# %%
+FULL_MINUTES = (17, 25)  # measured: timed fractions of the full protocol, 2 CPU cores
+full = SIZES["full"]
+rounds = 2 * (max(full["star_K"]) + 1) * (S.r_star(max(full["star_gammas"])) + 3)
+print(
+    f"Full scale: {scale_text(full)}. Estimated {FULL_MINUTES[0]}–{FULL_MINUTES[1]} "
+    f"minutes on these two CPU cores, most of it the hidden star at "
+    f"K = {max(full['star_K'])}, γ = {max(full['star_gammas']):g} (its conservative "
+    f"learners play some {rounds:,} "
+    f"rounds each at most) and the {len(full['dag_kin']) * full['dag_per_kin']} "
+    f"random DAGs. Not recorded in data/full_runs/."
+)

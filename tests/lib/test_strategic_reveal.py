@@ -380,3 +380,147 @@ def test_bad_simulation_arguments_are_rejected():
         S.best_response(np.eye(2, dtype=bool), np.zeros(3))
     with pytest.raises(ValueError, match="history"):
         S.stale_rounds(0.5, 0)
+
+
+# --- the chapter's protocols ---------------------------------------------------------
+def test_learner_set_matches_the_six_rules_and_holds_them_when_hidden():
+    inst = S.star_instance(4)
+    for model in ("std", "arb", "weighted"):
+        got = S.learner_set(inst, model)
+        want = [for_model(L, model) for L in all_learners(inst)]
+        if model == "weighted":
+            want.append(S.accept_once())  # the seventh, last: uses the memory
+        assert got == want
+    assert [L.conservative for L in S.learner_set(inst, "weighted")] == [
+        False,
+        True,
+        True,
+        True,
+        False,
+        True,
+        False,
+    ]
+    with pytest.raises(ValueError, match="model"):
+        S.learner_set(inst, "hidden")
+
+
+@pytest.mark.parametrize("K", [4, 8, 16])
+@pytest.mark.parametrize("gamma", [0.5, 0.9, 0.99])
+def test_accept_once_uses_the_memory_and_beats_the_star(K, gamma):
+    # Round 1 accepts every leaf (one false positive); from round 2 the leaves' memory
+    # beats the hub's, so the target's agent stays on its leaf, is rejected and shows
+    # the target: two mistakes for every K, where every other learner pays K − 1.
+    inst = S.star_instance(K)
+    L = S.accept_once()
+    tr = S.simulate(
+        inst, L, model="weighted", gamma=gamma, horizon=400,
+        rng=np.random.default_rng(K),
+    )  # fmt: skip
+    assert tr.stopped_early and tr.mistakes <= 2
+    assert tr.kind[0] == 1 and tr.dm_version_space.sum() == 1
+    # γ = 0: agents follow h_{t−1} only, the all-reject round lets them slip once more
+    tr0 = S.simulate(
+        inst, L, model="weighted", gamma=0.0, horizon=400,
+        rng=np.random.default_rng(K),
+    )  # fmt: skip
+    assert tr0.stopped_early and tr0.mistakes == 3
+    # revealed, it is halving after its first round
+    arb = S.simulate(inst, L, model="arb", horizon=400, rng=np.random.default_rng(K))
+    assert arb.mistakes >= K - 1
+    assert S.mistake_bound(inst, L, "weighted", gamma) is None
+    assert L.rule == "once" and not L.conservative
+
+
+def test_play_records_the_run_and_its_bound():
+    inst = S.star_instance(4)
+    tr, rec = S.play(
+        inst, S.proper(), "arb", horizon=200, rng=np.random.default_rng(0), tag="1"
+    )
+    assert rec["mistakes"] == tr.mistakes == 3
+    assert rec["bound"] == S.mistake_bound(inst, S.proper(), "arb")
+    assert rec["claim"] == "1" and rec["gamma"] is None and not rec["capped"]
+    assert rec["updates"] == tr.changes.size and rec["rounds"] == tr.rounds
+    _, stuck = S.play(
+        inst, S.halving(), "arb", horizon=30, rng=np.random.default_rng(0)
+    )
+    assert stuck["capped"] and stuck["bound"] is None
+
+
+def test_star_sweep_uses_the_chapter_streams_and_hidden_horizons():
+    calls = []
+
+    def rng_for(k):
+        calls.append(k)
+        return np.random.default_rng([0, k])
+
+    recs = S.star_sweep(
+        [2, 4], [("std", None), ("weighted", 0.9)], horizon=50, rng_for=rng_for
+    )
+    assert len(recs) == 2 * (6 + 7)  # six learners revealed, seven hidden
+    assert calls[:6] == [0, 10, 20, 30, 40, 50]  # K index 0, setting 0, learners 0..5
+    assert calls[6:13] == [1, 11, 21, 31, 41, 51, 61]  # setting 1, learners 0..6
+    assert calls[13] == 1000  # next size
+    hidden = [r for r in recs if r["model"] == "weighted"]
+    assert {r["rounds"] for r in hidden if r["capped"]} <= {
+        S.star_horizon(2, "weighted", 0.9, 50),
+        S.star_horizon(4, "weighted", 0.9, 50),
+    }
+    assert S.star_horizon(4, "weighted", 0.9, 50) == 2 * 5 * (S.r_star(0.9) + 3)
+    assert S.star_horizon(4, "std", None, 50) == 50
+    # the k_in branch with hidden agents: positive on VS still pays K − 1 at K = 4,
+    # accepting once (and using the agents' memory) pays 2
+    at4 = {r["learner"]: r["mistakes"] for r in hidden if r["K"] == 4}
+    assert at4[S.positive_on_vs().name] == 3
+    assert at4[S.accept_once().name] == 2
+    with pytest.raises(ValueError, match="settings"):
+        S.star_sweep([2], [("hidden", 0.5)], horizon=10, rng_for=rng_for)
+    with pytest.raises(ValueError, match="gamma"):
+        S.star_sweep([2], [("std", 0.5)], horizon=10, rng_for=rng_for)
+    with pytest.raises(TypeError, match="rng_for"):
+        S.star_sweep([2], [("std", None)], horizon=10, rng_for=3)
+
+
+def test_switch_sweep_pays_r_star_per_update_and_reveals_cheaply():
+    recs, std = S.switch_sweep(
+        2, [0.5, 0.9], wait=300, rng_for=lambda k: np.random.default_rng([0, k])
+    )
+    assert [r["label"] for r in recs] == list(S.SWITCH_LEARNERS) * 2
+    for r in recs[::2]:  # conservative: units · (1 + r*) by the gadget's design
+        assert r["mistakes"] == 2 * (1 + r["r_star"])
+    assert std["model"] == "std" and std["mistakes"] == 2
+    assert all(r["mistakes"] == 4 for r in recs[1::2])  # the reduction: 2 per unit
+
+
+def test_dag_sweep_runs_every_setting_and_learner():
+    recs = S.dag_sweep(
+        12,
+        [2, 3],
+        1,
+        10,
+        0.2,
+        [0.0, 0.5],
+        horizon=100,
+        rng_for=lambda k: np.random.default_rng([1, k]),
+    )
+    assert len(recs) == 2 * (2 * 6 + 2 * 7)  # six learners revealed, seven hidden
+    assert {r["k_in"] for r in recs} == {2, 3}
+    assert {(r["model"], r["gamma"]) for r in recs} == {
+        ("std", None),
+        ("arb", None),
+        ("weighted", 0.0),
+        ("weighted", 0.5),
+    }
+    assert all(r["mistakes"] <= r["bound"] for r in recs if r["bound"] is not None)
+    with pytest.raises(ValueError, match="per_kin"):
+        S.dag_sweep(
+            12, [2], 0, 10, 0.2, [0.5], horizon=10, rng_for=np.random.default_rng
+        )
+
+
+def test_t_quantile_k():
+    assert S.t_quantile_k(6) == pytest.approx(2.5705818, rel=1e-6)
+    assert S.t_quantile_k(2) == pytest.approx(12.7062047, rel=1e-6)
+    assert S.t_quantile_k(11) == pytest.approx(2.2281389, rel=1e-6)  # no cap at 10
+    assert S.t_quantile_k(31) == pytest.approx(2.0422725, rel=1e-6)
+    with pytest.raises(ValueError, match="n must be"):
+        S.t_quantile_k(1)

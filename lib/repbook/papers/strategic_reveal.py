@@ -44,7 +44,7 @@ from functools import cmp_to_key
 import numpy as np
 
 MODELS = ("std", "arb", "weighted")
-RULES = ("naive", "majority", "threshold", "or", "proper")
+RULES = ("naive", "majority", "threshold", "or", "proper", "once")
 
 
 # --------------------------------------------------------------------------------------
@@ -523,8 +523,9 @@ class Learner:
     majority of V), "threshold" (accept v when at least |V|/m hypotheses of V accept
     it), "or" (accept v when any hypothesis of V does: positive on the version space),
     "proper" (commit one hypothesis of V; on a change, the one nearest in Hamming
-    distance). conservative: in the γ-Weighted model, change the classifier only after a
-    mistake made once it has been held r*(γ) rounds.
+    distance), "once" (accept once: in round 1 the "or" rule, from round 2 on the
+    node-wise strict majority of V). conservative: in the γ-Weighted model, change the
+    classifier only after a mistake made once it has been held r*(γ) rounds.
     """
 
     name: str
@@ -569,8 +570,21 @@ def proper() -> Learner:
     return Learner("proper", "proper")
 
 
+def accept_once() -> Learner:
+    """Accept once, then halving: in round 1 accept every node some hypothesis of V
+    accepts ("or"), from round 2 on the strict majority of V (strategic halving).
+
+    Under γ-Weighted with γ > 0 the nodes accepted in round 1 keep a memory above every
+    node never accepted, so agents on them stay put however the DM labels them later:
+    the learner uses the agents' memory. On the star it makes at most two mistakes for
+    every K (a false positive in round 1, then one false negative seen at the target's
+    leaf)."""
+    return Learner("accept once, then halving", "once")
+
+
 def conservative(learner: Learner) -> Learner:
-    """The same rule, changed only after a settled mistake (our reading of Algorithm 2)."""
+    """The same rule, changed only after a settled mistake (our reading of
+    Algorithm 2)."""
     return Learner(f"{learner.name} (conservative)", learner.rule, learner.m, True)
 
 
@@ -644,6 +658,8 @@ def _classifier(
             j = int(idx[np.argmin(dist)])
         return H[j], j
     counts = H[V].sum(0)
+    if learner.rule == "once":
+        return (counts >= 1 if prev is None else counts * 2 > size), None
     if learner.rule in ("naive", "majority"):
         return counts * 2 > size, None
     if learner.rule == "threshold":
@@ -876,3 +892,243 @@ def mistake_bound(
             return None
         return float(1 + (1 + r_star(gamma)) * (size - 1))
     return None
+
+
+# --------------------------------------------------------------------------------------
+# Protocols of the chapter: the learners run, one run as a record, the sweeps
+# --------------------------------------------------------------------------------------
+def learner_set(inst: Instance, model: str) -> list[Learner]:
+    """The learners the chapter runs on `inst` under `model`: halving that ignores
+    strategy, strategic halving, the ABY-style and k_in threshold rules, positive on the
+    version space and a proper learner (six). Under "weighted", the rules that can be
+    held are made conservative (the naive and "or" rules are left as they are), and a
+    seventh, `accept_once`, which uses the agents' memory, is added last (so the
+    streams of the first six are those of the revealed runs' learners)."""
+    if model not in MODELS:
+        raise ValueError(f"model must be one of {MODELS}, got {model!r}")
+    base = [
+        halving_naive(),
+        halving(),
+        aby_threshold(inst),
+        kin_threshold(inst),
+        positive_on_vs(),
+        proper(),
+    ]
+    if model == "weighted":
+        base = [L if L.rule in ("naive", "or") else conservative(L) for L in base]
+        base.append(accept_once())
+    return base
+
+
+def play(
+    inst: Instance,
+    learner: Learner,
+    model: str,
+    gamma: float | None = None,
+    *,
+    horizon: int,
+    rng: np.random.Generator,
+    wait: int = 0,
+    tag: str = "",
+) -> tuple[Trace, dict]:
+    """One run of `simulate` and its record: the claim `tag`, instance, model, γ,
+    learner, mistakes, rounds, classifier changes, whether the horizon cut it (`capped`)
+    and our mistake bound (None where we have none)."""
+    tr = simulate(
+        inst,
+        learner,
+        model=model,
+        gamma=gamma,
+        horizon=horizon,
+        rng=rng,
+        adversary=Adversary(wait=wait),
+    )
+    record = dict(
+        claim=str(tag),
+        instance=inst.name,
+        model=model,
+        gamma=gamma,
+        learner=learner.name,
+        mistakes=tr.mistakes,
+        rounds=tr.rounds,
+        updates=int(tr.changes.size),
+        capped=tr.rounds == horizon and not tr.stopped_early,
+        bound=mistake_bound(inst, learner, model, gamma),
+    )
+    return tr, record
+
+
+def _check_rng_for(rng_for) -> None:
+    if not callable(rng_for):
+        raise TypeError(
+            "rng_for must be a function from a stream number to a numpy Generator "
+            f"(e.g. run.child_rng), got {type(rng_for).__name__}"
+        )
+
+
+def _check_settings(settings) -> list[tuple[str, float | None]]:
+    out = []
+    for s in settings:
+        if not (isinstance(s, tuple) and len(s) == 2 and s[0] in MODELS):
+            raise ValueError(
+                f"settings: each must be (model, gamma) with model in {MODELS}, "
+                f"got {s!r}"
+            )
+        model, gamma = s
+        if model == "weighted":
+            gamma = _check_gamma(gamma)
+        elif gamma is not None:
+            raise ValueError(f"settings: only 'weighted' takes a gamma, got {s!r}")
+        out.append((model, gamma))
+    if not out or len(out) > 10:
+        raise ValueError(f"settings: give 1 to 10 (model, gamma) pairs, got {len(out)}")
+    return out
+
+
+def star_horizon(K: int, model: str, gamma: float | None, base: int) -> int:
+    """The horizon of a star run: `base`, or under "weighted" long enough for K − 1
+    classifier changes each held r*(γ) + 3 rounds, twice over:
+    max(base, 2 (K + 1)(r*(γ) + 3))."""
+    if not isinstance(base, (int, np.integer)) or base < 1:
+        raise ValueError(f"base must be a positive integer, got {base!r}")
+    if model != "weighted":
+        return int(base)
+    return max(int(base), 2 * (int(K) + 1) * (r_star(gamma) + 3))
+
+
+def star_sweep(
+    Ks: Sequence[int],
+    settings: Sequence[tuple[str, float | None]],
+    *,
+    horizon: int,
+    rng_for,
+    stream0: int = 0,
+    tag: str = "1",
+) -> list[dict]:
+    """Every learner of `learner_set` on `star_instance(K)` for each K and each (model,
+    γ) of `settings`, against the adaptive adversary. Run (i, s, j) (size, setting,
+    learner) draws its tie-breaks from `rng_for(stream0 + 1000 i + 10 j + s)`; the
+    horizon is `star_horizon(K, model, γ, horizon)`. Returns one record per run (see
+    `play`) with K added."""
+    _check_rng_for(rng_for)
+    settings = _check_settings(settings)
+    out = []
+    for i, K in enumerate(Ks):
+        inst = star_instance(K)
+        for s, (model, gamma) in enumerate(settings):
+            T = star_horizon(K, model, gamma, horizon)
+            for j, L in enumerate(learner_set(inst, model)):
+                stream = stream0 + 1000 * i + 10 * j + s
+                _, rec = play(
+                    inst, L, model, gamma, horizon=T, rng=rng_for(stream), tag=tag
+                )
+                out.append(dict(rec, K=int(K)))
+    return out
+
+
+SWITCH_LEARNERS = (
+    "conservative (Alg. 2 analogue)",
+    "monotone reduction (Alg. 3 analogue)",
+)
+
+
+def switch_sweep(
+    units: int,
+    gammas: Sequence[float],
+    *,
+    wait: int,
+    rng_for,
+    extra: int = 4000,
+    stream0: int = 50_000,
+    tag: str = "2",
+) -> tuple[list[dict], dict]:
+    """The switch gadget of `units` units under γ-Weighted for each γ, with the
+    conservative proper learner (our Algorithm 2 analogue) and positive on the version
+    space (our Algorithm 3 analogue, a classifier that only loses positives), and once
+    revealed (Revealed-Std, proper learner). The adversary waits `wait` quiet rounds;
+    runs last at most wait + extra rounds. Run (i, j) draws from
+    `rng_for(stream0 + 10 i + j)`, the revealed run from `rng_for(stream0 + 9999)`.
+
+    Returns (hidden records with `label` and `r_star` added, the revealed record)."""
+    _check_rng_for(rng_for)
+    gad = switch_gadget(units)
+    rows = []
+    for i, g in enumerate(gammas):
+        pair = (conservative(proper()), positive_on_vs())
+        for j, (label, L) in enumerate(zip(SWITCH_LEARNERS, pair)):
+            _, rec = play(
+                gad,
+                L,
+                "weighted",
+                g,
+                horizon=wait + extra,
+                rng=rng_for(stream0 + 10 * i + j),
+                wait=wait,
+                tag=tag,
+            )
+            rows.append(dict(rec, label=label, r_star=r_star(g)))
+    _, std = play(
+        gad,
+        proper(),
+        "std",
+        horizon=wait + extra,
+        rng=rng_for(stream0 + 9999),
+        wait=wait,
+        tag=tag,
+    )
+    return rows, std
+
+
+def dag_sweep(
+    n: int,
+    kins: Sequence[int],
+    per_kin: int,
+    n_hyp: int,
+    p_pos: float,
+    gammas: Sequence[float],
+    *,
+    horizon: int,
+    rng_for,
+    stream0: int = 100_000,
+    tag: str = "3",
+) -> list[dict]:
+    """`per_kin` random DAG instances (`random_dag_instance`) for each k_in in `kins`;
+    on each, every learner of `learner_set` under Revealed-Std, Revealed-Arb and
+    γ-Weighted for each γ. Instance number q (from 1) is drawn from
+    `rng_for(stream0 + 1000 q)`, its run (s, j) (setting, learner) from
+    `rng_for(stream0 + 1000 q + 10 s + j)`. Returns one record per run with k_in, rep
+    (the instance's index within its k_in) and k_out added."""
+    _check_rng_for(rng_for)
+    if not isinstance(per_kin, (int, np.integer)) or per_kin < 1:
+        raise ValueError(f"per_kin must be a positive integer, got {per_kin!r}")
+    settings = _check_settings(
+        [("std", None), ("arb", None)] + [("weighted", g) for g in gammas]
+    )
+    out, base = [], stream0
+    for kin in kins:
+        for rep in range(per_kin):
+            base += 1000
+            inst = random_dag_instance(n, kin, n_hyp, p_pos, rng_for(base))
+            for s, (model, g) in enumerate(settings):
+                for j, L in enumerate(learner_set(inst, model)):
+                    _, rec = play(
+                        inst,
+                        L,
+                        model,
+                        g,
+                        horizon=horizon,
+                        rng=rng_for(base + 10 * s + j),
+                        tag=tag,
+                    )
+                    out.append(dict(rec, k_in=int(kin), rep=rep, k_out=inst.k_out))
+    return out
+
+
+def t_quantile_k(n: int) -> float:
+    """The multiplier of SE for a paired gain over n seeds (or instances): the 97.5 %
+    quantile of Student's t with n − 1 degrees of freedom, for every n ≥ 2."""
+    if not isinstance(n, (int, np.integer)) or n < 2:
+        raise ValueError(f"n must be an integer ≥ 2, got {n!r}")
+    from scipy import stats
+
+    return float(stats.t.ppf(0.975, int(n) - 1))
