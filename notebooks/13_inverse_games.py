@@ -649,7 +649,6 @@ axes[1].set(ylabel="√N · median error", title="√N · error (flat under N^(-
 axes[2].set(
     ylabel="diameter of Θ̂ (median)", title="Diameter (κ_N ∝ 1/N by construction)"
 )
-fig.tight_layout()
 plt.show()
 
 # %%

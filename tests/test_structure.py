@@ -116,6 +116,12 @@ def test_reference_matches_chapter_source(chapter):
             assert "image/png" not in out.get("data", {}), (
                 "reference keeps images; strip them"
             )
+            # The rendered page must not show a warning (tests/test_browser.py); catch it here,
+            # before the book is built. A usual cause: fig.tight_layout() under the house style's
+            # constrained layout.
+            assert out.get("name") != "stderr", (
+                f"a cell of {ref.name} wrote to stderr: {''.join(out.get('text', ''))[:200]}"
+            )
     checked = [
         c for c in raw["cells"] if "nbval-check-output" in c["metadata"].get("tags", [])
     ]
