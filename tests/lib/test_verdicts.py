@@ -54,10 +54,44 @@ def test_k_and_the_bar_set_the_interval():
     assert evaluate(gains, k=1.0).passed and evaluate(gains, k=4.0).undecided
 
 
+@pytest.mark.parametrize("n", [3, 5, 8])
+def test_k_t_is_students_quantile_for_the_number_of_seeds(n):
+    from scipy import stats
+
+    gains = list(0.02 + 0.01 * np.sin(np.arange(n)))
+    se = np.std(gains, ddof=1) / math.sqrt(n)
+    k = stats.t.ppf(0.975, n - 1)
+    out = evaluate(gains, k="t")
+    assert out.margin == pytest.approx(np.mean(gains) - k * se)
+    assert out.margin == pytest.approx(evaluate(gains, k=float(k)).margin)
+
+
+def test_k_t_keeps_one_text_whatever_the_seed_count():
+    """A record made with more seeds (full scale) describes the same claim: the criterion text
+    names the rule, not the quantile's value."""
+    from repbook.core.ledger import is_stale
+
+    def run(gains):
+        lg = led()
+        lg.check("1", "A beats B", paper="p", source="paper", measured={"gain": gains},
+                 criterion=paired_gain("gain", k="t"))  # fmt: skip
+        return lg
+
+    three, five = run([0.03, 0.04, 0.05]), run([0.03, 0.04, 0.05, 0.02, 0.06])
+    assert "Student's 97.5 % quantile" in three.claims[0].criterion_text
+    assert not is_stale(five, three)
+    numeric = led()
+    numeric.check("1", "A beats B", paper="p", source="paper",
+                  measured={"gain": [0.03, 0.04, 0.05]},
+                  criterion=paired_gain("gain", k=4.30265))  # fmt: skip
+    assert is_stale(numeric, three)
+
+
 @pytest.mark.parametrize(
     "kw, msg",
     [
         ({"k": 0}, "k must be a positive number"),
+        ({"k": "z"}, "k must be a positive number or .t."),
         ({"min_seeds": 1}, "min_seeds must be an integer ≥ 2"),
         ({"bar": "other"}, "numeric bar"),
     ],
@@ -288,3 +322,27 @@ def test_a_better_claim_is_a_paired_gain_or_says_why_not():
     with pytest.raises(ValueError, match="say why not"):
         led().ours("4", "ours helps", measured={"x": 1.0},
                    criterion=at_least("x", 0.0), why="w")  # fmt: skip
+
+
+def test_a_claim_within_noise_on_every_seed_has_a_seeds_cell():
+    """≈ on every seed is a stable reading (shown with its count), and ≈ on some seeds with an
+    unmet gate on others is a verdict that moves between seeds."""
+    from repbook.core.ledger import stability_cells, stability_record
+
+    def run(gap, gains):
+        lg = led()
+        lg.check("3", "LangDAug beats ERM on the unseen domain", paper="beats ERM",
+                 source="abstract", measured={"ERM gap": gap, "gain": gains},
+                 gate=at_least("ERM gap", 0.03), criterion=paired_gain("gain", 0.0))  # fmt: skip
+        return lg
+
+    noisy = [0.065, -0.128, -0.121]
+    rec = stability_record(
+        "99_demo", [(0, run(0.05, noisy), {}), (1, run(0.05, noisy[::-1]), {})]
+    )
+    assert stability_cells(run(0.05, noisy), rec)["3"].startswith("≈ 2/2")
+    mixed = stability_record(
+        "99_demo", [(0, run(0.05, noisy), {}), (1, run(0.0, noisy), {})]
+    )
+    assert mixed.claim("3").unstable
+    assert stability_cells(run(0.05, noisy), mixed)["3"].startswith("unstable: ")

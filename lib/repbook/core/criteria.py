@@ -590,21 +590,26 @@ class PairedGain(Criterion):
     kind = "paired gain"
 
     def __init__(
-        self, name: str, bar: float = 0.0, *, k: float = 2.0, min_seeds: int = 3
+        self, name: str, bar: float = 0.0, *, k: float | str = 2.0, min_seeds: int = 3
     ):
         self.name = _check_names(name)[0]
         self.bar = _check_bound("the bar", bar)
         if isinstance(self.bar, str):
             raise CriterionError("paired_gain takes a numeric bar")
-        if isinstance(k, bool) or not isinstance(k, (int, float)) or not k > 0:
-            raise CriterionError(f"k must be a positive number, got {k!r}")
+        if k != "t" and (
+            isinstance(k, bool) or not isinstance(k, (int, float)) or not k > 0
+        ):
+            raise CriterionError(
+                f"k must be a positive number or 't' (Student's quantile), got {k!r}"
+            )
         if (
             isinstance(min_seeds, bool)
             or not isinstance(min_seeds, int)
             or min_seeds < 2
         ):
             raise CriterionError(f"min_seeds must be an integer ≥ 2, got {min_seeds!r}")
-        self.k, self.min_seeds = float(k), int(min_seeds)
+        self.k = "t" if k == "t" else float(k)
+        self.min_seeds = int(min_seeds)
 
     def names(self):
         return [self.name]
@@ -612,8 +617,23 @@ class PairedGain(Criterion):
     def params(self):
         return {"bar": self.bar, "k": self.k, "min_seeds": self.min_seeds}
 
+    def k_for(self, n: int) -> float:
+        """The multiple of SE for n gains: k itself, or with k = "t" Student's 97.5 % quantile
+        on n − 1 degrees of freedom (a two-sided 95 % interval whatever the number of seeds)."""
+        if self.k != "t":
+            return self.k
+        from scipy import stats
+
+        return float(stats.t.ppf(0.975, n - 1))
+
     def text(self):
-        k, bar = number_text(self.k), number_text(self.bar)
+        bar = number_text(self.bar)
+        if self.k == "t":
+            return (
+                f"mean {self.name} − t SE > {bar} (t: Student's 97.5 % quantile on "
+                f"seeds − 1 d.f.; within noise if ± t SE spans {bar})"
+            )
+        k = number_text(self.k)
         return (
             f"mean {self.name} − {k} SE > {bar} (within noise if ± {k} SE spans {bar})"
         )
@@ -629,7 +649,7 @@ class PairedGain(Criterion):
         arr = np.asarray(xs, dtype=float)
         mean = float(arr.mean())
         se = float(arr.std(ddof=1) / math.sqrt(len(arr)))
-        return mean, se, self.k * se, len(arr)
+        return mean, se, self.k_for(len(arr)) * se, len(arr)
 
     def evaluate(self, values):
         mean, se, half, _ = self.interval(values)
@@ -763,9 +783,10 @@ def each_of(
 
 
 def paired_gain(
-    name: str, bar: float = 0.0, *, k: float = 2.0, min_seeds: int = 3
+    name: str, bar: float = 0.0, *, k: float | str = 2.0, min_seeds: int = 3
 ) -> PairedGain:
-    """ "A beats B" on per-seed paired gains: mean − k·SE > bar; see `PairedGain`."""
+    """ "A beats B" on per-seed paired gains: mean − k·SE > bar (k = "t": Student's quantile for
+    the number of seeds); see `PairedGain`."""
     return PairedGain(name, bar, k=k, min_seeds=min_seeds)
 
 

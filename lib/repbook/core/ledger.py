@@ -1022,9 +1022,9 @@ class ClaimStability:
 
     @property
     def checked(self) -> bool:
-        return any(
-            v in ("reproduced", "not reproduced") for v in self.verdicts.values()
-        )
+        """A criterion judged it on some seed (✓, ✗ or ≈ within noise: a claim within noise on
+        every seed is a stable reading, shown as such, not as "—")."""
+        return any(v in JUDGED for v in self.verdicts.values())
 
     @property
     def unstable(self) -> bool:

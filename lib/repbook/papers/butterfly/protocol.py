@@ -13,7 +13,6 @@ function here prints, plots, writes files or draws from a global random state.
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -21,6 +20,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from repbook.core.stats import spearman_rho  # noqa: F401 (the chapter calls it here)
 from repbook.papers import butterfly as B
 
 Params = B.Params
@@ -331,33 +331,6 @@ def excess_divergence(l2: Sequence[float], eps: Sequence[float]) -> np.ndarray:
             f"l2 and eps must be 1-D of one length, got {a.shape} and {b.shape}"
         )
     return a - b
-
-
-def spearman_rho(x: Sequence[float], y: Sequence[float]) -> float:
-    """Spearman's ρ between two series, exact where the ranks have no ties.
-
-    Without ties ρ = 1 − 6·Σd²/(n(n² − 1)) is a ratio of integers, computed here as one, so a
-    criterion such as ρ ≤ −0.8 on four points (one adjacent swap: exactly −0.8) is not decided by
-    a floating-point residue of the Pearson-on-ranks route. With ties: Pearson's r of the average
-    ranks. NaN (no verdict can pass) when either series is constant."""
-    a, b = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-    if a.shape != b.shape or a.ndim != 1 or a.size < 2:
-        raise ValueError(
-            f"x and y must be 1-D of one length ≥ 2, got {a.shape} and {b.shape}"
-        )
-    if not (np.isfinite(a).all() and np.isfinite(b).all()):
-        raise ValueError("x and y must be finite")
-    if np.ptp(a) == 0 or np.ptp(b) == 0:
-        return math.nan
-    from scipy.stats import rankdata
-
-    ra, rb = rankdata(a), rankdata(b)
-    n = a.size
-    if len(set(a.tolist())) == n and len(set(b.tolist())) == n:
-        d2 = int(round(float(((ra - rb) ** 2).sum())))
-        den = n * (n * n - 1)
-        return float(Fraction(den - 6 * d2, den))
-    return float(np.corrcoef(ra, rb)[0, 1])
 
 
 def adjacent_rises(values: Sequence[float]) -> list[tuple[int, float]]:
