@@ -694,7 +694,7 @@ ledger.check(
         at_most(
             "conditional gap, LQT", "conditional gap, SQT", factor=1 / 3, strict=True
         ),
-        paired_gain("gap drop [T/10, T/5] → [T/2, T], LQT, per seed", k=T975_2),
+        paired_gain("gap drop [T/10, T/5] → [T/2, T], LQT, per seed", k="t"),
     ),
     note="the bounds 0.01 and a third of SQT's are the research brief's (its "
     f"prototype); the drop is read with t_0.975,{n_seeds - 1} = {T975_2:.2f}",
@@ -934,7 +934,7 @@ ledger.check(
     },
     show=[f"mean loss reduction vs {b}" for b in BASELINES],
     criterion=all_of(
-        *[paired_gain(name, k=T975_3) for st_ in steps.values() for name in st_]
+        *[paired_gain(name, k="t") for st_ in steps.values() for name in st_]
     ),
     note="gain = LQT's reduction of the mean "
     "pinball loss; each step φ_j → φ_j+1 paired "
