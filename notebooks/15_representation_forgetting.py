@@ -43,22 +43,26 @@
 #    re-run).
 # ```
 #
-# The paper's full text was not available offline. The definitions below follow the
-# abstract and the official code (`measure.py`, `main_probe.py`,
-# `models/flatminiresnet.py`); what could not be confirmed from the paper is listed
-# under the deviations. Claims 1, 2 and 4 are the abstract's (deeper layers forget more,
-# wider networks forget more slowly, $D$ an effective surrogate). Claims 3–3c — two
-# phases, a forgetting phase and then saturation, reached sooner with depth and later
-# with width — are the research brief's reading of the paper, which we could not
-# verify; their ledger source says so ("secondary summary"). The brief also places the
-# plateau at a level proportional to $\|R^k\|$; that is shown under claim 3b, not
-# judged.
+# The paper's full text could not be read here (the stored copy returns only its
+# opening). The definitions below follow the abstract and the official code
+# (`measure.py`, `main_probe.py`, `models/flatminiresnet.py`); what could not be
+# confirmed from the paper is listed under the deviations. Claims 1, 2 and 4 are the
+# abstract's (deeper layers forget more, wider networks forget more slowly, $D$ an
+# effective surrogate); the authors' TL;DR on OpenReview says the same of depth and
+# width ("forgetting occurs faster in deeper layers of the network and that wider
+# networks tend to forget less"). Claims 3–3c — two phases, a forgetting phase and
+# then saturation, reached sooner with depth and later with width — are the research
+# brief's reading of the paper, which we could not verify; their ledger source says so
+# ("secondary summary"). The brief also places the plateau at a level proportional to
+# $\|R^k\|$; that is shown under claim 3b, not judged.
 
 # %% tags=["parameters"]
 scale = "quick"  # "quick" (flat MLP, 5 MNIST tasks, CPU) or "full" (flat ResNet, GPU)
 seed = 0
 
 # %%
+import json
+
 import numpy as np
 import pandas as pd
 import matplotlib.pyplot as plt
@@ -81,7 +85,8 @@ from repbook.core import (
     load_mnist5k,
     tol,
 )
-from repbook.core.ledger import unstable_sentence
+from repbook.core.data import repo_root
+from repbook.core.ledger import MARKS, unstable_sentence
 from repbook.papers import representation_shift as S
 
 SIZES = {
@@ -228,13 +233,14 @@ print(
 # $t$'s own two classes, trained on the layer's features of task $t$'s training inputs
 # and tested on its test inputs, under snapshot $t$ and under snapshot $t+\Delta t$.
 # On clean MNIST digit pairs that probe is close to its ceiling (its accuracy at
-# snapshot $t$ is printed after the training loop), so its $\Delta P$ is mostly
-# rounding. We therefore make the same probe harder, by a rule fixed before any
-# correlation was computed: every input value of the probe's training
-# and test inputs gets i.i.d. Gaussian noise of standard deviation 1 (pixels lie in
-# $[0, 1]$; `probe_noise` in the sizes table), drawn once per task and fed to both
-# snapshots, so $\Delta P$ compares them on the same inputs; the test inputs are used in
-# four noisy copies (finer accuracy steps). The clean task probe is shown beside it.
+# snapshot $t$ is printed after the training loop), so its $\Delta P$ is small and
+# moves in coarse steps (its size is printed under claim 4). We therefore make the
+# same probe harder, by a rule fixed before any correlation was computed: every input
+# value of the probe's training and test inputs gets i.i.d. Gaussian noise of standard
+# deviation 1 (pixels lie in $[0, 1]$; `probe_noise` in the sizes table), drawn once
+# per task and fed to both snapshots, so $\Delta P$ compares them on the same inputs;
+# the test inputs are used in four noisy copies (finer accuracy steps). The clean task
+# probe is shown beside it.
 # Probes are logistic regressions (lbfgs, $C=1$) on standardised frozen features. The
 # protocol (training, measuring, probing) is `measure_stream` in
 # `repbook.papers.representation_shift`.
@@ -422,11 +428,21 @@ for w in WIDTHS:
 # seeds: for each seed, the mean over layers of the final $D/\|R\|$ at the narrowest
 # width minus that at the widest (the two networks of one seed share the task split
 # and the batch order; seed $r$ of every width draws them from the same generators);
-# the mean of these gains minus two standard errors is above 0 (`paired_gain`; an
-# interval that straddles 0 reads *within noise*). It fails if width does not matter
-# or if wider networks move more, relative to their size. The normalisation by
-# $\|R\|$ is ours (the brief's advice), so that the features' scale, which changes
-# with width, does not decide.
+# the mean of these gains minus $t$ standard errors is above 0 (`paired_gain` with
+# $t$ Student's 97.5 % quantile on seeds − 1 degrees of freedom, a two-sided 95 %
+# interval; 2 standard errors until the second audit, see the deviations; an interval
+# that straddles 0 reads *within noise*). It fails if width does not matter or if
+# wider networks move more, relative to their size. The normalisation by $\|R\|$ is
+# ours (the brief's advice), so that the features' scale, which changes with width,
+# does not decide. The paper's words for it are the authors' TL;DR on OpenReview
+# ("wider networks tend to forget less"), a level after training, which is what this
+# tests; the abstract's "slows forgetting" is a rate (claim 3c).
+#
+# The least-squares alignment fits $W$ regressors per output on the task's training
+# inputs, so part of a width effect in the in-sample $D$ could come from the fit
+# itself. Two sensitivities are printed under the claim, not judged: the unaligned
+# change $\sigma/\|R\|$ by width, and the same paired gain on the held-out $D/\|R\|$
+# ($T$ fitted on the training inputs, the maximum over the test inputs).
 
 # %%
 mean_Dn = final.groupby("width").Dn.mean()
@@ -439,6 +455,16 @@ print("per seed:\n" + per_seed.round(4).to_string())
 seeds_ok = int((per_seed[w_lo] > per_seed[w_hi]).sum())
 gain_name = f"gain in D/‖R‖, W={w_lo} − W={w_hi}, by seed"
 width_gain = (per_seed[w_lo] - per_seed[w_hi]).to_numpy()
+
+
+def t_band(x):
+    """(mean, half-width t·SE, 'above 0' | 'below 0' | 'spans 0'), as `paired_gain`
+    with k="t" reads per-seed gains."""
+    x = np.asarray(x, float)
+    m = float(x.mean())
+    h = float(stats.t.ppf(0.975, x.size - 1) * x.std(ddof=1) / np.sqrt(x.size))
+    return m, h, "above 0" if m - h > 0 else "below 0" if m + h <= 0 else "spans 0"
+
 
 # %% tags=["hide-input"]
 fig, ax = plt.subplots(figsize=(5.6, 3.8))
@@ -469,7 +495,8 @@ plt.show()
 ledger.check(
     2,
     "wider networks forget less: D/‖R‖ larger at the narrowest width, paired by seed",
-    paper="increasing width slows forgetting",
+    paper="wider networks tend to forget less (OpenReview TL;DR (authors); the "
+    "abstract: 'increasing width slows forgetting')",
     source="abstract",
     evidence="real data",
     measured={
@@ -478,20 +505,56 @@ ledger.check(
         name(w_hi): mean_Dn[w_hi],
         "seeds with narrow > wide": seeds_ok,
     },
-    criterion=paired_gain(gain_name, 0.0, k=2),
+    criterion=paired_gain(gain_name, 0.0, k="t"),
+    note="criterion changed after its first result (Deviations)",
     tolerance={
         gain_name: tol(abs=0.8),
-        name(w_lo): tol(abs=0.2),
+        name(w_lo): tol(abs=0.5),
         name(w_hi): tol(abs=0.2),
     },
 )
-g_se = width_gain.std(ddof=1) / np.sqrt(width_gain.size)
+g_m, g_h, g_read = t_band(width_gain)
 print(
     f"After the last task D/‖R‖ averages {mean_Dn[w_lo]:.3f} at W = {w_lo} and "
     f"{mean_Dn[w_hi]:.3f} at W = {w_hi} ({mean_Dn[w_lo] / mean_Dn[w_hi]:.1f}× "
     f"larger in the narrow network); narrow > wide in {seeds_ok} of "
-    f"{run['seeds']} seeds; paired gain {width_gain.mean():.3f} ± "
-    f"{2 * g_se:.3f} (2 SE)."
+    f"{run['seeds']} seeds; paired gain {g_m:.3f} ± {g_h:.3f} (t SE; {g_read})."
+)
+# sensitivities (shown, not judged): the unaligned change, the fit's own deflation,
+# and the held-out D
+sig_w = (final.sigma / final.R).groupby(final.width).mean()
+held_seed = (
+    (final.D_held / final.R).groupby([final.width, final.rep]).mean().unstack("width")
+)
+held_gain = (held_seed[w_lo] - held_seed[w_hi]).to_numpy()
+h_m, h_h, h_read = t_band(held_gain)
+groups0 = [(2 * i, 2 * i + 1) for i in range(T)]
+n_fit = S.split_tasks(X_all, y_all, groups0, run.child_rng(100))[0].X_train.shape[0]
+deflate = {w: np.sqrt(1 - w / n_fit) for w in (w_lo, w_hi)}
+r_sig, r_D = sig_w[w_lo] / sig_w[w_hi], mean_Dn[w_lo] / mean_Dn[w_hi]
+r_fit = deflate[w_lo] / deflate[w_hi]
+print(
+    "Unaligned σ/‖R‖ after the last task (mean over layers and seeds): "
+    + ", ".join(f"W = {w}: {v:.3f}" for w, v in sig_w.items())
+    + f", ×{r_sig:.2f} from W = {w_hi} to W = {w_lo}, against ×{r_D:.2f} for the "
+    f"aligned D/‖R‖: "
+    + (
+        "the unaligned change barely depends on width, so the width effect lies in "
+        "how much of the change a linear re-mapping undoes."
+        if abs(np.log(r_sig)) < 0.25 * abs(np.log(r_D))
+        else "part of the width effect is already in the unaligned change."
+    )
+    + f" Fitting W regressors on n = {n_fit} inputs alone shrinks an in-sample "
+    f"residual by about √(1 − W/n): {deflate[w_lo]:.2f} at W = {w_lo}, "
+    f"{deflate[w_hi]:.2f} at W = {w_hi}, a factor ×{r_fit:.2f} of the ×{r_D:.2f}. "
+    f"On the held-out D/‖R‖ the paired gain is {h_m:.3f} ± {h_h:.3f} (t SE; "
+    f"{h_read}; shown, not judged)"
+    + (
+        ": the width effect holds on inputs the fit did not see."
+        if h_read == "above 0"
+        else ": on inputs the fit did not see, the width effect is not resolved over "
+        "these seeds."
+    )
 )
 
 # %% [markdown]
@@ -506,10 +569,16 @@ print(
 # **Criterion (changed after the first runs; see the deviations).** A trend test per
 # width: for each seed, the least-squares slope of $D/\|R\|$ (mean over the four
 # layers) against $\Delta t = 1,\dots,4$; at every width the mean of the seeds' slopes
-# minus two standard errors is above 0 (`paired_gain` on the per-seed slopes; an
-# interval that straddles 0 reads *within noise*). It fails if the representation,
-# once moved by the next task, stays put or drifts back (a slope near or below 0). How
-# many layers' seed-averaged $D$ ends above where it started is shown, not judged.
+# minus $t$ standard errors is above 0 (`paired_gain` on the per-seed slopes, $t$ as in
+# claim 2; 2 standard errors until the second audit; an interval that straddles 0
+# reads *within noise*). It fails if the representation, once moved by the next task,
+# stays put or drifts back (a slope near or below 0). How many layers' seed-averaged
+# $D$ ends above where it started is shown, not judged. Four steps are few: a curve
+# that rises in its first step and is flat after it cannot be told from one that is
+# already on its plateau, so beside the claim we show, as our diagnostic (not judged,
+# not in the paper's tally), the per-seed slope of $D/\|R\|$ over the first third of
+# the long stream of claims 3b and 3c (printed under the long stream, which is run
+# below).
 
 # %%
 H = run["horizon"]
@@ -570,17 +639,15 @@ ledger.check(
         **{curve_name(H, w): curve[w].to_numpy() for w in WIDTHS},
         "layers rising, by width": rising,
     },
-    criterion=all_of(*[paired_gain(slope_name(w), 0.0, k=2) for w in WIDTHS]),
+    criterion=all_of(*[paired_gain(slope_name(w), 0.0, k="t") for w in WIDTHS]),
+    note="criterion changed after its first result (Deviations)",
     tolerance={
         **{slope_name(w): tol(abs=0.3) for w in WIDTHS},
-        **{curve_name(H, w): tol(abs=0.3) for w in WIDTHS},
+        **{curve_name(H, w): tol(abs=0.5 if w == 32 else 0.3) for w in WIDTHS},
     },
 )
 sig_ratio = (final.sigma / final.D).groupby(final.width).mean()
-slope_band = {}
-for w in WIDTHS:
-    m_, se_ = np.mean(slopes[w]), np.std(slopes[w], ddof=1) / np.sqrt(len(slopes[w]))
-    slope_band[w] = (m_, 2 * se_, "above 0" if m_ - 2 * se_ > 0 else "spans 0")
+slope_band = {w: t_band(slopes[w]) for w in WIDTHS}
 for w in WIDTHS:
     c = curve[w].to_numpy()
     print(
@@ -590,7 +657,7 @@ for w in WIDTHS:
     )
 clear = [w for w in WIDTHS if slope_band[w][2] == "above 0"]
 print(
-    "Seeds' slope of D/‖R‖ per task, mean ± 2 SE: "
+    "Seeds' slope of D/‖R‖ per task, mean ± t SE: "
     + "; ".join(
         f"W = {w}: {m:+.4f} ± {h:.4f} ({b})" for w, (m, h, b) in slope_band.items()
     )
@@ -603,6 +670,26 @@ print(
         + "; elsewhere it is within that spread."
     )
 )
+short_noisy = [w for w in WIDTHS if slope_band[w][2] != "above 0"]
+for w in short_noisy:
+    c, sl = curve[w].to_numpy(), np.array(slopes[w])
+    j = int(np.argmax(np.diff(c)))  # the largest step: Δt = j + 1 → j + 2
+    rest = [per_seed_curve[w, r].to_numpy()[j + 1 :] for r in range(run["seeds"])]
+    flat = ""
+    if len(rest[0]) >= 2:
+        r_m, r_h, r_read = t_band([S.trend_slope(x) for x in rest])
+        flat = (
+            f"; after its largest step (Δt = {j + 1} → {j + 2}) the seeds' slope is "
+            f"{r_m:+.4f} ± {r_h:.4f} ({r_read})"
+        )
+    print(
+        f"W = {w}: steps of the mean curve "
+        + ", ".join(f"{d:+.3f}" for d in np.diff(c))
+        + f"; {int((sl > 0).sum())} of {sl.size} seeds' slopes above 0{flat}. Four "
+        "steps do not resolve its growth: its ≈ says 'not resolved in 4 steps', not "
+        "'no growth' (the long stream's first third is printed under claims 3b and "
+        "3c)."
+    )
 
 # %% [markdown]
 # Solid lines: the aligned discrepancy; dashed: the unaligned change $\sigma$ of the
@@ -615,9 +702,10 @@ print(
 #
 # Over only four steps, single steps of the seed-averaged curves can dip (the steps are
 # printed above), which is why the verdict rests on the seeds' slopes and their spread,
-# not on any single step; the last line above says at which widths the growth stands
-# out of that spread (whether it holds on other seeds: the stability printout under
-# the verdict table).
+# not on any single step; the line "Seeds' slope …" above says at which widths the
+# growth stands out of that spread, and the lines after it read each width where it
+# does not (whether it holds on other seeds: the stability printout under the verdict
+# table).
 #
 # ### Claims 3b and 3c · Saturation, on a long stream
 #
@@ -646,27 +734,39 @@ print(
 # curve is still rising has not reached the regime where a saturation time means
 # anything, so it is not judged; the verdict table's note names it with its drift.
 # Claim 3b needs at least one width that levelled off, 3c both the narrowest and the
-# widest.
+# widest. The bound is weak: a sentence printed below compares it with logarithmic
+# growth's drift at this stream length, and says, from the numerics record, how far
+# the drift of the widest network and the gate move between numerical environments.
 #
 # **Saturation time (changed after its first result; see the deviations).** For each
 # seed, width and layer, $\tau_k$ is where that seed's $D_0^k(\Delta t)$ first reaches
 # 90 % of its plateau, the plateau being its mean over the last third of the
 # $\Delta t$ range, read on a continuous scale: the curve is taken as piecewise linear
 # between its points and as 0 at $\Delta t = 0$
-# (`S.saturation_time(..., interpolate=True)`).
+# (`S.saturation_time(..., interpolate=True)`). A $\tau$ printed with "still rising"
+# (our diagnostic, not used by the criteria) is one where that seed's curve first
+# reached 90 % of its plateau only at a point of the window the plateau is averaged
+# over (`S.still_rising`): that curve was still rising there.
 #
-# **Criterion 3b (deeper saturates sooner).** At every width whose curve levelled off,
-# the Spearman correlation of $k$ with $\tau_k$ (mean over seeds) is at most −0.8. It
-# fails if $\tau_k$ is the same in every layer or grows with depth.
+# **Criterion 3b (deeper saturates sooner; changed after its first result).** Paired
+# over seeds: at each width whose curve levelled off, each seed's least-squares slope
+# of $\tau_k$ on the layer index $k$ (`S.layer_slopes`); "falls with $k$" is a positive
+# gain $-$slope, and at every such width the mean of the seeds' gains minus $t$
+# standard errors is above 0 (`paired_gain`, $t$ as in claim 2). It fails where a
+# width's interval lies wholly at or below 0 ($\tau_k$ flat or growing with depth
+# beyond the seeds' noise), and reads *within noise* where it straddles 0. The
+# Spearman correlation of $k$ with the seed-mean $\tau_k$ and with each seed's
+# $\tau_k$ is shown, not judged.
 #
 # **Criterion 3c (wider saturates later; changed after its first result).** Paired
 # over seeds: for each seed, $\tau$ (mean over layers) at the widest width minus that
-# at the narrowest; the mean of these gains minus two standard errors is above 0
-# (`paired_gain`). It fails if wide networks saturate as early as narrow ones.
+# at the narrowest; the mean of these gains minus $t$ standard errors is above 0
+# (`paired_gain`, $t$ as in claim 2). It fails if wide networks saturate as early as
+# narrow ones.
 
 # %%
 LT, LW, NS = run["long_tasks"], run["long_widths"], run["seeds"]
-LEVEL_BOUND = 0.1  # our bound on the drift over the last third ("levelled off")
+LEVEL_BOUND = 0.1  # ours: a bound on the drift over the last third ("levelled off")
 long_regime = (
     f"{LT} permuted-digit tasks over all ten digits ({run['long_per_task']} MNIST "
     f"digits each, own pixel order, own 10-way head); flat MLPs of width "
@@ -721,6 +821,11 @@ tau_seed = {
 }
 tau = {w: np.mean([tau_seed[w, r] for r in range(NS)], 0) for w in LW}
 rho_tau = {w: spearman(LAYERS, tau[w]) for w in LW}
+# 3b's paired quantity: each seed's −(slope of τ_k on k), positive when τ falls with k
+depth_gain = {
+    w: -S.layer_slopes(np.stack([tau_seed[w, r] for r in range(NS)])) for w in LW
+}
+rising_tau = {key: S.still_rising(v, LT - 1) for key, v in tau_seed.items()}
 lw_lo, lw_hi = LW[0], LW[-1]
 tau_gain = np.array(
     [tau_seed[lw_hi, r].mean() - tau_seed[lw_lo, r].mean() for r in range(NS)]
@@ -734,6 +839,7 @@ print(
     f"{S.plateau_drift(np.log1p(dts_long)):.3f}"
 )
 print("own-head accuracy right after training (mean over tasks and seeds):", own_acc)
+first_win, last_win = S.plateau_window(LT - 1)
 for w in LW:
     print(
         f"W = {w}: drift {plateau[w]:+.3f} "
@@ -741,7 +847,117 @@ for w in LW:
         + "; τ_k (mean over seeds) "
         + ", ".join(f"{v:.2f}" for v in tau[w])
         + f", ρ(k, τ) = {rho_tau[w]:+.2f}; per seed "
-        + "; ".join(", ".join(f"{v:.2f}" for v in tau_seed[w, r]) for r in range(NS))
+        + "; ".join(
+            ", ".join(
+                f"{v:.2f}" + (" (still rising)" if up else "")
+                for v, up in zip(tau_seed[w, r], rising_tau[w, r])
+            )
+            for r in range(NS)
+        )
+    )
+    g_m, g_h, g_read = t_band(depth_gain[w])
+    print(
+        "    −slope of τ_k on k, by seed: "
+        + ", ".join(f"{v:+.2f}" for v in depth_gain[w])
+        + f"; mean ± t SE {g_m:+.2f} ± {g_h:.2f} ({g_read})"
+    )
+n_up = int(sum(v.sum() for v in rising_tau.values()))
+print(
+    f"{n_up} of {sum(v.size for v in rising_tau.values())} per-seed τ are marked "
+    f"still rising (diagnostic, ours): the seed's curve first reached 90 % of its "
+    f"plateau only inside the plateau's own window (Δt = {first_win}..{last_win})."
+)
+log_drift = S.plateau_drift(np.log1p(dts_long))
+same = abs(log_drift - LEVEL_BOUND) < 5e-4
+print(
+    f"The gate's bound {LEVEL_BOUND} (ours) "
+    + (
+        f"equals, to three decimals, the drift of log(1 + Δt) at this stream length "
+        f"({log_drift:.3f}): a curve that grows like a logarithm, without ever "
+        "saturating, passes the gate at its edge."
+        if same
+        else f"lies {'below' if LEVEL_BOUND < log_drift else 'above'} the drift of "
+        f"log(1 + Δt) at this stream length ({log_drift:.3f})."
+    )
+    + f" The measured drifts are {', '.join(f'{plateau[w]:.3f}' for w in LW)} (W = "
+    f"{', '.join(str(w) for w in LW)}). The gate tells a levelling curve from "
+    f"straight-line growth ({S.plateau_drift(dts_long):.3f})"
+    + (
+        ", not from logarithmic growth."
+        if LEVEL_BOUND >= log_drift - 5e-4
+        else " and from logarithmic growth."
+    )
+)
+num_path = repo_root() / "data" / "numerics" / f"{ledger.chapter}.json"
+numerics = json.loads(num_path.read_text()) if num_path.is_file() else None
+num_claims = {c["id"]: c for c in (numerics or {}).get("claims", [])}
+wide_drift = f"drift over the last third, W={lw_hi}"
+entry = num_claims.get("3c", {}).get("values", {}).get(wide_drift)
+if entry is None:
+    print(f"The numerics record has no {wide_drift!r}: not in the record.")
+else:
+    ref_d, diff_d = entry["reference"], entry["difference"]
+    crosses = (
+        ref_d + diff_d > LEVEL_BOUND >= ref_d or ref_d - diff_d <= LEVEL_BOUND < ref_d
+    )
+    gate_env = {
+        cid: [
+            e
+            for e, v in num_claims[cid]["verdicts"].items()
+            if v == "not checked at this scale"
+        ]
+        for cid in ("3b", "3c")
+        if cid in num_claims
+    }
+    print(
+        f"Numerics record ({numerics['commit']}): W = {lw_hi}'s drift is "
+        f"{ref_d:.3f} in its reference environment and differs by up to {diff_d:.3f} "
+        f"in another ({', '.join(e for e in numerics['environments'])}), "
+        + ("enough to cross" if crosses else "not enough to cross")
+        + f" the bound {LEVEL_BOUND}. "
+        + "; ".join(
+            f"claim {cid}'s gate is "
+            + (f"unmet in {', '.join(es)}" if es else "met in every environment")
+            for cid, es in gate_env.items()
+        )
+        + "."
+    )
+head_n = max(2, int(round(len(dts_long) / 3)))
+early = {
+    w: np.array(
+        [
+            S.early_slope((drift[w, r]["D"] / drift[w, r]["R"][:, None]).mean(0))
+            for r in range(NS)
+        ]
+    )
+    for w in LW
+}
+print(
+    f"claim 3, our diagnostic (not judged, not in the paper's tally): the long "
+    f"stream's per-seed slope of D/‖R‖ (mean over layers) per task over its first "
+    f"third (Δt = 1..{head_n}):"
+)
+early_read = {}
+for w in LW:
+    e_m, e_h, early_read[w] = t_band(early[w])
+    print(
+        f"  W = {w}: "
+        + ", ".join(f"{v:+.4f}" for v in early[w])
+        + f"; mean ± t SE {e_m:+.4f} ± {e_h:.4f} ({early_read[w]})"
+    )
+if short_noisy:
+    up = [w for w in short_noisy if early_read.get(w) == "above 0"]
+    print(
+        "Claim 3 is within noise on the five-task stream at "
+        + ", ".join(f"W = {w}" for w in short_noisy)
+        + "; over the long stream's first third the slope is above 0 at "
+        + (", ".join(f"W = {w}" for w in up) if up else "none of them")
+        + (
+            ": there the forgetting phase shows once the stream is long enough, so "
+            "the ≈ reads 'not resolved in 4 steps', not 'no growth'."
+            if up
+            else "."
+        )
     )
 print(
     f"τ (mean over k) at W = {lw_hi} minus at W = {lw_lo}, by seed: "
@@ -778,8 +994,9 @@ for ax, w in zip(np.atleast_1d(axes), LW):
 np.atleast_1d(axes)[0].set(ylabel=r"$D/\|R\|$ of task 0 (mean over seeds)")
 np.atleast_1d(axes)[0].legend(fontsize=8)
 fig.suptitle(
-    f"Long stream of {LT} permuted-digit tasks: task 0's discrepancy, each layer's "
-    "saturation time τ_k (dotted) and the plateau's range (shaded)",
+    f"Long stream of {LT} permuted-digit tasks: task 0's discrepancy (mean of the "
+    "seeds), τ_k as the mean of the seeds' crossings (dotted)\nand the plateau's "
+    "range (shaded)",
     fontweight="bold",
 )
 plt.show()
@@ -788,24 +1005,24 @@ plt.show()
 drift_name = "drift over the last third, W={}".format
 learned = at_least("own-head accuracy after training, by width", 0.5)
 level_parts = [at_most(drift_name(w), LEVEL_BOUND) for w in LW]
-rho_name = "largest Spearman ρ(k, τ) among the widths that levelled off"
+gain_tau = "−slope of τ_k on k, by seed, W={}".format
 rho_all = "Spearman ρ(k, τ) by width"
 not_judged = [w for w in LW if w not in levelled]
+changed = "criterion changed after its first result (Deviations)"
 ledger.check(
     "3b",
-    "D saturates sooner in deeper layers: τ_k falls with k (widths that levelled off)",
+    "D saturates sooner in deeper layers: τ_k falls with k (widths that levelled "
+    "off), paired by seed",
     paper="deeper layers reach saturation sooner (the brief's reading of the "
-    "abstract's 'more rapidly'; unverified)",
+    "abstract's 'more rapidly'; unverified); OpenReview TL;DR (authors): "
+    "'forgetting occurs faster in deeper layers'",
     source="secondary summary",
     evidence="real data",
     regime=long_regime,
     measured={
         "own-head accuracy after training, by width": own_acc,
         **{drift_name(w): plateau[w] for w in LW},
-        # NaN (fails) when a judged width's τ_k tie, or when no width levelled off
-        rho_name: float(np.max([rho_tau[w] for w in levelled]))
-        if levelled
-        else float("nan"),
+        **{gain_tau(w): depth_gain[w] for w in LW},
         rho_all: {f"W={w}": rho_tau[w] for w in LW},
         "Spearman ρ(k, τ) of each seed": {
             f"W={w} seed {r}": spearman(LAYERS, tau_seed[w, r])
@@ -813,20 +1030,26 @@ ledger.check(
             for r in range(NS)
         },
     },
-    show=[rho_name, rho_all, *[drift_name(w) for w in LW]],
+    show=[*[gain_tau(w) for w in LW], rho_all, *[drift_name(w) for w in LW]],
     gate=all_of(learned, any_of(*level_parts) if len(LW) > 1 else level_parts[0]),
-    criterion=at_most(rho_name, -0.8),
+    # judged at the widths that levelled off (all widths when none did: the gate
+    # is then unmet and nothing is judged)
+    criterion=all_of(*[paired_gain(gain_tau(w), 0.0, k="t") for w in (levelled or LW)]),
     tolerance={
         "own-head accuracy after training, by width": tol(abs=0.2),
-        **{drift_name(w): tol(abs=0.08 if w == 32 else 0.3) for w in LW},
-        rho_name: tol(abs=2),
+        **{drift_name(w): tol(abs={32: 0.3, 128: 0.11}.get(w, 0.3)) for w in LW},
+        **{gain_tau(w): tol(abs=5 if w == 128 else 15) for w in LW},
         rho_all: tol(abs=4),
         "Spearman ρ(k, τ) of each seed": tol(abs=6),
     },
-    note="not judged, curve not levelled off: "
-    + ", ".join(f"W={w} (drift {plateau[w]:.2f})" for w in not_judged)
-    if levelled and not_judged
-    else "",
+    note=(
+        "not judged, curve not levelled off: "
+        + ", ".join(f"W={w} (drift {plateau[w]:.2f})" for w in not_judged)
+        + "; "
+        if levelled and not_judged
+        else ""
+    )
+    + changed,
 )
 tau_gain_name = f"τ at W={lw_hi} − τ at W={lw_lo} (mean over k), by seed"
 ledger.check(
@@ -850,14 +1073,15 @@ ledger.check(
         at_most(drift_name(lw_lo), LEVEL_BOUND),
         at_most(drift_name(lw_hi), LEVEL_BOUND),
     ),
-    criterion=paired_gain(tau_gain_name, 0.0, k=2),
+    criterion=paired_gain(tau_gain_name, 0.0, k="t"),
+    note=changed,
     tolerance={
         "own-head accuracy after training, by width": tol(abs=0.2),
-        drift_name(lw_lo): tol(abs=0.08),
-        drift_name(lw_hi): tol(abs=0.3),
+        drift_name(lw_lo): tol(abs=0.3),
+        drift_name(lw_hi): tol(abs=0.11),
         tau_gain_name: tol(abs=30),
-        f"mean τ at W={lw_hi}": tol(abs=5),
-        f"mean τ at W={lw_lo}": tol(abs=3),
+        f"mean τ at W={lw_hi}": tol(abs=3),
+        f"mean τ at W={lw_lo}": tol(abs=20),
     },
 )
 
@@ -1019,6 +1243,20 @@ fig.suptitle(
 plt.show()
 
 # %%
+R_BAR, STRONG = 0.5, 0.7  # ours: the judged bar; a stricter reading of "strong"
+below_clean = [k for k, v in r_clean.items() if not v > R_BAR]
+strong_n = sum(v > STRONG for v in r_noisy.values())
+note_4 = (
+    f"{changed}; shown, not judged: r clears {R_BAR} on the noisy probe (its noise is "
+    "ours); on the paper's clean probe it is "
+    + (
+        f"at or below {R_BAR} at " + ", ".join(below_clean)
+        if below_clean
+        else f"above {R_BAR} at every width"
+    )
+    + f"; at {STRONG} (a stricter reading of 'strong') {strong_n} of "
+    f"{len(r_noisy)} widths pass on the noisy probe"
+)
 ledger.check(
     4,
     "D is a surrogate for probe forgetting: r(D, ΔP of the task-t probe) > 0.5",
@@ -1033,9 +1271,10 @@ ledger.check(
         "Pearson r (task probe) by width": r_clean,
     },
     gate=within("noisy probe accuracy at snapshot t, by width", 0.6, 0.97),
-    criterion=at_least("Pearson r (noisy task probe) by width", 0.5, strict=True),
+    criterion=at_least("Pearson r (noisy task probe) by width", R_BAR, strict=True),
+    note=note_4,
     tolerance={
-        "noisy probe accuracy at snapshot t, by width": tol(abs=0.005),
+        "noisy probe accuracy at snapshot t, by width": tol(abs=0.01),
         "Pearson r (noisy task probe) by width": tol(abs=0.4),
         "mean within-layer r (noisy task probe) by width": tol(abs=0.6),
         "Pearson r of D/‖R‖ (noisy task probe) by width": tol(abs=0.6),
@@ -1043,15 +1282,44 @@ ledger.check(
     },
 )
 
+r_span = "{:.2f}–{:.2f}".format
+weak_within = [k for k, v in r_within.items() if not v > R_BAR]
+weak_partial = [k for k, v in r_partial.items() if not v > R_BAR]
+print(
+    f"Pooled r {r_span(min(r_noisy.values()), max(r_noisy.values()))}; within a "
+    f"layer {r_span(min(r_within.values()), max(r_within.values()))}; given Δt "
+    f"{r_span(min(r_partial.values()), max(r_partial.values()))}. "
+    + (
+        f"Within a layer r stays above {R_BAR} at every width, so the pooled "
+        "agreement does not come from the layers' scales alone"
+        if not weak_within
+        else f"Within a layer r is at or below {R_BAR} at "
+        + ", ".join(weak_within)
+        + ", where the pooled agreement leans on the layers' scales"
+    )
+    + "; "
+    + (
+        f"with the common growth in Δt removed it stays above {R_BAR} at every width."
+        if not weak_partial
+        else "with the common growth in Δt removed it is at or below "
+        f"{R_BAR} at " + ", ".join(weak_partial) + "."
+    )
+    + " On the paper's clean probe r is "
+    + ", ".join(f"{k} {v:.2f}" for k, v in r_clean.items())
+    + f"; at the stricter {STRONG}, {strong_n} of {len(r_noisy)} widths pass on the "
+    "noisy probe (shown, not judged)."
+)
+
 # %% [markdown]
 # The discrepancy measures how far a layer moves; the probe, whether the move loses
 # what task $t$ needs. The pooled correlation mixes two things: differences between
 # layers (raw $D$ is larger where $\|R\|$ is larger) and, within a layer, the growth of
-# $D$ and $\Delta P$ with $\Delta t$. The within-layer mean printed above isolates the
-# second; where it is much weaker than the pooled $r$, the pooled agreement comes from
-# the layers' scales rather than from $D$ tracking forgetting step by step; the partial
-# correlation given $\Delta t$ removes the common growth with $\Delta t$ instead. The
-# last line printed above compares how far the clean and the noisy task probe move.
+# $D$ and $\Delta P$ with $\Delta t$. The within-layer mean isolates the second, the
+# partial correlation given $\Delta t$ removes the common growth with $\Delta t$
+# instead; the line printed above reads both against the bar (shown, not judged), and
+# the clean probe beside them. The bar 0.5 is ours, and lenient for the "strong"
+# correlation the secondary summary and the brief read in the paper (see the
+# deviations).
 
 # %% [markdown]
 # ## Claim 5 · The paper's own experiments
@@ -1082,17 +1350,29 @@ print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.d
 # %% [markdown]
 # **Stability over seeds.** The Seeds column comes from the committed record of the
 # quick scale on seeds 0–4 (`data/stability/15_representation_forgetting.json`); below,
-# claim by claim, each seed's verdict and margin for the claims the record still
-# describes (a claim changed since reads "stale record"), and the claims whose verdict
-# flips between seeds.
+# claim by claim, each seed's verdict and margin for the claims the record describes
+# (a claim changed since reads "stale record", one it lacks "not in the record"), and
+# the claims whose verdict flips between seeds. Then, from the numerics record
+# (`data/numerics/15_representation_forgetting.json`, the same seed run under other
+# CPU kernels and thread counts), each claim's verdict in every environment where it
+# differs from the reference environment.
 
 # %%
 record = ledger.stability()
-now = {claim.id: claim for claim in ledger.claims}
-for old in record.claims if record is not None else []:
-    c = record.current(now[old.id]) if old.id in now else None
+uncovered = []
+for claim in ledger.claims:
+    c = record.current(claim) if record is not None else None
     if c is None:
-        print(f"claim {old.id}: stale record (the claim changed since it was made)")
+        missing = record is None or record.claim(claim.id) is None
+        print(
+            f"claim {claim.id}: "
+            + (
+                "not in the record"
+                if missing
+                else "stale record (the claim changed since it was made)"
+            )
+        )
+        uncovered += [claim.id] if claim.checked else []
         continue
     print(
         f"claim {c.id}: "
@@ -1106,6 +1386,70 @@ print(
     unstable_sentence(ledger, record)
     or "No claim the record describes flips its verdict between seeds."
 )
+if uncovered:
+    print(
+        "Claims "
+        + ", ".join(uncovered)
+        + f" rest on seed {run.seed}'s run ({run['seeds']} replicates) only."
+    )
+# what the t quantile did (finding of the second audit): each paired criterion
+# evaluated with k = 2 and with k = "t" on this run's values
+paired_reads = {
+    "2": [gain_name],
+    "3": [slope_name(w) for w in WIDTHS],
+    "3b": [gain_tau(w) for w in (levelled or LW)],
+    "3c": [tau_gain_name],
+}
+
+
+def word(o):
+    return "≈" if o.undecided else "✓" if o.passed else "✗"
+
+
+by_id = {c.id: c for c in ledger.claims}
+parts = []
+for cid, names in paired_reads.items():
+    if by_id[cid].gate and not by_id[cid].gate.get("passed"):
+        parts.append(f"claim {cid}: gate unmet, not judged either way")
+        continue
+    o2, ot = [
+        all_of(*[paired_gain(n, 0.0, k=k) for n in names]).evaluate(by_id[cid].measured)
+        for k in (2, "t")
+    ]
+    parts.append(
+        f"claim {cid}: k = 2 {word(o2)} ({o2.margin:+.3g}), t {word(ot)} "
+        f"({ot.margin:+.3g})"
+    )
+print("Paired criteria with k = 2 and with the t quantile: " + "; ".join(parts) + ".")
+if numerics is None:
+    print("No numerics record.")
+for claim in ledger.claims:
+    e = num_claims.get(claim.id)
+    if e is None:
+        print(f"claim {claim.id}: not in the numerics record")
+        continue
+    if list(e["values"]) != list(claim.measured):
+        print(f"claim {claim.id}: the numerics record predates its values (stale)")
+        continue
+    ref = e["verdicts"]["reference"]
+    other = {k: v for k, v in e["verdicts"].items() if k != "reference" and v != ref}
+    print(
+        f"claim {claim.id}: {MARKS.get(ref, '!')} {ref} in the reference environment"
+        + (
+            "; "
+            + "; ".join(
+                f"{MARKS.get(v, '!')} {v} in {k}"
+                + (
+                    f" ({e['margins'][k]:+.3f})"
+                    if e["margins"].get(k) is not None
+                    else ""
+                )
+                for k, v in other.items()
+            )
+            if other
+            else ", the same in every other environment"
+        )
+    )
 
 # %% [markdown]
 # ## Deviations from the paper
@@ -1117,9 +1461,9 @@ print(
 #     the 4 layers end above where they started. It was *not reproduced* on seed 0 and
 #     unstable across seeds: a single dip of one width's mean at one step decided it.
 #     Now: a trend test per width, the seeds' least-squares slopes of $D/\|R\|$ over
-#     $\Delta t$ judged by `paired_gain` (mean − 2 SE > 0), with (b) shown only. Reason:
-#     a stepwise rule over four noisy steps judges the noise of one step, not the trend
-#     the paper states.
+#     $\Delta t$ judged by `paired_gain` (mean − 2 SE > 0, now t SE: see below), with
+#     (b) shown only. Reason: a stepwise rule over four noisy steps judges the noise of
+#     one step, not the trend the paper states.
 #   - *Claim 4.* Before: pooled Pearson $r > 0.5$ between $D$ and $\Delta P$ of a
 #     ten-class probe over the digits of all tasks; *not reproduced*. That probe
 #     measured knowledge *gained*: as later tasks brought new digits its accuracy rose
@@ -1139,10 +1483,10 @@ print(
 #     judged on a 50-task permuted-digit stream, not on the ResNet's shapes stream.
 #   - *Claims 3b and 3c* (the verdict audit of claim 3b, after its first result on the
 #     long stream). Before: one claim 3b on a 16-task stream, all at every width of (a)
-#     drift over the last third ≤ 0.1, (b) Spearman ρ(k, τ) ≤ −0.8 and (c) mean τ at W =
-#     128 > mean τ at W = 32 (strictly), with τ the *integer* first Δt at which the
-#     *seed-averaged* curve reaches 90 % of its plateau. It was *not reproduced* on seed
-#     0: W = 128 was still rising (drift above 0.1), and the integer τ tied across
+#     drift over the last third ≤ 0.1, (b) Spearman ρ(k, τ) ≤ −0.8 (ours) and (c) mean τ
+#     at W = 128 > mean τ at W = 32 (strictly), with τ the *integer* first Δt at which
+#     the *seed-averaged* curve reaches 90 % of its plateau. It was *not reproduced* on
+#     seed 0: W = 128 was still rising (drift above 0.1), and the integer τ tied across
 #     layers at W = 64 and 128 (ρ undefined, scored as a failure), while W = 32 had
 #     levelled off with τ not falling with depth. Now: (a) is a gate, judged per width
 #     (a width still rising is not judged and is named in the note; 3b needs one width
@@ -1152,16 +1496,45 @@ print(
 #     part (c) became claim 3c, judged by `paired_gain` on the per-seed differences of τ
 #     (mean over layers) between the widest and the narrowest width; and the quick
 #     stream was lengthened from 16 to 32 tasks (at 16 the widest network was still
-#     rising; the length was set before the 32-task stream was first run; the
-#     chapter's run time is printed under the verdict table). Reason: a rising curve
-#     is outside the regime where a saturation time means anything (it is a gate, not
-#     a failure of the claim), an integer crossing of an averaged curve is too coarse
-#     to order four layers, and a strict ">" between two means ignores the seeds'
-#     noise. A width that levelled off with τ not falling with depth still fails 3b.
+#     rising; the length was set before the 32-task stream was first run; the chapter's
+#     run time is printed under the verdict table). Reason: a rising curve is outside
+#     the regime where a saturation time means anything (it is a gate, not a failure of
+#     the claim), an integer crossing of an averaged curve is too coarse to order four
+#     layers, and a strict ">" between two means ignores the seeds' noise. (3b's test on
+#     the seed-mean τ was replaced after the second audit; see the next item.)
+#   - *Claim 3b* (the second verdict audit, after its result was known). Before: at
+#     every levelled width the Spearman ρ(k, τ) of the seed-mean τ_k at most −0.8 (our
+#     bound); *not reproduced* on seed 0 (the largest ρ among the levelled widths was
+#     −0.2, at W = 128: margin −0.6). Now: at every levelled width, each seed's
+#     least-squares slope of τ_k on k, judged as the paired gain −slope by
+#     `paired_gain` with the t quantile; the ρ values are shown only. Reason: AUDIT
+#     question 5, an ordering is decided on paired per-seed differences beyond their
+#     noise, never on one number computed from seed means; the seeds' own ρ(k, τ) ran
+#     from −1 to +1 at W = 32 and W = 64 and from −1 to +0.2 at W = 128, so a seed-mean
+#     threshold with no noise term judged the noise. A tie of τ no longer decides (the
+#     slope of tied values is 0, read against its spread).
+#   - *Claims 2, 3, 3b and 3c* (the second audit): `paired_gain` now multiplies the
+#     standard error by Student's 97.5 % quantile on seeds − 1 degrees of freedom (4.30
+#     for 3 seeds) instead of 2, which on 3 seeds was an 82 % two-sided interval; a
+#     criterion change made after the results were known. On the previous reference
+#     (seed 0, made in another numerical environment) it moved no verdict: claim 2
+#     stayed *reproduced* (margin +0.276 → +0.177), claim 3 *within noise* (−0.0072 →
+#     −0.031, W = 128), claim 3c *within noise* (−7.0 → −18.3); claim 3b's paired test
+#     is new with it. In the previous numerics record 3c read *reproduced* in the avx2
+#     environment (+0.83), which only the 2-SE band allowed. The reference is re-made in
+#     this revision; the line printed under the verdict table gives, on this run, each
+#     paired claim's verdict and margin under both, and the list below it the verdicts
+#     by numerical environment under the current criteria.
 #   - *Claim 2* (the same audit). Before: the seed-averaged mean over layers of the
 #     final $D/\|R\|$ larger at W = 32 than at W = 128 (strictly); *reproduced* (3 of 3
-#     seeds). Now: `paired_gain` on the per-seed differences (mean − 2 SE > 0). Reason:
-#     a strict ">" between two means ignores the seeds' noise.
+#     seeds). Now: `paired_gain` on the per-seed differences (mean − 2 SE > 0, then
+#     mean − t SE > 0; see above). Reason: a strict ">" between two means ignores the
+#     seeds' noise. Its paper field now quotes the authors' TL;DR ("wider networks
+#     tend to forget less", a level, what it tests) beside the abstract's "slows
+#     forgetting" (a rate, which 3c reads); the ledger's source stays "abstract", the
+#     nearest of its categories to an author-written summary on the paper's page.
+#   - The verdict table's notes of claims 2, 3, 3b, 3c and 4 say "criterion changed
+#     after its first result (Deviations)": each is listed here.
 #   - One measurement bug was fixed after the first run: our Spearman helper returned
 #     0.7999999999999999 for one swap of four ranks (exactly 0.8 in exact arithmetic),
 #     which failed claim 1 at W = 64 by 1e-16; it now rounds ρ to 12 decimals. The
@@ -1197,7 +1570,18 @@ print(
 #   ran; our $D$ agrees with it to the largest gap printed after the training loop.
 # - **Seeds.** The stability record's verdicts per seed are printed under the verdict
 #   table, generated from the record; claims changed since it was made read "stale
-#   record" until the record is re-made.
+#   record", and claims it lacks "not in the record", until the record is re-made.
+# - **Claim 4's bar.** The secondary summary and the brief read a "strong" correlation
+#   in the paper; our bar 0.5 is a lenient reading of "strong" (0.7 would be a common
+#   stricter one), and the deciding probe's input noise is ours. The claim's note and
+#   the line under it say, generated from the run, how many widths clear 0.7 and where
+#   the paper's clean probe falls at or below 0.5: shown, not judged.
+# - **The levelling gate of 3b and 3c.** Its bound 0.1 (ours, set when the long
+#   stream was first run) lies at the drift that logarithmic growth has at this stream
+#   length (printed under the long stream), so it tells a levelling curve from a
+#   straight line but not from slow unbounded growth; it is kept as it was (tightening
+#   it now would be a change made after the result). Per-seed τ that the curve reached
+#   only inside the plateau's window are marked "still rising" (our diagnostic).
 # - **Width.** `measure.py` logs the Frobenius norm of a block's weights under the name
 #   "width"; we vary the true width (units or channels).
 # - **Held-out $D$.** Besides the in-sample surrogate we fit $T$ on a task's training
@@ -1206,20 +1590,36 @@ print(
 #   the abstract and the official code. The bounds and tests below are ours or the
 #   research brief's, not the paper's: claim 1's Spearman ρ ≥ 0.8 (one swap allowed;
 #   the brief's); claim 2's normalisation by $\|R\|$ (the brief's advice) and its
-#   paired test; claim 3's slope test with $k = 2$ standard errors over 3 seeds; the
-#   two phases and saturation of claims 3–3c themselves (the brief's reading, not
-#   the abstract's wording); claims 3b/3c's saturation time (90 % of the mean over
-#   the last third, interpolated), the drift bound 0.1 of their gate and the bound
-#   −0.8 on ρ(k, τ); claim 4's gate band $[0.6, 0.97]$ on the noisy probe's accuracy
-#   and its bound 0.5 on $r$. Claim 5's numbers are not available to us.
+#   paired test; claim 3's slope test over 3 seeds (with the $t$ quantile); the two
+#   phases and saturation of claims 3–3c themselves (the brief's reading, not the
+#   abstract's wording); claims 3b/3c's saturation time (90 % of the mean over the
+#   last third, interpolated), the drift bound 0.1 of their gate (ours), 3b's paired
+#   test on the slope of τ_k over k and 3c's on τ; claim 4's gate band $[0.6, 0.97]$
+#   on the noisy probe's accuracy and its bound 0.5 on $r$ (ours). Claim 5's numbers
+#   are not available to us.
 # - **Threads.** The training and probing loops run single-threaded
 #   (`S.single_threaded()`): the networks are tiny, and on a busy 2-core machine two
 #   threads made a training epoch about 25× slower. A fixed thread count makes a re-run
 #   on the same machine give the same numbers, but not another machine: another CPU's
 #   kernels sum in another order, and the trained networks' numbers move in the second
 #   or third digit (`repbook numerics 15` measures it, `data/numerics/`). The claims
-#   whose values move declare a tolerance of about three times that, which the
-#   reference tests use; the values new in this revision have none yet.
+#   whose values move declare a tolerance of about three times that (between two and
+#   ten times), which the reference tests use. Some verdicts differ between these
+#   environments; the list printed under the verdict table names them. This revision's
+#   reference and records were made on a machine whose numbers differ from the
+#   previous reference's (another CPU); where a value now moved between environments
+#   by more than half its declared tolerance, or by less than a tenth of it, the
+#   tolerance was re-declared from the new numerics record (about three times the
+#   largest difference): claim 2's mean D/‖R‖ at both widths, claim 3's W = 32 curve,
+#   the own-head accuracy and W = 128's drift of 3b and 3c, 3c's mean τ at both
+#   widths, and claim 4's probe accuracy. The previous reference (made on an Intel Xeon;
+#   this one on an AMD EPYC) is itself a measurement of another machine: its values
+#   are recorded as observed elsewhere in `data/numerics/`, and where one differed from
+#   this reference by more than half the tolerance just declared (claim 2's mean
+#   D/‖R‖ at W = 128 by 0.044; the own-head accuracy by 0.042; the drift at W = 32 by
+#   0.083 and at W = 128 by 0.035; 3c's mean τ at W = 128 by 0.97), the tolerance is
+#   about three times that difference instead (0.2, 0.2, 0.3, 0.11, 3), so that the
+#   reference tests pass on either machine.
 #
 # ## Run it at full scale
 #

@@ -347,7 +347,7 @@ def test_interpolated_saturation_time():
         R.saturation_time([0.0, 0.0, 0.0], interpolate=True)
 
 
-# --- the experiment protocols ----------------------------------------------------------
+# --- the experiment protocols ---------------------------------------------------------
 P = R  # the protocols live in the same module
 
 
@@ -534,3 +534,54 @@ def test_trend_slope_and_plateau_drift():
         P.plateau_drift(line, tail=1.5)
     with pytest.raises(ValueError, match="positive mean"):
         P.plateau_drift([0.0, 0.0, 0.0])
+
+
+def test_early_slope():
+    # first third of 9 points: Δt = 1..3
+    curve = [1.0, 2.0, 3.0, 3.0, 3.0, 3.0, 3.0, 3.0, 3.0]
+    assert P.early_slope(curve) == pytest.approx(1.0)
+    assert P.early_slope(curve, head=1.0) == pytest.approx(P.trend_slope(curve))
+    # at least two points, however short the head
+    assert P.early_slope([0.0, 2.0, 2.0], head=0.1) == pytest.approx(2.0)
+    with pytest.raises(ValueError, match="head"):
+        P.early_slope(curve, head=0)
+    with pytest.raises(ValueError, match="at least 2 points"):
+        P.early_slope([1.0])
+
+
+def test_layer_slopes():
+    tau = np.array([[4.0, 3.0, 2.0, 1.0], [1.0, 1.0, 1.0, 1.0], [1.0, 3.0, 5.0, 7.0]])
+    assert P.layer_slopes(tau) == pytest.approx([-1.0, 0.0, 2.0])
+    assert P.layer_slopes([2.0, 1.0]) == pytest.approx([-1.0])
+    # a shift of every τ leaves the slopes; a scale scales them
+    rng = np.random.default_rng(0)
+    t = rng.uniform(1, 20, size=(5, 4))
+    assert P.layer_slopes(t + 3.0) == pytest.approx(P.layer_slopes(t))
+    assert P.layer_slopes(2.0 * t) == pytest.approx(2.0 * P.layer_slopes(t))
+    # each row agrees with numpy's least-squares line
+    for row, s in zip(t, P.layer_slopes(t)):
+        assert s == pytest.approx(np.polyfit(np.arange(1, 5), row, 1)[0])
+    with pytest.raises(ValueError, match="at least 2 layers"):
+        P.layer_slopes([[1.0], [2.0]])
+    with pytest.raises(ValueError, match="finite"):
+        P.layer_slopes([[1.0, np.nan]])
+
+
+def test_plateau_window_and_still_rising():
+    assert P.plateau_window(31) == (22, 31)
+    assert P.plateau_window(15) == (11, 15)
+    # the window is the one saturation_time averages over: a curve that is 0 before
+    # the window and 1 on it has its level reached at the window's first point
+    n = 31
+    first, last = P.plateau_window(n)
+    curve = np.where(np.arange(1, n + 1) >= first, 1.0, 0.0)
+    assert R.saturation_time(curve) == first
+    tau = R.saturation_time(curve, interpolate=True)
+    assert first - 1 < tau <= first
+    assert P.still_rising([tau, 5.0, first - 1.0], n).tolist() == [True, False, False]
+    with pytest.raises(ValueError, match="n_points"):
+        P.plateau_window(2)
+    with pytest.raises(ValueError, match="tail"):
+        P.plateau_window(10, tail=1.0)
+    with pytest.raises(ValueError, match="finite"):
+        P.still_rising([np.nan], 10)

@@ -24,8 +24,11 @@ task stream and measures every (t, Δt, k), with three probes (the paper's task-
 on clean inputs, the same probe on inputs corrupted by noise, off its ceiling on easy
 tasks, and optionally a probe over the classes of several tasks); `permuted_tasks` and
 `first_task_drift` build and follow a long stream of permuted-pixel tasks (the test of
-saturation); `trend_slope` and `plateau_drift` summarise a D(Δt) curve. Randomness
-comes in as generators or seeds; nothing here prints, plots or writes files.
+saturation); `trend_slope`, `early_slope` and `plateau_drift` summarise a D(Δt)
+curve, `layer_slopes` the trend of saturation times over the layers, and
+`plateau_window` / `still_rising` say where a saturation time sits in the window its
+plateau is averaged over. Randomness comes in as generators or seeds; nothing here
+prints, plots or writes files.
 """
 
 from __future__ import annotations
@@ -1091,3 +1094,48 @@ def plateau_drift(curve, *, tail: float = 1 / 3) -> float:
     if last.mean() <= 0:
         raise ValueError("the curve's last points must have a positive mean")
     return trend_slope(last) * (m - 1) / float(last.mean())
+
+
+def early_slope(curve, *, head: float = 1 / 3) -> float:
+    """Least-squares slope over the first `head` share of a D(Δt) curve (curve[i] at
+    Δt = i + 1; at least 2 points): how fast it rises in its forgetting phase."""
+    c = _curve(curve, 2)
+    if not (isinstance(head, (int, float)) and 0.0 < head <= 1.0):
+        raise ValueError(f"head must lie in (0, 1], got {head!r}")
+    return trend_slope(c[: max(2, int(round(head * c.size)))])
+
+
+def layer_slopes(tau) -> np.ndarray:
+    """Each row's least-squares slope of τ_k against the layer index k = 1..K.
+
+    `tau` is (seeds × K) (or one row of K ≥ 2 values): one slope per seed, negative
+    when τ falls with depth."""
+    t = np.asarray(tau, dtype=np.float64)
+    if t.ndim == 1:
+        t = t[None, :]
+    if t.ndim != 2 or t.shape[1] < 2 or t.shape[0] < 1:
+        raise ValueError(
+            f"tau must be (seeds × layers) with at least 2 layers, got shape {t.shape}"
+        )
+    return np.array([trend_slope(row) for row in t])
+
+
+def plateau_window(n_points: int, *, tail: float = 1 / 3) -> tuple[int, int]:
+    """The Δt range (first, last) whose mean `saturation_time` takes as the plateau of
+    a curve of `n_points` values (Δt = 1..n_points)."""
+    n = _positive_int("n_points", n_points, 3)
+    if not (isinstance(tail, (int, float)) and 0.0 < tail < 1.0):
+        raise ValueError(f"tail must lie in (0, 1), got {tail!r}")
+    m = max(1, int(round(tail * n)))
+    return n - m + 1, n
+
+
+def still_rising(tau, n_points: int, *, tail: float = 1 / 3) -> np.ndarray:
+    """True where an interpolated saturation time lies past Δt = first − 1 of the
+    plateau window: the curve first reached its level at a point of the window over
+    which that level is averaged, so it was still rising there."""
+    first, _ = plateau_window(n_points, tail=tail)
+    t = np.asarray(tau, dtype=np.float64)
+    if not np.all(np.isfinite(t)):
+        raise ValueError("tau must be finite")
+    return t > first - 1
