@@ -13,6 +13,7 @@ from repbook.core.tolerance import (
     compare_claims,
     compare_ledgers,
     margin_tolerance,
+    note_words,
     tol,
     tolerances_for,
 )
@@ -176,6 +177,23 @@ def test_a_changed_definition_fails_whatever_the_numbers():
     assert "its tolerances changed" in out.failures[0]
     out = compare_claims(ref, moved(ref, source="abstract"))
     assert "its source changed" in out.failures[0]
+
+
+def test_a_note_keeps_its_words_but_not_its_numbers():
+    ref = moved(claim(), note="its longest build 19 s, far from tens of minutes")
+    assert compare_claims(
+        ref, moved(ref, note="its longest build 16.2 s, far from tens of minutes")
+    ).ok
+    assert compare_claims(
+        ref, moved(ref, note="its longest build −1e-3 s, far from tens of minutes")
+    ).ok
+    out = compare_claims(
+        ref, moved(ref, note="its longest build 19 s, in the regime of tens of minutes")
+    )
+    assert "its note changed" in out.failures[0]
+    assert (
+        note_words("W=4 (drift 0.25), 1,024 runs, 47.8%") == "W=# (drift #), # runs, #%"
+    )
 
 
 def test_a_flipped_verdict_fails_unless_both_sides_are_within_tolerance_of_the_boundary():

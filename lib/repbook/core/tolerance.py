@@ -16,12 +16,15 @@ tolerance, fixed where the claim is checked:
 (statement, paper value, source, criterion, tolerances) must match exactly, every measured number
 and the margin must lie within tolerance, and the verdict must be the same, unless the deciding
 value lies within tolerance of both the reference and the criterion's boundary: then the flip is
-reported by name, not failed.
+reported by name, not failed. A claim's note must keep its words; the numbers a note quotes are
+measurements (a time, a ratio read on this machine), compared through the claim's measured values
+and their tolerances, so `note_words` masks them before the notes are compared.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -197,6 +200,14 @@ DEFINITION = (
 )
 
 
+_NUMBER = re.compile(r"[-+−]?(?:\d[\d,]*)?\.?\d+(?:[eE][-+]?\d+)?")
+
+
+def note_words(note: str) -> str:
+    """A note with each number it quotes replaced by '#': what must match between two runs."""
+    return _NUMBER.sub("#", note or "")
+
+
 @dataclass
 class ClaimComparison:
     """What differs between a claim and its reference: `failures` fail the test; `near_boundary`
@@ -237,7 +248,7 @@ def compare_claims(reference, current) -> ClaimComparison:
             f"{current.gate_text!r}"
         )
     gate_flipped = bool(ref_gate) and ref_gate.get("passed") != cur_gate.get("passed")
-    if reference.note != current.note and not gate_flipped:
+    if note_words(reference.note) != note_words(current.note) and not gate_flipped:
         fail(
             f"its note changed: reference {reference.note!r}, this run {current.note!r}"
         )
