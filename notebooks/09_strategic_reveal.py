@@ -990,7 +990,7 @@ _ = ledger.check(
     },
     show=[f"hidden − revealed, γ={g}" for g in judged_g],
     criterion=all_of(
-        *[paired_gain(f"hidden − revealed, γ={g}", k=k_t) for g in judged_g]
+        *[paired_gain(f"hidden − revealed, γ={g}", k="t") for g in judged_g]
     ),
     note=f"γ = {g0} (agents follow the last classifier) is a diagnostic, not judged; "
     "one hidden learner of seven (accept once) uses the agents' memory",
@@ -1006,7 +1006,7 @@ _ = ledger.ours(
         "mean ratio hidden / Arb": {f"γ={g}": r for g, r in mean_ratio_arb.items()},
     },
     show=[f"hidden − Arb, γ={g}" for g in gam],
-    criterion=all_of(*[paired_gain(f"hidden − Arb, γ={g}", k=k_t) for g in gam]),
+    criterion=all_of(*[paired_gain(f"hidden − Arb, γ={g}", k="t") for g in gam]),
 )
 _ = ledger.ours(
     "3c",
@@ -1015,7 +1015,7 @@ _ = ledger.ours(
     why="the paper's (1−γ)⁻¹ branch predicts a cost that grows with the memory; "
     "γ = 0 has the hidden model's one-round lag and tie rule without the memory",
     measured={f"hidden(γ={top_g}) − hidden(γ={g0})": mem_gain},
-    criterion=paired_gain(f"hidden(γ={top_g}) − hidden(γ={g0})", k=k_t),
+    criterion=paired_gain(f"hidden(γ={top_g}) − hidden(γ={g0})", k="t"),
 )
 ledger.not_checked(
     "3b",

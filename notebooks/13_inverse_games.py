@@ -991,7 +991,7 @@ ledger.ours(
         "step 1, estimated / true continuation (geometric mean)": carried,
     },
     criterion=paired_gain(
-        "log error ratio h=1 / h=H, per game", 0.0, k=k_games, min_seeds=3
+        "log error ratio h=1 / h=H, per game", 0.0, k="t", min_seeds=3
     ),
 )
 

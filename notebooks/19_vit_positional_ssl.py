@@ -662,7 +662,7 @@ ledger.check(
     gate=trained_gate(["B", "B+PE"]),
     criterion=all_of(
         at_least("R² gain (B+PE − B)", 0.2, strict=True),
-        paired_gain("learned part Δ (gain − gain at step 0)", 0.0, k=K),
+        paired_gain("learned part Δ (gain − gain at step 0)", 0.0, k="t"),
     ),
     show=[k for k in measured1 if "·" not in k and "loss" not in k and "rise" not in k],
 )
@@ -770,7 +770,7 @@ ledger.check(
     gate=trained_gate(["B+PE", "B+PE+PM"]),
     criterion=all_of(
         at_least("masked R² (B+PE+PM)", 0.5, strict=True),
-        paired_gain("masked R² gain over B+PE", 0.1, k=K),
+        paired_gain("masked R² gain over B+PE", 0.1, k="t"),
     ),
     show=[k for k in measured2 if "·" not in k and "loss" not in k and "rise" not in k],
 )
@@ -826,9 +826,9 @@ ledger.check(
     measured=measured3,
     gate=all_of(
         trained_gate(["B", "B+PE+PM"]),
-        paired_gain(f"pre-training AP gain of B · {HEAD}", 0.0, k=K, min_seeds=3),
+        paired_gain(f"pre-training AP gain of B · {HEAD}", 0.0, k="t", min_seeds=3),
     ),
-    criterion=paired_gain(f"AP gain (B+PE+PM − B) · {HEAD}", 0.0, k=K),
+    criterion=paired_gain(f"AP gain (B+PE+PM − B) · {HEAD}", 0.0, k="t"),
     show=[k for k in measured3 if "AP" in k],
 )
 
