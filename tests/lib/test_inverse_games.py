@@ -139,6 +139,31 @@ def test_mle_equals_raw_least_squares_when_just_identified():
     )
 
 
+def test_mle_rejects_a_trial_whose_equilibrium_cannot_be_solved(monkeypatch):
+    # At N = 100 on 10×10 games BFGS's line search once tried max |Q| ≈ 1.7e7, where the QRE
+    # residual stalls above tol: such a trial is rejected, not a crash of the whole sweep.
+    phi, theta, eq = game(d=3, seed=9)
+    cm, cn = G.sample_play_counts(eq.mu, eq.nu, 3000, np.random.default_rng(2))
+    free = G.mle_estimate(phi, cm, cn, 1.0)
+    cap = 0.5 * np.abs(phi @ free.theta).max()  # the optimum lies beyond the cap
+    real, refused = G.solve_qre, []
+
+    def fragile(Q, eta, **kw):
+        if np.abs(Q).max() > cap:
+            refused.append(np.abs(Q).max())
+            raise RuntimeError("the QRE solve did not converge")
+        return real(Q, eta, **kw)
+
+    monkeypatch.setattr(G, "solve_qre", fragile)
+    fit = G.mle_estimate(phi, cm, cn, 1.0, theta0=np.zeros(3))  # starts inside the cap
+    assert refused and np.isfinite(fit.log_likelihood) and not fit.converged
+    assert np.abs(phi @ fit.theta).max() <= cap
+    assert fit.log_likelihood < free.log_likelihood
+    # a start the solver refuses: no likelihood, not converged, and no exception
+    start = G.mle_estimate(phi, cm, cn, 1.0, theta0=3 * free.theta)
+    assert start.log_likelihood == -np.inf and not start.converged
+
+
 def test_mle_gradient_matches_finite_differences_and_improves_likelihood():
     phi, theta, eq = game(d=3, seed=9)
     cm, cn = G.sample_play_counts(eq.mu, eq.nu, 3000, np.random.default_rng(2))

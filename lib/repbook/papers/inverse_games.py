@@ -656,8 +656,10 @@ def mle_estimate(
     implicit function theorem on the centred-logit equations. BFGS minimises the mean negative
     log-likelihood per play (so `gtol` does not scale with N); `converged` is BFGS's success or a
     final gradient below 10·gtol (BFGS reports "precision loss" when the objective's own rounding,
-    set by the inner solve's 1e-10 tolerance, stops the line search at the optimum). `theta0`
-    defaults to the least-squares estimate."""
+    set by the inner solve's 1e-10 tolerance, stops the line search at the optimum). A trial θ at
+    which the inner solve fails (far out on a line search, where the MLE runs off to infinity on a
+    small data set) is rejected as infinitely unlikely; a fit without a finite likelihood is not
+    converged. `theta0` defaults to the least-squares estimate."""
     phi = _check_features(phi)
     eta = _check_eta(eta)
     m, n, d = phi.shape
@@ -670,12 +672,19 @@ def mle_estimate(
         if theta0 is None
         else _check_theta(theta0, d, "theta0")
     )
-    state = {"z": np.zeros(m + n), "solves": 0}
+    state = {"z": np.zeros(m + n), "solves": 0, "unsolved": 0}
     total = cm.sum() + cn.sum()
 
     def negloglik(theta):
         Q = phi @ theta
-        eq = solve_qre(Q, eta, z0=state["z"])
+        try:
+            eq = solve_qre(Q, eta, z0=state["z"])
+        except (RuntimeError, ValueError):
+            # a line-search trial far out (max |Q| of 1e7 seen at N = 100): the equilibrium is
+            # not resolvable in float64 there (a policy underflows or the residual stalls
+            # above tol), so the trial is rejected as infinitely unlikely
+            state["unsolved"] += 1
+            return np.inf, np.zeros_like(theta)
         state["solves"] += 1
         mu, nu = eq.mu, eq.nu
         x, y = np.log(mu) - np.log(mu).mean(), np.log(nu) - np.log(nu).mean()
@@ -691,7 +700,9 @@ def mle_estimate(
         return -ll / total, -grad / total
 
     res = minimize(negloglik, theta0, jac=True, method="BFGS", options={"gtol": gtol})
-    converged = bool(res.success) or bool(np.abs(res.jac).max() <= 10 * gtol)
+    converged = bool(np.isfinite(res.fun)) and (
+        bool(res.success) or bool(np.abs(res.jac).max() <= 10 * gtol)
+    )
     return MLEResult(res.x, float(-res.fun * total), converged, state["solves"])
 
 
