@@ -682,7 +682,8 @@ print(
     f"reading: over N >= {N_FROM:,} the error slopes lie between {lo_s:.3f} and "
     f"{hi_s:.3f}, {sum(-0.6 <= v <= -0.4 for v in slopes_err)} of {G} in the window; "
     f"the binding one (game {g_bind + 1}) is "
-    f"{slope_margin[g_bind] / slope_se[g_bind]:.1f} bootstrap SE inside it; from "
+    f"{abs(slope_margin[g_bind]) / slope_se[g_bind]:.1f} bootstrap SE "
+    f"{'inside' if slope_margin[g_bind] >= 0 else 'outside'} it; from "
     f"N = {N_FROM:,} to 100,000 sqrt(N) x error moves by x{drift[g_dn]:.2f} "
     f"(game {g_dn + 1}) to x{drift[g_up]:.2f} (game {g_up + 1}); over the whole "
     f"grid {sum(-0.6 <= v <= -0.4 for v in slopes_all)} of {G} slopes are in the "
@@ -1321,5 +1322,23 @@ if full_path.is_file():
         )
         + "."
     )
+    quick_by_id = {c.id: c for c in ledger.claims}
+    for c in full.claims if same else []:
+        q = quick_by_id[c.id]
+        if c.verdict != q.verdict:
+            print(
+                f"  claim {c.id}: {q.verdict_word()} at quick scale, "
+                f"{c.verdict_word()} at full scale"
+            )
+        crit = c.criterion or {}
+        if c.verdict != q.verdict and crit.get("kind") == "within":
+            for name in crit["reads"]:
+                v = np.asarray(c.measured[name], dtype=float)
+                off = np.flatnonzero((v < crit["lo"]) | (v > crit["hi"]))
+                print(
+                    f"    {name} outside [{crit['lo']}, {crit['hi']}] in game(s) "
+                    + ", ".join(f"{i + 1} ({v[i]:.3f})" for i in off)
+                    + f" of {v.size}"
+                )
 else:
     print("No full-scale record is committed yet (`repbook full 13` writes one).")
