@@ -30,26 +30,38 @@
 # the training loss, with the regions given by prototypes (online k-means centroids).
 #
 # ```{admonition} Claims we test
-# 1. **Synthetic data can hurt.** With a large real–synthetic gap and 5 shots per class, training
-#    on real + synthetic images naively is less accurate than training on the real shots alone.
-# 2. **Synthetic quality matters.** The accuracy of a model trained on synthetic images only falls
-#    at every step as the gap grows.
-# 3. **The regularised objective helps.** Adding the discrepancy and robustness terms is at least
-#    as accurate as naive real + synthetic training in every (gap, shots) cell, and better by more
-#    than one accuracy point when the gap is at least half-way and there are 5 shots.
-# 4. **The bound's ingredients track the test error.** After naive training, the measured
-#    model-based discrepancy and the test error both rise with the gap, and are positively rank
-#    correlated over gaps and seeds.
-# 5. **Quoted:** (a) the generalisation bound itself; (b) the benchmark results.
+# **The paper's claim**
+#
+# - **3 · The released objective beats naive mixing.** Training with the released objective
+#   `clip_vit_caltech` (real and synthetic cross-entropies weighted 4:1, plus the discrepancy and
+#   robustness terms) is more accurate than naive real + synthetic training (weights 1:1), on
+#   average over the gap-knob cells: the $k=5$ cells at quick scale ($k=1$ and 5 at full scale;
+#   the paper averages over data sets), where a real–synthetic gap costs accuracy. This tests the
+#   objective as a whole: at quick scale it does not separate the terms from the 4:1 weights.
+#
+# **Quoted (not re-derived):** 5a, the generalisation bound; 5b, the benchmark results.
+#
+# **Our own checks (outside the paper's tally)**
+#
+# - **1** · Does our set-up reach the regime where synthetic data hurts? The test: with the gap
+#   knob at 1 and 5 shots per class, is naive real + synthetic training less accurate than the
+#   real shots alone, beyond the noise? (Its verdict is read under the check.)
+# - **2** · Sanity check: the knob degrades the generator (synthetic-only accuracy falls with the
+#   gap).
+# - **3s** · Sensitivity: the objective with $\lambda_{dis}=\lambda_{rob}=1$ and equal
+#   cross-entropy weights (this chapter's earlier setting) against naive training.
+# - **4** · Our hypothesis: the discrepancy term, measured after naive training, tracks the test
+#   error over the gap levels (the theorem is an upper bound and does not say this).
 # ```
 #
 # No CLIP or Stable Diffusion weights exist offline, so the paper's setting cannot run here. The
 # chapter shows the mechanism on scikit-learn's 8 × 8 digits, with a generator whose real–synthetic
 # gap we control. The paper's full text (and so its tables) was not available to us offline: the
-# objective follows the official code, and what we could not confirm is listed at the end.
+# objective and its weights follow the official code, and what we could not confirm is listed at
+# the end.
 
 # %% tags=["parameters"]
-scale = "quick"  # "quick" (≤ 90 s on 2 cores) or "full" (10 seeds, λ grid)
+scale = "quick"  # "quick" (≤ 90 s on 2 cores) or "full" (10 seeds)
 seed = 0
 
 # %%
@@ -61,14 +73,24 @@ from scipy import stats
 
 from repbook.core import Ledger, setup, use_style, color_for, register_colors
 from repbook.core import load_sklearn, all_of, at_least, monotone, paired_gain, tol
+from repbook.core.ledger import unstable_sentence
 from repbook.papers import fewshot_synthetic as FS
 
-COMMON = dict(gaps=[0.0, 0.5, 1.0], shots=[1, 5], pool=700, n_syn=100, K=20)
-COMMON.update(lam_dis=1.0, lam_rob=1.0)
+# The configuration we judge, fixed before any run of it (see "The experiment");
+# λ = 1 with equal cross-entropy weights is the sensitivity column.
+CONFIG = "clip_vit_caltech"
+COMMON = dict(gaps=[0.0, 0.5, 1.0], pool=700, n_syn=100, K=20, config=CONFIG)
 SIZES = {
-    "quick": dict(COMMON, seeds=3, epochs=150, lam_grid=[], kmeans_column=False),
+    "quick": dict(
+        COMMON, seeds=5, shots=[5], epochs=150, lam_grid=[], full_columns=False
+    ),
     "full": dict(
-        COMMON, seeds=10, epochs=300, lam_grid=[0.0, 0.1, 1.0, 10.0], kmeans_column=True
+        COMMON,
+        seeds=10,
+        shots=[1, 5],
+        epochs=300,
+        lam_grid=[0.0, 0.1, 1.0, 10.0],
+        full_columns=True,
     ),
 }
 run = setup(scale=scale, seed=seed, sizes=SIZES)
@@ -76,21 +98,38 @@ ledger = Ledger.for_run(
     run,
     regime=(
         "8x8 digits (scikit-learn) with a synthetic generator of controlled gap; "
-        "linear-head models; CPU"
+        "MLP 64-128-10; CPU"
     ),
 )
 use_style()
-METHODS = FS.methods(run["lam_dis"], run["lam_rob"])
-FULL, NAIVE = "+ λ_dis + λ_rob", "real + synthetic"
+OFFICIAL = f"+ λ_dis + λ_rob ({CONFIG})"
+LAM1 = "+ λ_dis + λ_rob (λ = 1, CE 1:1)"
+NAIVE, ORACLE = FS.NAIVE, FS.ORACLE
+cfg = FS.CONFIGS[CONFIG]
+VARIANTS = {
+    NAIVE: FS.Method(1, 1, 0, 0),
+    OFFICIAL: cfg,
+    LAM1: FS.Method(1, 1, 1.0, 1.0),
+}
+if run["full_columns"]:
+    VARIANTS["+ λ_dis (official weights)"] = FS.Method(
+        cfg.ce_real, cfg.ce_syn, cfg.lam_dis, 0
+    )
 register_colors(
     {
-        FULL: "ours",
+        OFFICIAL: "ours",
         NAIVE: "baseline",
-        "real only": "muted",
-        "synthetic only": "alt",
-        "+ λ_dis": "alt2",
-        FULL + " (k-means on S ∪ G)": "peer",
+        FS.REAL_ONLY: "muted",
+        FS.SYN_ONLY: "alt",
+        LAM1: "alt2",
+        ORACLE: "reference",
+        "+ λ_dis (official weights)": "alt3",
+        OFFICIAL + " (k-means on S ∪ G)": "peer",
     }
+)
+print(
+    f"judged configuration {CONFIG}: ce_real {cfg.ce_real:g}, ce_syn {cfg.ce_syn:g}, "
+    f"λ_dis {cfg.lam_dis:g}, λ_rob {cfg.lam_rob:g}"
 )
 
 # %% [markdown]
@@ -101,14 +140,15 @@ register_colors(
 # splits both sets into $S_k$ and $G_k$. The loss the released code minimises is
 #
 # $$
-# \mathcal L = \mathrm{CE}(h(S)) + \mathrm{CE}(h(G))
+# \mathcal L = w_{real}\,\mathrm{CE}(h(S)) + w_{syn}\,\mathrm{CE}(h(G))
 #   + \lambda_{dis}\sum_k \sum_{i\in S_k}\sum_{j\in G_k}
 #       \frac{\mathrm{mse}(h(s_i),h(g_j))}{g\,|S_k|}
 #   + \lambda_{rob}\sum_k \sum_{i,j\in G_k} \frac{\mathrm{mse}(h(g_i),h(g_j))}{g\,|G_k|},
 # $$
 #
 # where both sums run over the regions that hold at least one real image (the code computes the
-# robustness inside the same `if` as the discrepancy). The regions come from $K$ prototypes
+# robustness inside the same `if` as the discrepancy). The weights are the configuration's
+# `ce_real`, `ce_syn`, `lam_dis` and `lam_rob`. The regions come from $K$ prototypes
 # drawn from $N(0,1)$ in the normalised input space; at every step each real and synthetic image
 # joins its nearest prototype, then the prototypes move with the synthetic images only,
 # $c_k\leftarrow(1-1/n_k)\,c_k+x/n_k$ with $n_k$ the running count (MacQueen's online k-means).
@@ -138,10 +178,12 @@ print(
 )
 
 # %% [markdown]
-# The library version builds the same-region mask from one-hot region matrices,
-# $A_S A_G^{\top}$, and takes squared distances from `torch.cdist`; the robustness uses
-# $\sum_{i,j\in G_k}\lVert a_i-a_j\rVert^2 = 2|G_k|\sum_{i\in G_k}\lVert a_i-\bar a_k\rVert^2$,
-# one pass instead of all pairs. The online prototype update, one point at a time as in the code,
+# The library version takes one pass over the points instead of all pairs. With $\bar a_k$ the
+# mean real logit and $\bar b_k$ the mean synthetic logit of region $k$,
+# $\sum_{i\in S_k}\sum_{j\in G_k}\lVert a_i-b_j\rVert^2 = |S_k|\sum_{j\in G_k}\lVert b_j-\bar
+# a_k\rVert^2+|G_k|\sum_{i\in S_k}\lVert a_i-\bar a_k\rVert^2$ and
+# $\sum_{i,j\in G_k}\lVert b_i-b_j\rVert^2 = 2|G_k|\sum_{j\in G_k}\lVert b_j-\bar b_k\rVert^2$.
+# The online prototype update, one point at a time as in the code,
 # is the running mean of the points a prototype has received:
 
 # %%
@@ -162,61 +204,53 @@ print("running means:           ", np.round(means.double().numpy(), 5).tolist())
 #
 # For each seed we shuffle scikit-learn's 1,797 digits and set aside a **generator pool** of
 # `pool` images, which stands in for what a pretrained generator knows; the few-shot images are
-# never in it. From the remaining images we draw 5 shots per class (the 1-shot set is the first of
-# each class's five), and test both shot counts on everything else (1,047 images). The
-# **generator** is one `GaussianMixture(3, 'diag', reg_covar=0.5)` per class fitted on the pool;
-# it draws `n_syn` images per class. The **gap knob** degrades those samples the way an imperfect
-# generator might: at gap $\gamma$ an image is interpolated by $\gamma$ toward a copy shifted one
-# pixel to the right, its contrast multiplied by $1-0.3\gamma$, and Gaussian noise of standard
-# deviation $2\gamma$ (pixels run 0–16) added. A second, "bad" generator renders the digits from
-# matplotlib's fonts with Pillow (symbol fonts skipped), reduced like the UCI digits (a 32 × 32
-# bitmap counted in 4 × 4 blocks).
+# never in it. From the remaining images we draw 5 shots per class (the 1-shot set, used at full
+# scale, is the first of each class's five), and test on everything else (the count is printed
+# below). The **generator** is one `GaussianMixture(3, 'diag', reg_covar=0.5)` per class fitted
+# on the pool; it draws `n_syn` images per class. The **gap knob** degrades those samples the
+# way an imperfect generator might: at gap $\gamma$ an image is interpolated by $\gamma$ toward
+# a copy shifted one pixel to the right, its contrast multiplied by $1-0.3\gamma$, and Gaussian
+# noise of standard deviation $2\gamma$ (pixels run 0–16) added. Its levels were chosen in a
+# prototype (the research brief), so what the knob does is our design, not a finding. A second,
+# "bad" generator renders the digits from matplotlib's fonts with Pillow (symbol fonts skipped),
+# reduced like the UCI digits (a 32 × 32 bitmap counted in 4 × 4 blocks); it was not tuned for
+# anything in this chapter. The **oracle** replaces the synthetic images by the pool's own real
+# images, what a generator that reproduced its training data would give.
 #
-# The network is the MLP 64-128-10 trained with Adam (learning rate $10^{-3}$, weight decay
-# $10^{-4}$), full batch, `epochs` steps, on inputs normalised by the pool's pixel mean and
-# standard deviation (one channel, as CLIP normalises each colour channel in the code). The five
-# variants share each seed's split, synthetic images and initialisation:
-# real only; synthetic only; naive real + synthetic; + $\lambda_{dis}$; + $\lambda_{dis}$ +
-# $\lambda_{rob}$ (the paper's objective), with $\lambda_{dis}=\lambda_{rob}=1$, $K=20$ regions and
-# the code's **online prototype partition** for training. No package implements the method, so all
-# five are ours.
+# Inputs are normalised by the pool's pixel mean and standard deviation (one channel, as CLIP
+# normalises each colour channel in the code). `FS.prepare_seed` does all of this from one
+# random stream per seed.
 
 # %%
 X_all, y_all = load_sklearn("digits")
-GENS = [f"gap {g}" for g in run["gaps"]] + ["fonts"]
-data = []
-for r in range(run["seeds"]):
-    rng = run.child_rng(10 + r)
-    split = FS.split_digits(y_all, pool_size=run["pool"], shots=run["shots"], rng=rng)
-    generator = FS.fit_generator(X_all[split.pool], y_all[split.pool], rng=rng)
-    X_base, y_syn = generator.sample(run["n_syn"], rng)
-    synthetic = {f"gap {g}": (FS.apply_gap(X_base, g, rng), y_syn) for g in run["gaps"]}
-    synthetic["fonts"] = FS.render_font_digits(run["n_syn"], rng)
-    pool01 = X_all[split.pool] / FS.PIX_MAX
-    mean, std = pool01.mean(), pool01.std()
-    norm = lambda X, m=mean, s=std: torch.tensor(
-        (X / FS.PIX_MAX - m) / s, dtype=torch.float32
+data = [
+    FS.prepare_seed(
+        X_all,
+        y_all,
+        pool=run["pool"],
+        shots=run["shots"],
+        n_syn=run["n_syn"],
+        gaps=run["gaps"],
+        rng=run.child_rng(10 + r),
     )
-    data.append(
-        dict(
-            split=split,
-            synthetic=synthetic,
-            norm=norm,
-            init=int(rng.integers(2**31 - 1)),
-        )
-    )
+    for r in range(run["seeds"])
+]
+GENS = list(data[0].synthetic)
+GAP_GENS = [FS.gap_name(g) for g in run["gaps"]]
+d0 = data[0]
 print(
-    f"{run['seeds']} seeds · pool {len(data[0]['split'].pool)} · shots "
-    + ", ".join(f"k={k}: {len(v)}" for k, v in data[0]["split"].shots.items())
-    + f" · test {len(data[0]['split'].test)} · synthetic {len(y_syn)} per "
-    f"generator · {FS.n_usable_fonts()} fonts render the ten digits"
+    f"{run['seeds']} seeds · pool {len(d0.split.pool)} · shots "
+    + ", ".join(f"k={k}: {len(v)}" for k, v in d0.split.shots.items())
+    + f" · test {len(d0.split.test)} · synthetic {len(d0.synthetic[GENS[0]][1])} per "
+    f"generator · oracle {len(d0.y_oracle)} pool images · {FS.n_usable_fonts()} fonts "
+    "render the ten digits"
 )
 
 # %% tags=["hide-input"]
 fig, axes = plt.subplots(len(GENS) + 1, 10, figsize=(8, 0.85 * (len(GENS) + 1)))
-d0, show_rng = data[0], np.random.default_rng(0)
-panels = [("real (pool)", X_all[d0["split"].pool], y_all[d0["split"].pool])]
-panels += [(name, *d0["synthetic"][name]) for name in GENS]
+show_rng = np.random.default_rng(0)
+panels = [("real (pool)", X_all[d0.split.pool], y_all[d0.split.pool])]
+panels += [(name, *d0.raw[name]) for name in GENS]
 for row, (name, X, y) in enumerate(panels):
     for c in range(10):
         ax = axes[row, c]
@@ -234,169 +268,120 @@ plt.show()
 # %% [markdown]
 # ## The experiment
 #
-# For each seed, generator and shot count we train the variants from the same initialisation
-# (real only does not depend on the generator, synthetic only not on the shot count, so they are
-# trained once per seed and once per generator). Font digits get the naive and the full objective
-# but not the $\lambda_{dis}$-only column. After each *naive* run we also measure the bound's two
-# data-dependent terms on the trained model, with a fixed partition: scikit-learn k-means
-# ($K=20$) fitted on the real shots ∪ the synthetic images (the second partition of this chapter;
-# training uses the online one). The discrepancy is the first sum of the loss above; the
-# robustness is the second sum over *every* region.
+# The network is the MLP 64-128-10 trained with Adam (learning rate $10^{-3}$, weight decay
+# $10^{-4}$), full batch, `epochs` steps. For each seed, generator and shot count we train, from
+# the same initialisation:
 #
-# All criteria below were written, and the size table fixed, before this grid was first run.
-
-
-# %%
-def tensors(d, k, name):
-    idx = d["split"].shots[k]
-    X_syn, y_syn = d["synthetic"][name]
-    return (
-        d["norm"](X_all[idx]),
-        torch.as_tensor(y_all[idx]),
-        d["norm"](X_syn),
-        torch.as_tensor(y_syn),
-    )
-
-
-def fit(d, method, x_real, y_real, x_syn, y_syn, *, stream, partition="online", **kw):
-    net = FS.mlp(seed=d["init"])
-    return FS.train(
-        net,
-        method,
-        x_real,
-        y_real,
-        x_syn,
-        y_syn,
-        epochs=run["epochs"],
-        K=run["K"],
-        generator=run.torch_generator(stream),
-        partition=partition,
-        kmeans_seed=d["init"],
-        **kw,
-    )
-
-
-def record(net, method, **where):
-    acc = FS.accuracy(net, x_test, y_test)
-    rows.append(dict(where, method=method, acc=acc))
-    return acc
-
+# - **real only** and the **oracle** (naive objective with the pool's images as the synthetic
+#   set), once per shot count, and **synthetic only**, once per generator;
+# - **naive real + synthetic** (both cross-entropies, weights 1 and 1);
+# - **the paper's objective in the released configuration `clip_vit_caltech`**:
+#   `ce_real` 4, `ce_syn` 1, $\lambda_{dis}=0.1$, $\lambda_{rob}=1$, with $K=20$ regions and the
+#   code's online prototype partition. Of the two released configurations (the other,
+#   `clip_resnet`, has `ce_real` 1 and $\lambda_{dis}=0.05$), this is the one for the CLIP ViT,
+#   the model of the paper's headline results; we chose it, and the criterion below, before any
+#   run of it (see Deviations for a timing probe). Our model, an MLP trained from scratch,
+#   resembles `clip_resnet` (a ResNet-50 trained from scratch) more than CLIP ViT fine-tuning;
+#   `clip_resnet` as a sensitivity column is not run at quick scale (budget; see Deviations).
+#   The released JSONs' own `name` strings disagree with their values (`clip_vit_caltech`:
+#   "…dis1_rob10_ce1…", `clip_resnet`: "…dis1_rob5_ce1…"); we use the values;
+# - **the sensitivity column** $\lambda_{dis}=\lambda_{rob}=1$ with equal cross-entropy weights,
+#   the setting this chapter used before (ours, shown apart).
+#
+# Every regularised run of a cell sees the same prototype stream. After each *naive* run we also
+# measure the bound's two data-dependent terms on the trained model, with a fixed partition:
+# scikit-learn k-means ($K=20$) fitted on the real shots ∪ the synthetic images. The measured
+# robustness sums over *every* region, whereas the training objective (as in the code) counts
+# only the regions holding a real image; the discrepancy is the same sum in both. The protocol
+# is `FS.run_grid` (unit-tested); the cell below only calls it.
 
 # %% tags=["hide-input"]
-rows, ingredients = [], []
-for r, d in enumerate(data):
-    x_test = d["norm"](X_all[d["split"].test])
-    y_test = torch.as_tensor(y_all[d["split"].test])
-    for name in GENS:  # synthetic only: one model per generator, tested once per k
-        x_real, y_real, x_syn, y_syn = tensors(d, run["shots"][0], name)
-        net = fit(d, METHODS["synthetic only"], x_real, y_real, x_syn, y_syn, stream=r)
-        for k in run["shots"]:
-            record(net, "synthetic only", seed=r, k=k, generator=name)
-    for k in run["shots"]:
-        x_real, y_real, x_syn, y_syn = tensors(d, k, GENS[0])
-        net = fit(d, METHODS["real only"], x_real, y_real, x_syn, y_syn, stream=r)
-        for name in GENS:  # real only: one model per k, listed under every generator
-            record(net, "real only", seed=r, k=k, generator=name)
-        for name in GENS:
-            x_real, y_real, x_syn, y_syn = tensors(d, k, name)
-            stream = 1000 * (r + 1) + 10 * k + GENS.index(name)  # prototypes per cell
-            for method in [NAIVE, "+ λ_dis", FULL]:
-                if name == "fonts" and method == "+ λ_dis":
-                    continue
-                net = fit(
-                    d, METHODS[method], x_real, y_real, x_syn, y_syn, stream=stream
-                )
-                acc = record(net, method, seed=r, k=k, generator=name)
-                if method == NAIVE:  # the bound's ingredients on the naive model
-                    reg_r, reg_g = FS.kmeans_regions(
-                        x_real.numpy(), x_syn.numpy(), run["K"], seed=d["init"]
-                    )
-                    ing = FS.bound_ingredients(
-                        net, x_real, x_syn, reg_r, reg_g, run["K"]
-                    )
-                    ingredients.append(
-                        dict(
-                            seed=r,
-                            k=k,
-                            generator=name,
-                            error=1 - acc,
-                            discrepancy=ing.discrepancy,
-                            robustness=ing.robustness,
-                            shared=ing.regions_shared,
-                            share=ing.synthetic_share,
-                        )
-                    )
-            if run["kmeans_column"] and name != "fonts":
-                net = fit(
-                    d,
-                    METHODS[FULL],
-                    x_real,
-                    y_real,
-                    x_syn,
-                    y_syn,
-                    stream=stream,
-                    partition="kmeans",
-                )
-                record(net, FULL + " (k-means on S ∪ G)", seed=r, k=k, generator=name)
-res = pd.DataFrame(rows)
-ing_df = pd.DataFrame(ingredients)
+rows, ingredients = FS.run_grid(
+    data,
+    VARIANTS,
+    epochs=run["epochs"],
+    K=run["K"],
+    rng_for=run.torch_generator,
+    only_on={LAM1: GAP_GENS, **({} if run["full_columns"] else {OFFICIAL: GAP_GENS})},
+    kmeans_variants=[OFFICIAL] if run["full_columns"] else [],
+)
+res, ing_df = pd.DataFrame(rows), pd.DataFrame(ingredients)
 mean_acc = res.groupby(["generator", "k", "method"]).acc.mean()
 table = res.groupby(["generator", "k", "method"], sort=False).acc.agg(["mean", "std"])
-cols = ["real only", "synthetic only", NAIVE, "+ λ_dis", FULL]
+cols = [FS.REAL_ONLY, FS.SYN_ONLY, ORACLE, NAIVE, OFFICIAL, LAM1]
 cols += [c for c in res.method.unique() if c not in cols]
 print(
     f"test accuracy, mean ± sd over {run['seeds']} seeds "
     "(partition for training: online)"
 )
+SHORT = {OFFICIAL: CONFIG, LAM1: "λ = 1", ORACLE: "oracle", NAIVE: "naive"}
 print(
     table.apply(lambda t: f"{t['mean']:.3f} ± {t['std']:.3f}", axis=1)
     .unstack("method")[cols]
+    .rename(columns=SHORT)
     .fillna("—")
     .to_string()
 )
+print("naive = real + synthetic; " + CONFIG + " and λ = 1: + λ_dis + λ_rob")
 
 # %% [markdown]
-# ## Claim 1 · Synthetic data can hurt
+# ## The set-up: does synthetic data hurt? (our checks 1 and 2)
 #
-# At gap 1 the generator's digits are shifted, faded and noisy. If the paper's motivation holds
-# at this scale, adding them naively to 5 real shots per class pulls the model toward the wrong
-# images.
+# These two checks test whether our benchmark has the property the paper starts from (the
+# sentence under them reads check 1's verdict); they test our knob, not the paper. The knob's
+# levels were chosen in a prototype that had already seen naive mixing fall below real only at
+# gap 1, so check 1 is ours, and check 2 is a sanity check: the knob shifts, fades and adds
+# noise to the images by design.
 #
-# **Criterion.** At gap 1 with $k=5$, the loss real only − naive real + synthetic in test
-# accuracy, paired by seed: its mean minus two standard errors > 0. It fails if the mean plus two
-# standard errors is ≤ 0 (the synthetic images, however degraded, add at least as much as they
-# mislead); in between the loss is within the noise of the seeds, neither ✓ nor ✗.
+# **Check 1.** At gap 1 with $k=5$, the loss real only − naive real + synthetic, paired by seed:
+# mean − $t$·SE > 0 ($t$ Student's 97.5 % quantile on seeds − 1 degrees of freedom); it fails if
+# mean + $t$·SE ≤ 0, and is within the noise in between. The font digits, a generator not tuned
+# for this, are printed beside it.
+#
+# **Check 2.** The mean synthetic-only accuracy falls strictly from gap 0 to 0.5 to 1.
 
 # %%
-naive_gap1 = mean_acc[("gap 1.0", 5, NAIVE)]
-real5 = mean_acc[("gap 1.0", 5, "real only")]
-per_seed = res[(res.k == 5) & (res.generator == "gap 1.0")].pivot(
-    index="seed", columns="method", values="acc"
+K5 = max(run["shots"])
+per_seed = res[(res.k == K5)].pivot_table(
+    index=["generator", "seed"], columns="method", values="acc"
 )
-below = int((per_seed[NAIVE] < per_seed["real only"]).sum())
+loss1 = (per_seed[FS.REAL_ONLY] - per_seed[NAIVE]).unstack("generator")
+for name in GENS:
+    v = loss1[name]
+    print(
+        f"k = {K5}, {name}: real only − naive {v.mean():+.4f} "
+        f"(seeds {v.min():+.4f} to {v.max():+.4f}; naive below real only on "
+        f"{int((v > 0).sum())} of {len(v)})"
+    )
+syn_only = {name: mean_acc[(name, K5, FS.SYN_ONLY)] for name in GENS}
 print(
-    f"k = 5, gap 1: real only {real5:.3f}, naive real + synthetic {naive_gap1:.3f} "
-    f"(difference {naive_gap1 - real5:+.3f}); naive below real only on {below} of "
-    f"{len(per_seed)} seeds"
+    "synthetic-only test accuracy (mean over seeds): "
+    + ", ".join(f"{name} {v:.3f}" for name, v in syn_only.items())
 )
 
 # %% tags=["hide-input"]
-fig, axes = plt.subplots(1, 2, figsize=(10, 3.9), sharey=True)
+shown = [FS.REAL_ONLY, FS.SYN_ONLY, ORACLE, NAIVE, OFFICIAL, LAM1]
+fig, axes = plt.subplots(
+    1, len(run["shots"]), figsize=(5.5 * len(run["shots"]), 4), squeeze=False
+)
 xpos = {name: i for i, name in enumerate(GENS)}
-for ax, k in zip(axes, run["shots"]):
+for ax, k in zip(axes[0], run["shots"]):
     sub = res[res.k == k]
-    for j, method in enumerate(cols):
+    for j, method in enumerate(shown):
         pts = sub[sub.method == method]
-        if pts.empty:
-            continue
-        off = (j - (len(cols) - 1) / 2) * 0.06
-        xs = pts.generator.map(xpos) + off
-        ax.scatter(xs, pts.acc, s=10, alpha=0.5, color=color_for(method))
+        off = (j - (len(shown) - 1) / 2) * 0.07
+        ax.scatter(
+            pts.generator.map(xpos) + off,
+            pts.acc,
+            s=9,
+            alpha=0.5,
+            color=color_for(method),
+        )
         m = pts.groupby("generator").acc.mean().reindex(GENS).dropna()
-        gaps_only = m[[name for name in m.index if name != "fonts"]]
+        on_knob = m[[n for n in m.index if n != "fonts"]]
         ax.plot(
-            [xpos[n] + off for n in gaps_only.index],
-            gaps_only.values,
+            [xpos[n] + off for n in on_knob.index],
+            on_knob.values,
             marker="o",
             ms=4,
             color=color_for(method),
@@ -404,11 +389,7 @@ for ax, k in zip(axes, run["shots"]):
         )
         if "fonts" in m.index:
             ax.plot(
-                [xpos["fonts"] + off],
-                [m["fonts"]],
-                marker="D",
-                ms=5,
-                color=color_for(method),
+                [xpos["fonts"] + off], [m["fonts"]], "D", ms=5, color=color_for(method)
             )
     ax.axvline(len(GENS) - 1.5, color=color_for("muted"), lw=0.8, ls=":")
     ax.set(
@@ -417,277 +398,301 @@ for ax, k in zip(axes, run["shots"]):
         title=f"k = {k} real shots per class",
         xlabel="generator (gap knob, then font digits)",
     )
-axes[0].set_ylabel("test accuracy (1,047 real digits)")
-axes[1].legend(fontsize=8, loc="lower left")
+axes[0, 0].set_ylabel(f"test accuracy ({len(d0.split.test):,} real digits)")
+axes[0, -1].legend(fontsize=7, loc="lower left")
+l1 = loss1["gap 1.0"]
 fig.suptitle(
-    f"At gap 1 with 5 shots, naive mixing ends {naive_gap1 - real5:+.3f} from "
-    "real only (lines: means, dots: seeds)",
+    f"Our knob at gap 1, k = {K5}: naive mixing ends {-l1.mean():+.3f} from real only "
+    "(lines: means, dots: seeds)",
     fontsize=11,
     fontweight="bold",
 )
 plt.show()
 
 # %%
-ledger.check(
+_ = ledger.ours(
     1,
-    "large gap, 5 shots: naive real + synthetic below real only",
-    paper="models trained on synthetic samples often face performance degradation "
-    "due to the real–synthetic gap (abstract, its motivation)",
-    source="abstract",
+    "our knob at gap 1, 5 shots: naive real + synthetic below real only",
+    why="shows that our benchmark reaches the regime the paper starts from "
+    "(synthetic data can hurt); the knob's levels come from a prototype that had "
+    "seen this",
     evidence="real data",
     measured={
-        "real only − naive, per seed (gap 1, k=5)": (
-            per_seed["real only"] - per_seed[NAIVE]
-        ).tolist(),
-        "naive real + synthetic (gap 1, k=5)": naive_gap1,
-        "real only (k=5)": real5,
+        "real only − naive, per seed (gap 1, k=5)": loss1["gap 1.0"].tolist(),
+        "real only − naive, per seed (fonts, k=5)": loss1["fonts"].tolist(),
     },
-    criterion=paired_gain("real only − naive, per seed (gap 1, k=5)"),
+    show=["real only − naive, per seed (gap 1, k=5)"],
+    criterion=paired_gain("real only − naive, per seed (gap 1, k=5)", k="t"),
+    note="the font digits (not tuned for this) are shown, not judged",
+    tolerance={"real only − naive, per seed (gap 1, k=5)": tol(abs=0.003)},
 )
-# %%
-wide = mean_acc.unstack("method")
-for k in run["shots"]:
-    diffs = {
-        name: wide.loc[(name, k), NAIVE] - wide.loc[(name, k), "real only"]
-        for name in GENS
-    }
-    print(
-        f"k = {k}: naive real + synthetic − real only: "
-        + ", ".join(f"{name} {v:+.3f}" for name, v in diffs.items())
-    )
-
-# %% [markdown]
-# The verdict reads the gap-1, 5-shot cell only; the differences printed just above give the
-# rest of the figure in numbers: where a generator's images add to the real shots (positive) and
-# where they pull the model away from them (negative). The verdict weighs the mean loss against
-# the spread of the paired per-seed losses, so a difference of a fraction of a point over three
-# seeds can be within the noise; the seeds column of the verdict table gives its verdicts over
-# chapter seeds 0–4 (or "stale record" where the claim changed since the record was made).
-
-# %% [markdown]
-# ## Claim 2 · Synthetic quality matters
-#
-# A model trained on synthetic images alone sees no real image, so its test accuracy measures how
-# well the generator covers the real distribution.
-#
-# **Criterion.** The mean synthetic-only test accuracy decreases strictly from gap 0 to gap 0.5
-# and from gap 0.5 to gap 1. It fails if a degraded generator trains as well as a cleaner one
-# (the network could, for instance, learn to ignore the noise).
-
-# %%
-syn_only = {name: mean_acc[(name, run["shots"][0], "synthetic only")] for name in GENS}
-print(
-    "synthetic-only test accuracy (mean over seeds): "
-    + ", ".join(f"{name} {v:.3f}" for name, v in syn_only.items())
-)
-
-# %%
-ledger.check(
+_ = ledger.sanity(
     2,
-    "synthetic-only accuracy falls as the gap grows",
-    paper="the real–synthetic distribution gap degrades performance",
-    source="abstract",
+    "synthetic-only accuracy falls as our knob's gap grows",
+    why="the knob shifts, fades and adds noise to the generator's images by our design",
     evidence="real data",
     measured={
-        "synthetic-only accuracy by gap": {
-            name: syn_only[name] for name in GENS if name != "fonts"
-        }
+        "synthetic-only accuracy by gap": {name: syn_only[name] for name in GAP_GENS}
     },
     criterion=monotone("synthetic-only accuracy by gap", "decreasing"),
 )
+c1 = next(c for c in ledger.claims if c.id == "1")
+REGIME1 = {
+    "reproduced": "holds: naive mixing is below real only beyond the noise, so the "
+    "benchmark reaches the regime where synthetic data hurts",
+    "within noise": "is within the noise: naive mixing is not shown to be below real "
+    "only, so the regime where synthetic data hurts is not reached at this scale",
+    "not reproduced": "does not hold: naive mixing is at least as accurate as real "
+    "only, so the regime where synthetic data hurts is not reached",
+}
+print(
+    f"Check 1 (gap 1, k = {K5}, {run['seeds']} seeds) "
+    f"{REGIME1.get(c1.verdict, c1.verdict_word())} (margin {c1.margin_text()}). "
+    "Claim 3's gate asks instead whether the gap costs accuracy against the oracle."
+)
+
 # %% [markdown]
-# The synthetic-only line in the figure above (identical in both panels, since it uses no real
-# shot) shows the same means with the seeds around them. The font digits (diamonds) are printed
-# for comparison and are not part of the criterion: they are typeset glyphs, not handwriting.
+# ## Claim 3 · The released objective beats naive real + synthetic mixing
 #
-# ## Claim 3 · The discrepancy and robustness terms help
+# The paper's objective adds the two terms of its bound to the two cross-entropies; the abstract
+# says the resulting algorithm outperforms the state of the art, and a secondary summary puts
+# the gain at 0.6 points on average over ten data sets, against the previous best method
+# (which methods the paper's tables hold we could not read). We run none of them. **Naive
+# mixing is our comparator, not the paper's**: the two cross-entropies with equal weights stand
+# in for cross-entropy fine-tuning on real + synthetic images, our analogue, and the bar below
+# is set against it. Our analogue of "the data sets" are the gap-knob cells (each gap at each
+# shot count of the run); we compare the released configuration with naive mixing on the same
+# data, initialisation and prototype stream.
 #
-# The paper's objective adds the two terms of its bound to the two cross-entropies. We compare it
-# with the naive mixture on the same data and initialisation, using the code's online prototype
-# partition; the $\lambda_{dis}$-only column is shown but not judged.
+# **What the comparison changes.** `clip_vit_caltech` differs from naive mixing in two ways at
+# once: it adds the two terms, and it weights the real cross-entropy 4:1 against the synthetic
+# one (naive: 1:1). Claim 3 therefore tests the released objective as a whole, not the terms:
+# the quick scale does not separate them from the 4:1 reweighting. The control that would, CE
+# 4:1 with $\lambda_{dis}=\lambda_{rob}=0$, is a cell of the full-scale λ grid only. The
+# per-cell gains printed below are compatible with either reading: more weight on the real
+# images helps most where the synthetic ones are worst, and so would terms that pull the
+# synthetic logits toward the real ones.
 #
-# **Criterion.** For every gap in {0, 0.5, 1} and $k\in\{1,5\}$, the mean accuracy with both terms
-# minus the mean naive accuracy is $\ge 0$; and at $k=5$ with gap 0.5 and gap 1 it is $> 0.01$
-# (one accuracy point). It fails if the regularisers cost accuracy in any cell, or if their gain
-# where the gap matters is within a point.
+# **Gate (the regime).** The mechanism can only show where the real–synthetic gap costs
+# accuracy: the oracle (the pool's real images in place of the synthetic ones, naive objective)
+# must beat naive mixing, on the per-seed mean over the cells, by more than its noise
+# (mean − $t$·SE > 0). If not, there is no gap for the terms to close, and the claim is *not
+# checked at this scale*.
+#
+# **Criterion.** Per seed, the accuracy of the released configuration minus that of naive mixing,
+# averaged over the cells; the claim holds if mean − $t$·SE > 0 over the seeds, fails if
+# mean + $t$·SE ≤ 0, and is within the noise otherwise. The bar is 0, not the summary's 0.6
+# points: effect sizes on 8 × 8 digits are not comparable with CLIP on image benchmarks. Both
+# the gate and the criterion were written before the configuration was first run. Whether this
+# scale could resolve a gain of the summary's size is printed under the verdict, from the
+# criterion's own $t$·SE half-width.
 
 # %%
-gap_names = [name for name in GENS if name != "fonts"]
-gain = {
-    f"{name}, k={k}": mean_acc[(name, k, FULL)] - mean_acc[(name, k, NAIVE)]
-    for k in run["shots"]
-    for name in gap_names
+cells = [(name, k) for k in run["shots"] for name in GAP_GENS]
+gain_off = FS.paired_gains(rows, OFFICIAL, NAIVE, cells)
+gain_orc = FS.paired_gains(rows, ORACLE, NAIVE, cells)
+gain_l1 = FS.paired_gains(rows, LAM1, NAIVE, cells)
+GATE3 = "oracle − naive, mean over cells, per seed"
+C3 = f"{CONFIG} − naive, mean over cells, per seed"
+C3S = "λ = 1 − naive, mean over cells, per seed"
+measured3 = {
+    GATE3: FS.mean_over_cells(gain_orc),
+    C3: FS.mean_over_cells(gain_off),
+    f"{CONFIG} − naive, per cell": {
+        f"{n}, k={k}": float(np.mean(v)) for (n, k), v in gain_off.items()
+    },
+    "oracle − naive, per cell": {
+        f"{n}, k={k}": float(np.mean(v)) for (n, k), v in gain_orc.items()
+    },
 }
-gain_k5 = {name: gain[f"{name}, k=5"] for name in gap_names if name != "gap 0.0"}
-dis_gain = {
-    f"{name}, k={k}": mean_acc[(name, k, "+ λ_dis")] - mean_acc[(name, k, NAIVE)]
-    for k in run["shots"]
-    for name in gap_names
-}
-paired = res.pivot_table(
-    index=["seed", "k", "generator"], columns="method", values="acc"
+per_cell = pd.DataFrame(
+    {
+        "oracle − naive": {c: np.mean(v) for c, v in gain_orc.items()},
+        f"{CONFIG} − naive": {c: np.mean(v) for c, v in gain_off.items()},
+        "λ = 1 − naive (ours)": {c: np.mean(v) for c, v in gain_l1.items()},
+    }
 )
-paired = paired.assign(
-    full=paired[FULL] - paired[NAIVE], dis=paired["+ λ_dis"] - paired[NAIVE]
-).reset_index()
-print(
-    pd.DataFrame({"(+λ_dis +λ_rob) − naive": gain, "(+λ_dis) − naive": dis_gain})
-    .map(lambda v: f"{v:+.4f}")
-    .to_string()
+per_cell.index = [f"{n}, k={k}" for n, k in per_cell.index]
+print("mean paired gain over seeds, by cell:")
+print(per_cell.map(lambda v: f"{v:+.4f}").to_string())
+if run["full_columns"]:
+    font_off = FS.paired_gains(
+        rows, OFFICIAL, NAIVE, [("fonts", k) for k in run["shots"]]
+    )
+    print(
+        "font digits (context, not judged): "
+        + ", ".join(f"k={k} {np.mean(v):+.4f}" for (_, k), v in font_off.items())
+    )
+else:
+    print("font digits with the regularised objective: full scale only")
+
+# %%
+out3 = ledger.check(
+    3,
+    "the released objective clip_vit_caltech (CE 4:1 + discrepancy + robustness) "
+    "beats naive real + synthetic (CE 1:1) on average over cells",
+    paper="the theory-based algorithm outperforms state-of-the-art methods",
+    source="abstract",
+    evidence="real data",
+    measured=measured3,
+    show=[GATE3, C3],
+    gate=paired_gain(GATE3, k="t"),
+    criterion=paired_gain(C3, k="t"),
+    tolerance={
+        GATE3: tol(abs=0.001),
+        C3: tol(abs=0.001),
+        f"{CONFIG} − naive, per cell": tol(abs=0.0006),
+        "oracle − naive, per cell": tol(abs=0.0006),
+    },
+    note=f"configuration {CONFIG} (ce_real {cfg.ce_real:g}, ce_syn {cfg.ce_syn:g}, "
+    f"λ_dis {cfg.lam_dis:g}, λ_rob {cfg.lam_rob:g}); terms and CE weights not "
+    "separated; comparator ours (naive mixing); a secondary summary: +0.6 points on "
+    "average over ten data sets against earlier methods",
 )
-wins = int((paired.full[paired.generator != "fonts"] > 0).sum())
-font_gain = paired[paired.generator == "fonts"].groupby("k").full.mean()
+_ = ledger.ours(
+    "3s",
+    "sensitivity: λ_dis = λ_rob = 1, CE 1:1 beats naive on average over cells",
+    why="this chapter's earlier setting (not the official one), shown as a sensitivity "
+    "column; its per-cell means on three seeds were known before this check was "
+    "written",
+    evidence="real data",
+    measured={
+        GATE3: measured3[GATE3],
+        C3S: FS.mean_over_cells(gain_l1),
+        "λ = 1 − naive, per cell": {
+            f"{n}, k={k}": float(np.mean(v)) for (n, k), v in gain_l1.items()
+        },
+    },
+    show=[C3S],
+    gate=paired_gain(GATE3, k="t"),
+    criterion=paired_gain(C3S, k="t"),
+    tolerance={
+        GATE3: tol(abs=0.001),
+        C3S: tol(abs=0.002),
+        "λ = 1 − naive, per cell": tol(abs=0.003),
+    },
+)
+for name in (GATE3, C3, C3S):
+    vals = measured3 if name in measured3 else {C3S: FS.mean_over_cells(gain_l1)}
+    m, _, half, n = paired_gain(name, k="t").interval(vals)
+    print(f"{name}: {m:+.4f} ± {half:.4f} (t·SE, {n} seeds)")
+best = per_cell[f"{CONFIG} − naive"]
 print(
-    f"seed-level: both terms beat naive in {wins} of "
-    f"{int((paired.generator != 'fonts').sum())} (seed, gap, k) runs; fonts: "
-    + ", ".join(f"k={k} {font_gain.loc[k]:+.4f}" for k in run["shots"])
+    f"{CONFIG} − naive by cell: from {best.min():+.4f} ({best.idxmin()}) to "
+    f"{best.max():+.4f} ({best.idxmax()})"
+)
+SUMMARY_GAIN = 0.006  # a secondary summary: +0.6 points on average over ten data sets
+half3 = paired_gain(C3, k="t").interval(measured3)[2]
+print(
+    f"claim 3's t·SE half-width {half3:.4f} against the summary's average gain "
+    f"{SUMMARY_GAIN:.3f}: "
+    + (
+        f"scale={run.scale!r} cannot resolve a gain of that size (the half-width "
+        "exceeds it)"
+        if half3 > SUMMARY_GAIN
+        else f"a gain of that size exceeds the half-width at scale={run.scale!r}"
+    )
+)
+t_at = {n: stats.t.ppf(0.975, n - 1) for n in sorted({3, run["seeds"]})}
+print(
+    "Student's 97.5 % quantile t: "
+    + ", ".join(f"{n} seeds {t:.2f}" for n, t in t_at.items())
+)
+sens = VARIANTS[LAM1]
+print(
+    f"{CONFIG} against the sensitivity column (λ = 1, CE 1:1): real cross-entropy "
+    f"weight × {cfg.ce_real / sens.ce_real:g}, discrepancy weight "
+    f"× {cfg.lam_dis / sens.lam_dis:g}, robustness weight "
+    f"× {cfg.lam_rob / sens.lam_rob:g}"
 )
 
 # %% tags=["hide-input"]
-fig, ax = plt.subplots(figsize=(8, 3.8))
-cells = [(name, k) for k in run["shots"] for name in GENS]
-for i, (name, k) in enumerate(cells):
-    sub = paired[(paired.generator == name) & (paired.k == k)]
-    ax.scatter(
-        np.full(len(sub), i - 0.12),
-        sub.full,
-        s=14,
-        color=color_for(FULL),
-        label=FULL + " − naive" if i == 0 else None,
-    )
-    ax.plot([i - 0.3, i + 0.06], [sub.full.mean()] * 2, color=color_for(FULL), lw=2)
-    if name != "fonts":
-        ax.scatter(
-            np.full(len(sub), i + 0.12),
-            sub.dis,
-            s=14,
-            marker="s",
-            color=color_for("+ λ_dis"),
-            label="+ λ_dis − naive (not judged)" if i == 0 else None,
-        )
+fig, axes = plt.subplots(
+    1, 2, figsize=(11, 4), sharey=True, gridspec_kw=dict(width_ratios=[2, 1])
+)
+labels = [f"{n}\nk={k}" for n, k in cells] + ["mean over\ncells"]
+
+
+def strip(ax, gains, mean_seeds, dx, color, marker, label):
+    for i, c in enumerate(cells):
+        ax.scatter(np.full(len(gains[c]), i + dx), gains[c], s=12, color=color,
+                   marker=marker, alpha=0.6)  # fmt: skip
         ax.plot(
-            [i + 0.0, i + 0.3], [sub.dis.mean()] * 2, color=color_for("+ λ_dis"), lw=2
+            [i + dx - 0.12, i + dx + 0.12], [np.mean(gains[c])] * 2, color=color, lw=2
         )
-ax.axhline(0, color=color_for("reference"), lw=1)
-ax.axhline(
-    0.01,
-    color=color_for("reference"),
-    lw=1,
-    ls="--",
-    label="+1 point (k = 5, gap ≥ 0.5)",
+    m = np.mean(mean_seeds)
+    half = paired_gain("x", k="t").interval({"x": mean_seeds})[2]
+    ax.errorbar(len(cells) + dx, m, yerr=half, fmt=marker, color=color, capsize=4,
+                label=label)  # fmt: skip
+
+
+strip(axes[0], gain_orc, measured3[GATE3], -0.15, color_for(ORACLE), "^",
+      "oracle − naive (gate)")  # fmt: skip
+strip(axes[0], gain_off, measured3[C3], 0.15, color_for(OFFICIAL), "o",
+      f"{CONFIG} − naive (claim 3)")  # fmt: skip
+strip(axes[1], gain_l1, FS.mean_over_cells(gain_l1), 0.0, color_for(LAM1), "s",
+      "λ = 1 − naive (ours, 3s)")  # fmt: skip
+for ax in axes:
+    ax.axhline(0, color=color_for("reference"), lw=1)
+    ax.set_xticks(range(len(labels)), labels, fontsize=8)
+    ax.legend(fontsize=8, loc="lower left")
+c3 = next(c for c in ledger.claims if c.id == "3")
+axes[0].set(
+    ylabel="accuracy gain over naive (per seed)",
+    title=f"Claim 3: {c3.verdict} (margin {c3.margin_text()})",
 )
-worst = min(gain.values())
-ax.set(
-    xticks=range(len(cells)),
-    xticklabels=[f"{n}\nk={k}" for n, k in cells],
-    ylabel="accuracy gain over naive",
-    title=f"Gain of both terms over naive, by cell: worst mean {worst:+.3f} "
-    "(dots: seeds, bars: means)",
+axes[1].set_title("Sensitivity, λ = 1 (ours)", fontsize=10)
+fig.suptitle(
+    "Gains over naive mixing: dots are seeds, bars cell means, "
+    "error bars mean ± t·SE over seeds",
+    fontsize=10,
 )
-ax.tick_params(axis="x", labelsize=8)
-ax.legend(fontsize=8, loc="upper left")
 plt.show()
 
-# %%
-ledger.check(
-    3,
-    "both terms ≥ naive in every cell; > 1 point at gap ≥ 0.5, k=5",
-    paper="the theory-derived loss improves over naive real + synthetic training",
-    source="abstract",
-    evidence="real data",
-    measured={
-        "(+λ_dis +λ_rob) − naive": gain,
-        "(+λ_dis +λ_rob) − naive, k=5, gap ≥ 0.5": gain_k5,
-    },
-    criterion=all_of(
-        at_least("(+λ_dis +λ_rob) − naive", 0, scale=0.01),
-        at_least("(+λ_dis +λ_rob) − naive, k=5, gap ≥ 0.5", 0.01, strict=True),
-    ),
-    tolerance={
-        "(+λ_dis +λ_rob) − naive": tol(abs=0.001),
-        "(+λ_dis +λ_rob) − naive, k=5, gap ≥ 0.5": tol(abs=0.001),
-    },
-)
 # %% [markdown]
-# The printed table of mean gains is what the verdict reads; the figure shows how the seeds
-# spread around each mean. The font digits are outside the criterion (they are not on the gap
-# knob) and are printed for context.
+# The printed table gives the cell means the figure draws; the weight ratios of the released
+# configuration to the sensitivity column are printed above. How much each change matters is
+# not separated here (the full scale adds a $\lambda_{dis}$-only column with the released
+# cross-entropy weights, and a $\lambda$ grid whose $\lambda=0$ cell is the CE 4:1 control).
 #
-# ### The partitions behind claim 3 (added after its verdict was known)
+# ### The partitions behind the terms (full scale; added after the λ = 1 result was known)
 #
-# This diagnostic was added after the verdict above was known, to understand it; it decides
-# nothing. The robustness term pulls together the logits of *all* synthetic images of a region,
-# whatever their class, and the discrepancy term pulls real and synthetic images of a region
-# together; both push in the direction of the cross-entropy only where a region's images share a
-# class. We therefore summarise the online partition the training saw at its last step (same
-# prototype stream as the training run) beside k-means on real ∪ synthetic, per gap and shot
-# count, averaged over seeds: regions holding synthetic images, their class purity (share of
-# synthetic images in their region's majority class) and the share of synthetic images that share
-# a region with a real one.
+# A diagnostic that decides nothing. The robustness term pulls together the logits of *all*
+# synthetic images of a region, whatever their class, and the discrepancy term pulls real and
+# synthetic images of a region together; both push in the direction of the cross-entropy only
+# where a region's images share a class. At full scale we summarise the online partition the
+# training saw at its last step beside k-means on real ∪ synthetic: regions holding synthetic
+# images, their class purity (share of synthetic images in their region's majority class) and
+# the share of synthetic images that share a region with a real one.
 
 # %%
-parts = []
-for r, d in enumerate(data):
-    for k in run["shots"]:
-        for name in gap_names:
-            x_real, y_real, x_syn, y_syn = tensors(d, k, name)
-            stream = 1000 * (r + 1) + 10 * k + GENS.index(name)
-            online = FS.online_regions(
-                x_real, x_syn, run["K"], run["epochs"], run.torch_generator(stream)
-            )
-            kmeans = FS.kmeans_regions(
-                x_real.numpy(), x_syn.numpy(), run["K"], seed=d["init"]
-            )
-            for label, (a, b) in [
-                ("online (training)", online),
-                ("k-means on S ∪ G", kmeans),
-            ]:
-                summ = FS.summarise_partition(a, b, y_syn.numpy(), run["K"])
-                parts.append(
-                    dict(
-                        k=k,
-                        generator=name,
-                        partition=label,
-                        regions=summ.regions_used,
-                        purity=summ.purity,
-                        share=summ.synthetic_share,
-                    )
-                )
-parts = pd.DataFrame(parts).groupby(["partition", "k", "generator"]).mean()
-print(
-    parts.rename(
-        columns={"regions": "regions used", "share": "synthetic share in real regions"}
+if run["full_columns"]:
+    parts = pd.DataFrame(
+        FS.partition_summaries(
+            data, GAP_GENS, K=run["K"], steps=run["epochs"], rng_for=run.torch_generator
+        )
     )
-    .round(3)
-    .to_string()
-)
-purity_online = parts.loc["online (training)"].purity
-print(
-    f"online partition: class purity from {purity_online.min():.2f} to "
-    f"{purity_online.max():.2f}; k-means on S ∪ G: from "
-    f"{parts.loc['k-means on S ∪ G'].purity.min():.2f} to "
-    f"{parts.loc['k-means on S ∪ G'].purity.max():.2f}"
-)
+    parts = parts.groupby(["partition", "k", "generator"])[
+        ["regions", "purity", "share"]
+    ].mean()
+    print(parts.round(3).to_string())
+else:
+    print("quick scale: the partition summary runs at full scale only")
 
 # %% [markdown]
-# Wherever a region mixes classes, both terms work against the cross-entropy on part of its
-# images, and the printed purities say how often that happens under each partition. We did not
-# retrain with the other partition at quick scale (the full scale does, as one more column): the
-# verdict stands as measured with the code's partition, and $\lambda_{dis}=\lambda_{rob}=1$ was
-# not tuned.
+# ## Our check 4 · Does the discrepancy track the test error?
 #
-# ## Claim 4 · The bound's ingredients track the test error
+# Theorem 3.3 bounds the real-data error by the training losses plus the model-based discrepancy,
+# the local robustness and a complexity term. An upper bound does not say that the terms move
+# with the error; that they do is our hypothesis, tested here as our own check. After *naive*
+# training (no term in the loss) we measure both terms on the trained model, with k-means
+# regions fitted on real ∪ synthetic inputs, and set them against the test error. The
+# robustness measured here sums over every region, while the training objective uses only the
+# regions holding a real image (as the code does); it is shown, not judged.
 #
-# The bound says that, beyond the training losses, the real-data error is controlled by the
-# model-based discrepancy and the local robustness. After *naive* training (no term in the loss)
-# we measure both on the trained model, with k-means regions fitted on real ∪ synthetic inputs,
-# and set them against the test error.
-#
-# **Criterion.** For each $k\in\{1,5\}$: the mean measured discrepancy increases strictly with the
-# gap (0 → 0.5 → 1), the mean test error increases strictly with the gap, and Spearman's $\rho$
-# between discrepancy and test error over the (gap, seed) runs is $> 0$. It fails if a worse
-# generator does not show up as a larger discrepancy through the trained model, or if the
-# discrepancy orders the runs unlike their errors.
+# **Criterion (ours).** For each shot count: the mean measured discrepancy increases strictly
+# with the gap (0 → 0.5 → 1), the mean test error increases strictly with the gap, and
+# Spearman's $\rho$ between discrepancy and test error over the (gap, seed) runs is $> 0$.
 
 # %%
 on_knob = ing_df[ing_df.generator != "fonts"]
@@ -699,8 +704,9 @@ for k in run["shots"]:
     sub = on_knob[on_knob.k == k]
     measured4[f"discrepancy by gap (k={k})"] = by_gap.loc[k].discrepancy.to_dict()
     measured4[f"test error by gap (k={k})"] = by_gap.loc[k].error.to_dict()
-    rho = stats.spearmanr(sub.discrepancy, sub.error).statistic
-    measured4[f"Spearman ρ (k={k})"] = rho
+    measured4[f"Spearman ρ (k={k})"] = stats.spearmanr(
+        sub.discrepancy, sub.error
+    ).statistic
 print(
     by_gap.rename(columns={"share": "synthetic share in real regions"})
     .round(4)
@@ -711,6 +717,30 @@ print(
     + ", ".join(f"k={k} {measured4[f'Spearman ρ (k={k})']:.3f}" for k in run["shots"])
     + "\nregions shared by real and synthetic points (mean): "
     f"{on_knob.shared.mean():.1f} of {run['K']}"
+)
+
+# %%
+_ = ledger.ours(
+    4,
+    "after naive training, discrepancy and test error rise with the gap; ρ > 0",
+    why="our hypothesis: Theorem 3.3 (secondary summary) is an upper bound on the "
+    "error and implies no tracking",
+    evidence="real data",
+    measured=measured4,
+    criterion=all_of(
+        *[
+            monotone(f"{what} by gap (k={k})", "increasing")
+            for k in run["shots"]
+            for what in ("discrepancy", "test error")
+        ],
+        at_least(
+            [f"Spearman ρ (k={k})" for k in run["shots"]], 0, strict=True, scale=1
+        ),
+    ),
+    tolerance={
+        **{f"discrepancy by gap (k={k})": tol(abs=0.0002) for k in run["shots"]},
+        **{f"test error by gap (k={k})": tol(abs=0.0006) for k in run["shots"]},
+    },
 )
 
 # %% tags=["hide-input"]
@@ -742,45 +772,21 @@ fig.legend(
 )
 plt.show()
 
-# %%
-ledger.check(
-    4,
-    "after naive training, discrepancy and test error rise with the gap; ρ > 0",
-    paper="real-data error ≤ training losses + model-based discrepancy "
-    "+ local robustness + complexity (Theorem 3.3)",
-    source="secondary summary",
-    evidence="real data",
-    measured=measured4,
-    criterion=all_of(
-        *[
-            monotone(f"{what} by gap (k={k})", "increasing")
-            for k in run["shots"]
-            for what in ("discrepancy", "test error")
-        ],
-        at_least(
-            [f"Spearman ρ (k={k})" for k in run["shots"]], 0, strict=True, scale=1
-        ),
-    ),
-    tolerance=tol(rel=6e-05),
-)
 # %% [markdown]
-# Each point is one seed. The printed table shows the means the verdict reads; the font digits
-# (orange) are shown against the same axes but are not part of the criterion. The discrepancy is
-# measured on the real *training* shots, as in the bound, so with one shot per class it rests on
-# ten real images.
-#
-# *Added after the verdict was known (it decides nothing).* The code's weights $1/(g\,|S_k|)$
-# make the discrepancy a sum over regions, each weighted by the share of all synthetic images it
-# holds: synthetic images in regions *without* a real image add nothing. A generator that moves
-# its images away from the real ones can therefore lower this term by leaving the real images'
-# regions. The last column of the table above measures that share:
+# Each point is one seed; the font digits (orange) are shown against the same axes but are not
+# part of the criterion. The discrepancy is measured on the real *training* shots, as in the
+# bound. The code's weights $1/(g\,|S_k|)$ make the discrepancy a sum over regions weighted by
+# the share of all synthetic images each holds: synthetic images in regions *without* a real
+# image add nothing, so a generator that moves its images away from the real ones can lower the
+# term by leaving the real images' regions. The table's last column measures that share
+# (a diagnostic added after an earlier verdict of this check was known):
 
 # %%
 share = by_gap["share"]
 for k in run["shots"]:
     print(
         f"k = {k}: share of synthetic images in a region with a real image: "
-        + ", ".join(f"{name} {share.loc[(k, name)]:.2f}" for name in gap_names)
+        + ", ".join(f"{name} {share.loc[(k, name)]:.2f}" for name in GAP_GENS)
     )
 
 # %% [markdown]
@@ -811,34 +817,23 @@ ledger.quote(
 # ## A λ grid (full scale)
 #
 # At full scale the chapter also sweeps $\lambda_{dis}\times\lambda_{rob}$ at gap 1, $k=5$, with
-# the online partition (not part of any verdict).
+# the released configuration's cross-entropy weights and the online partition (not part of any
+# verdict).
 
 # %%
-grid = np.full((len(run["lam_grid"]),) * 2, np.nan)
-for a, lam_dis in enumerate(run["lam_grid"]):
-    for b, lam_rob in enumerate(run["lam_grid"]):
-        accs = []
-        for r, d in enumerate(data):
-            x_real, y_real, x_syn, y_syn = tensors(d, 5, "gap 1.0")
-            meth = FS.Method(1, 1, lam_dis, lam_rob)
-            net = fit(
-                d,
-                meth,
-                x_real,
-                y_real,
-                x_syn,
-                y_syn,
-                stream=1000 * (r + 1) + 50 + GENS.index("gap 1.0"),
-            )
-            accs.append(
-                FS.accuracy(
-                    net,
-                    d["norm"](X_all[d["split"].test]),
-                    torch.as_tensor(y_all[d["split"].test]),
-                )
-            )
-        grid[a, b] = np.mean(accs)
-if not run["lam_grid"]:
+if run["lam_grid"]:
+    grid = FS.lambda_grid(
+        data,
+        run["lam_grid"],
+        k=5,
+        generator="gap 1.0",
+        ce_real=cfg.ce_real,
+        ce_syn=cfg.ce_syn,
+        epochs=run["epochs"],
+        K=run["K"],
+        rng_for=run.torch_generator,
+    )
+else:
     print("quick scale: the λ grid runs at full scale only")
 
 # %% tags=["hide-input"]
@@ -873,51 +868,139 @@ ledger.show()
 print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.device}")
 
 # %% [markdown]
+# **Reading the verdicts.** The sentences below are generated from this run's ledger and from the
+# committed stability record (quick scale, `data/stability/10_fewshot_synthetic.json`; a claim
+# changed since reads "stale record").
+
+# %%
+by_id = {c.id: c for c in ledger.claims}
+for cid in ["3", "3s", "1", "2", "4"]:
+    c = by_id[cid]
+    gate = c.gate or {}
+    gate_txt = (
+        f"; gate {'met' if gate.get('passed') else 'unmet'} (margin "
+        f"{gate.get('margin'):+.4f})"
+        if gate
+        else ""
+    )
+    margin = f", margin {c.margin_text()}" if c.checked else ""
+    print(f"{cid} ({c.role}): {c.verdict_word()}{margin}{gate_txt}")
+stab = ledger.stability()
+print(
+    unstable_sentence(ledger, stab)
+    or "No claim the record still describes flips between its seeds."
+)
+stale = [
+    c.id
+    for c in ledger.claims
+    if c.checked and stab and stab.claim(c.id) and stab.current(c) is None
+]
+if stale:
+    print(
+        f"The record no longer describes claim {', '.join(stale)} (changed since it "
+        "was made): its seeds column reads 'stale record' until the record is re-made."
+    )
+
+# %% [markdown]
 # ## Deviations from the paper
 #
-# - **A criterion changed after its result was known** (the book-wide rule that "better" and
-#   "worse" are decided on paired per-seed differences beyond their noise). Claim 1 was "mean
-#   naive real + synthetic accuracy < mean real-only accuracy" (at commit 238c14c reproduced by
-#   0.006, and unstable over chapter seeds); it is now the paired loss real only − naive with mean
-#   − 2 SE > 0.
-# - **What a verdict audit found in claim 3, left for the chapter's group issue (08–13).** It is
-#   decided on bare differences of means, its 1-point bar is the research brief's, not the
-#   paper's, and it runs at $\lambda_{dis}=1$ with equal cross-entropy weights rather than the
-#   official configurations (below); the paired gain at the official setting, with λ = 1 as a
-#   sensitivity column, is the test that judges the paper.
+# - **Answered in this revision (an independent verdict audit)** — old → new, the reason, and
+#   what was known when the change was made:
+#   - *Claim 3, the paper's method.* Old: $\lambda_{dis}=\lambda_{rob}=1$ with equal
+#     cross-entropy weights (our choice), judged on bare differences of cell means: ≥ 0 in every
+#     (gap, shots) cell and > 1 point (the research brief's bar, not the paper's) at $k=5$,
+#     gap ≥ 0.5; *not reproduced* (margin −0.027 at gap 0.5, $k=1$). New: the released
+#     configuration `clip_vit_caltech` (`ce_real` 4, `ce_syn` 1, $\lambda_{dis}=0.1$,
+#     $\lambda_{rob}=1$; chosen as the configuration of the CLIP ViT, the paper's headline model),
+#     decided on the per-seed paired gain averaged over the gap-knob cells, mean − $t$·SE > 0,
+#     and gated on the oracle beating naive mixing by more than its noise. The old setting is our
+#     sensitivity check 3s, shown apart. Known when this was written: the old setting's cell
+#     means on three seeds; not known: any result of the released configuration, except that a
+#     timing probe, run after the configuration and this criterion were fixed, printed one
+#     seed's accuracy for naive mixing and the configuration in one cell (gap 1, $k=5$).
+#   - *Quick scale: 3 seeds at 1 and 5 shots → 5 seeds at 5 shots* (1 shot moves to full scale).
+#     With $t$ on 3 seeds a gain must exceed more standard errors than on 5 seeds (both
+#     quantiles are printed under claim 3). Both shot counts on 5 seeds would not fit the 90 s
+#     budget (estimated from a timing probe of single fits). Fixed before the released
+#     configuration was run; the 1-shot results of the old setting were known.
+#   - *Check 1: a claim of the paper → our own check.* Old: the paired loss real only − naive at
+#     gap 1, $k=5$, mean − 2 SE > 0 on 3 seeds; *within noise* (margin −0.007; unstable over
+#     chapter seeds). New: the same loss with $t$·SE on 5 seeds, under our own heading: the
+#     knob's levels came from a prototype that had seen this loss, so it shows our set-up, not
+#     the paper. The font digits (a generator not tuned for it) are printed beside it; their
+#     mean at 3 seeds had been printed before (about equal to real only).
+#   - *Check 2: a claim of the paper → sanity check*; its test unchanged (it was *reproduced*,
+#     margin +0.093). The knob degrades the images by our design.
+#   - *Check 4: a claim of the paper → our own check*; its test unchanged (it was *not
+#     reproduced*, margin −0.55). Theorem 3.3 is an upper bound; that its terms track the error
+#     is our hypothesis. At quick scale it now reads $k=5$ only.
+#   - *Protocols in the module.* The data preparation, the training grid, the paired gains, the
+#     partition summary and the λ grid moved from the chapter into
+#     `repbook.papers.fewshot_synthetic` (`prepare_seed`, `run_grid`, `paired_gains`,
+#     `mean_over_cells`, `partition_summaries`, `lambda_grid`), unit-tested, with the earlier
+#     random streams. The discrepancy term is now computed in one pass (equal to the code's
+#     loops to 1e-12 in the tests), which may move last digits of earlier runs.
+#   - *New columns:* the oracle (the gate of claim 3); the k-means partition column and the
+#     partition summary run at full scale only; the λ grid uses the configuration's
+#     cross-entropy weights (it used 1:1).
+#   - *The "+ λ_dis" column is not new.* Old: $\lambda_{dis}=1$ (CE 1:1) at quick scale → new:
+#     the official weights (`ce_real`, `ce_syn`, $\lambda_{dis}$ of `clip_vit_caltech`,
+#     $\lambda_{rob}=0$), full scale only.
+#   - *Regime string, a correction.* Old: "linear-head models" → new: "MLP 64-128-10"; the
+#     chapter's model was the MLP before too, so the old string was wrong.
+# - **Answered in a second audit of this revision** (no criterion, gate, seed, threshold or data
+#   changed; nothing was re-run to choose the wording):
+#   - *Claim 3's statement, a definition change.* Old: "the released configuration beats naive
+#     real + synthetic on average over cells" (heading: "the discrepancy and robustness terms
+#     help") → new: "the released objective clip_vit_caltech (CE 4:1 + discrepancy +
+#     robustness) beats naive real + synthetic (CE 1:1) on average over cells". Why: the audit
+#     found that the comparison changes the loss terms *and* the cross-entropy weights, so it
+#     cannot credit the terms alone; the control (CE 4:1, $\lambda=0$) is in the full-scale λ
+#     grid only. The paper's 0.6 points moved from the `paper` field to the note, labelled as a
+#     secondary summary's.
+#   - *The configuration judged.* Our MLP from scratch resembles `clip_resnet` (ResNet-50 from
+#     scratch, `ce_real` 1, $\lambda_{dis}=0.05$) more than CLIP ViT fine-tuning; we keep
+#     `clip_vit_caltech`, fixed before any run as the headline model's. `clip_resnet` as a
+#     sensitivity column is not run at quick scale (the 90 s budget), nor yet at full scale.
+#   - *The partition summary* (the online partition the training saw) runs at full scale only;
+#     at quick scale the diagnostic shown is the k-means share of synthetic images in a region
+#     with a real image, under check 4.
 # - **Setting.** The paper fine-tunes CLIP (the code also has ResNets) on image benchmarks, with
-#   images from a LoRA-tuned Stable Diffusion. None of those weights exist offline. Our real data are the 8 × 8
-#   digits, our generator a per-class Gaussian mixture on a disjoint pool with a controlled gap,
-#   our model a 64-128-10 MLP. Effect sizes are not comparable with the paper's; directions are.
+#   images from a LoRA-tuned Stable Diffusion. None of those weights exist offline. Our real data
+#   are the 8 × 8 digits, our generator a per-class Gaussian mixture on a disjoint pool with a
+#   controlled gap, our model a 64-128-10 MLP trained from scratch. Effect sizes are not
+#   comparable with the paper's; directions are.
 # - **Objective.** We follow the released code (`trainers/example_trainer.py`): both terms use
-#   `mse_loss` on logits, the $1/(g\,|S_k|)$ and $1/(g\,|G_k|)$ weights, and sums over the regions
-#   that hold a real point. Our $\lambda_{dis}=\lambda_{rob}=1$ and equal cross-entropy weights are
-#   our choice (the code's configs use, e.g., $\lambda_{dis}=0.1$, $\lambda_{rob}=1$, real
-#   cross-entropy weighted 4); the code also mixes CutMix/MixUp and fine-tunes the generator (LoRA)
-#   with the same loss, which we do not.
+#   `mse_loss` on logits, the $1/(g\,|S_k|)$ and $1/(g\,|G_k|)$ weights, sums over the regions
+#   that hold a real point, and the loss weights of `configs/clip_vit_caltech.json`. That
+#   configuration also uses AdamW with a cosine schedule (learning rate $10^{-4}$), label
+#   smoothing 0.1, batches of 16 real images with 4 synthetic images per real one, CutMix/MixUp,
+#   200 prototypes, and fine-tunes the generator (LoRA) with the same loss; we use Adam
+#   ($10^{-3}$), no smoothing or mixing, full batches (all real shots with all `n_syn` synthetic
+#   images per class; the counts are printed with the data), $K=20$ and a fixed generator.
 # - **Partition.** Training uses the code's online prototypes (random normal start in the
 #   normalised input space, assignment before the MacQueen update, synthetic points only), with
 #   $K=20$ instead of the code's 100–200 for thousands of images. The code's `fast_kmeans` option
 #   moves a centroid by $1/n_k$ times the *sum* of a batch's points, which is not the running mean;
-#   we implement the default, per-point update. The bound's ingredients (claim 4) are measured on
-#   a second, fixed partition: k-means on real ∪ synthetic inputs. At full scale a column trains
-#   the full objective with that partition too.
-# - **Training.** Full batch (all shots and all 1,000 synthetic images per step) instead of the
-#   code's mini-batches; 150 steps at quick scale (300 at full): the size table was fixed before
-#   any accuracy was seen. The networks run on one thread (`FS.single_thread`): at this size
-#   threads cost more than they save, and a single thread makes the sums independent of the
-#   machine.
-# - **Test sets.** Both shot counts are tested on the same 1,047 images (everything outside the
-#   pool and the 5-shot set), so the 1-shot test set leaves out four images per class it could
-#   have used.
+#   we implement the default, per-point update. The terms of check 4 are measured on a second,
+#   fixed partition: k-means on real ∪ synthetic inputs.
+# - **Training and run time.** 150 full-batch steps at quick scale (300 at full): the size table
+#   was fixed before any accuracy was seen. The networks run on one thread (`FS.single_thread`):
+#   at this size threads cost more than they save, and a single thread makes the sums
+#   independent of the machine. Quick-scale run time, measured 2026-12-02 on 2 AMD EPYC cores:
+#   82 s wall for `repbook run 10` under `/usr/bin/time` (a measurement, not computed here; the
+#   chapter's own clock, printed under the verdicts, leaves out the kernel's start).
+# - **Test set.** Every shot count is tested on the same images (everything outside the pool and
+#   the 5-shot set; their count is printed with the data).
 # - **What we could not confirm from the paper.** Its full text was not available offline: the
-#   bound's form comes from a secondary summary (claim 5a), the benchmark claim from the abstract
-#   (5b), and claim 1's motivation from the abstract's sentence on the gap. A secondary summary reports
-#   state of the art on 10 data sets with a 0.6-point average gain; we did not verify it and do not
-#   use it. Claims 2–4 are our tests of what the framework implies, not numbers from the paper.
-# - **Other criteria changed after their results were known:** none besides claim 1's (above).
-#   **Added after the verdicts were known** (diagnostics that decide nothing, said where they appear): the partition summary under
-#   claim 3 and the synthetic share under claim 4.
+#   bound's form comes from a secondary summary (5a), the benchmark claim from the abstract
+#   (5b); the 0.6-point average gain on 10 data sets is a secondary summary's, and claim 3 does
+#   not use it as its bar. Claim 3 is the one claim of the paper we judge; checks 1, 2, 3s and 4
+#   are ours.
+# - **Other criteria changed after their results were known:** those listed above (checks 1, 2
+#   and 4 by role; check 1 also by its $t$ quantile and seed count). **Added after results were
+#   known** (diagnostics that decide nothing, said where they appear): the partition summary and
+#   the synthetic share under check 4.
 # - **Not built.** The issue's full-scale CNN on synthetic coloured shapes with a class-conditional
 #   generator trained in the notebook is not part of this chapter yet.
 #
@@ -926,6 +1009,7 @@ print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.d
 # ```bash
 # .venv/bin/python -m repbook run 10 --scale full
 # ```
-# Full scale trains 10 seeds for 300 steps, adds the full objective with the k-means partition as
-# a column and the $\lambda_{dis}\times\lambda_{rob}$ grid at gap 1, $k=5$ (CPU minutes; the
-# networks are too small to gain from a GPU).
+# Full scale trains 10 seeds for 300 steps at 1 and 5 shots, and adds the $\lambda_{dis}$-only
+# column, the k-means partition column, the partition summary and the
+# $\lambda_{dis}\times\lambda_{rob}$ grid at gap 1, $k=5$ (CPU minutes; the networks are too
+# small to gain from a GPU). No full-scale result is recorded for this revision.

@@ -455,3 +455,181 @@ def test_online_regions_match_what_training_sees_and_partition_summary():
         ValueError, match="regions_syn must be 1-D with values in 0..K-1"
     ):
         M.summarise_partition([0], [0, 5], [1, 1], 3)
+
+
+# --- the released configurations and the chapter's protocol -----------------------------------
+def test_released_configurations_known_answers():
+    # configs/clip_vit_caltech.json and configs/clip_resnet.json of the lightweight code
+    assert M.CONFIGS["clip_vit_caltech"] == M.Method(4, 1, 0.1, 1)
+    assert M.CONFIGS["clip_resnet"] == M.Method(1, 1, 0.05, 1)
+
+
+@pytest.fixture(scope="module")
+def digits():
+    from sklearn.datasets import load_digits
+
+    d = load_digits()
+    return d.data, d.target
+
+
+def small_seed(digits, seed=0, fonts=False):
+    X, y = digits
+    return M.prepare_seed(
+        X, y, pool=700, shots=[1, 5], n_syn=6, gaps=[0.0, 1.0],
+        rng=np.random.default_rng(seed), fonts=fonts,
+    )  # fmt: skip
+
+
+def test_prepare_seed_shapes_normalisation_and_determinism(digits):
+    X, y = digits
+    d = small_seed(digits)
+    assert list(d.synthetic) == ["gap 0.0", "gap 1.0"]
+    assert d.x_real[5].shape == (50, 64) and d.y_real[1].shape == (10,)
+    assert d.synthetic["gap 1.0"][0].shape == (60, 64)
+    assert d.x_test.shape == (len(d.split.test), 64) and d.x_oracle.shape == (700, 64)
+    # normalised by the pool's pixel statistics: the oracle (the pool) has mean 0, sd 1
+    assert float(d.x_oracle.mean()) == pytest.approx(0, abs=1e-5)
+    assert float(d.x_oracle.std(unbiased=False)) == pytest.approx(1, rel=1e-4)
+    torch.testing.assert_close(d.y_oracle, torch.as_tensor(y[d.split.pool]))
+    # gap 0 leaves the generator's images as drawn; the raw copy is on the 0–16 scale
+    pool01 = X[d.split.pool] / 16
+    back = d.synthetic["gap 0.0"][0].double() * pool01.std() + pool01.mean()
+    np.testing.assert_allclose(back.numpy() * 16, d.raw["gap 0.0"][0], atol=1e-4)
+    again = small_seed(digits)
+    torch.testing.assert_close(again.synthetic["gap 1.0"][0], d.synthetic["gap 1.0"][0])
+    assert again.init == d.init and small_seed(digits, 1).init != d.init
+    with_fonts = small_seed(digits, fonts=True)
+    assert list(with_fonts.synthetic)[-1] == "fonts"
+    # fonts are drawn after the gaps: the gap images do not change
+    torch.testing.assert_close(
+        with_fonts.synthetic["gap 1.0"][0], d.synthetic["gap 1.0"][0]
+    )
+
+
+def test_prepare_seed_bad_inputs(digits):
+    X, y = digits
+    with pytest.raises(ValueError, match="gaps must list at least one gap"):
+        M.prepare_seed(X, y, pool=700, shots=[5], n_syn=2, gaps=[],
+                       rng=np.random.default_rng(0))  # fmt: skip
+    with pytest.raises(ValueError, match="n_syn must be a positive int"):
+        M.prepare_seed(X, y, pool=700, shots=[5], n_syn=0, gaps=[0.0],
+                       rng=np.random.default_rng(0))  # fmt: skip
+
+
+def rng_for(stream):
+    return torch.Generator().manual_seed(17 * int(stream) + 3)
+
+
+VARIANTS = {
+    M.NAIVE: M.Method(1, 1, 0, 0),
+    "full": M.CONFIGS["clip_vit_caltech"],
+    "lam1": M.Method(1, 1, 1, 1),
+}
+
+
+@pytest.fixture(scope="module")
+def grid(digits):
+    data = [small_seed(digits, s) for s in (0, 1)]
+    rows, ing = M.run_grid(
+        data, VARIANTS, epochs=3, K=4, rng_for=rng_for,
+        only_on={"lam1": ["gap 1.0"]}, kmeans_variants=["full"],
+    )  # fmt: skip
+    return data, rows, ing
+
+
+def test_run_grid_rows_and_ingredients(grid):
+    data, rows, ing = grid
+    gens, shots = ["gap 0.0", "gap 1.0"], [1, 5]
+    key = {(r["seed"], r["k"], r["generator"], r["method"]) for r in rows}
+    assert len(key) == len(rows)  # one row per (seed, k, generator, method)
+    per_cell = {M.REAL_ONLY, M.SYN_ONLY, M.ORACLE, M.NAIVE, "full"}
+    per_cell |= {"full (k-means on S ∪ G)"}
+    for s in (0, 1):
+        for k in shots:
+            for g in gens:
+                got = {m for (s2, k2, g2, m) in key if (s2, k2, g2) == (s, k, g)}
+                assert got == per_cell | ({"lam1"} if g == "gap 1.0" else set())
+    # real only, the oracle and synthetic only do not depend on the rest: one model each
+    acc = {(r["seed"], r["k"], r["generator"], r["method"]): r["acc"] for r in rows}
+    for m in (M.REAL_ONLY, M.ORACLE):
+        assert acc[(0, 5, "gap 0.0", m)] == acc[(0, 5, "gap 1.0", m)]
+    assert acc[(1, 1, "gap 1.0", M.SYN_ONLY)] == acc[(1, 5, "gap 1.0", M.SYN_ONLY)]
+    # the bound's ingredients after every naive run, its error = 1 − accuracy
+    assert len(ing) == 2 * len(shots) * len(gens)
+    for row in ing:
+        a = acc[(row["seed"], row["k"], row["generator"], M.NAIVE)]
+        assert row["error"] == pytest.approx(1 - a) and row["discrepancy"] >= 0
+    assert max(row["discrepancy"] for row in ing) > 0
+
+
+def test_run_grid_matches_a_single_fit(grid):
+    data, rows, _ = grid
+    d = data[1]
+    net = M.fit(
+        VARIANTS["full"], d.x_real[5], d.y_real[5], *d.synthetic["gap 1.0"],
+        init=d.init, epochs=3, K=4, generator=rng_for(M.cell_stream(1, 5, 1)),
+    )  # fmt: skip
+    want = M.accuracy(net, d.x_test, d.y_test)
+    got = [
+        r["acc"]
+        for r in rows
+        if (r["seed"], r["k"], r["generator"], r["method"]) == (1, 5, "gap 1.0", "full")
+    ]
+    assert got == [want]
+
+
+def test_paired_gains_and_mean_over_cells():
+    rows = [
+        dict(seed=s, k=5, generator=g, method=m, acc=a)
+        for s, g, m, a in [
+            (0, "a", "x", 0.9), (0, "a", "y", 0.8), (1, "a", "x", 0.7), (1, "a", "y", 0.75),
+            (0, "b", "x", 0.5), (0, "b", "y", 0.5), (1, "b", "x", 0.6), (1, "b", "y", 0.4),
+        ]
+    ]  # fmt: skip
+    gains = M.paired_gains(rows, "x", "y", [("a", 5), ("b", 5)])
+    assert gains[("a", 5)] == pytest.approx([0.1, -0.05])
+    assert gains[("b", 5)] == pytest.approx([0.0, 0.2])
+    assert M.mean_over_cells(gains) == pytest.approx([0.05, 0.075])
+    with pytest.raises(ValueError, match="no 'z' accuracy for seed 0"):
+        M.paired_gains(rows, "z", "y", [("a", 5)])
+    with pytest.raises(ValueError, match="gains must hold at least one cell"):
+        M.mean_over_cells({})
+
+
+def test_protocol_bad_inputs(grid):
+    data = grid[0]
+    with pytest.raises(TypeError, match="rng_for must be a callable"):
+        M.run_grid(data, VARIANTS, epochs=1, K=2, rng_for=0)
+    with pytest.raises(ValueError, match="'nope' is not one of the variants"):
+        M.run_grid(data, VARIANTS, epochs=1, K=2, rng_for=rng_for, only_on={"nope": []})
+    with pytest.raises(ValueError, match="data must hold at least one seed"):
+        M.run_grid([], VARIANTS, epochs=1, K=2, rng_for=rng_for)
+    with pytest.raises(ValueError, match="generator 'fonts' is not in the data"):
+        M.partition_summaries(data, ["fonts"], K=2, steps=1, rng_for=rng_for)
+
+
+def test_partition_summaries_use_the_training_stream(grid):
+    data = grid[0]
+    out = M.partition_summaries(data[:1], ["gap 1.0"], K=4, steps=3, rng_for=rng_for)
+    assert len(out) == 2 * 2  # two shot counts × two partitions
+    d = data[0]
+    x_syn, y_syn = d.synthetic["gap 1.0"]
+    a, b = M.online_regions(d.x_real[5], x_syn, 4, 3, rng_for(M.cell_stream(0, 5, 1)))
+    s = M.summarise_partition(a, b, y_syn.numpy(), 4)
+    row = [r for r in out if r["k"] == 5 and r["partition"] == "online (training)"][0]
+    assert (row["regions"], row["purity"], row["share"]) == (
+        s.regions_used, s.purity, s.synthetic_share,
+    )  # fmt: skip
+
+
+def test_lambda_grid_corner_is_the_plain_objective(grid):
+    data = grid[0][:1]
+    g = M.lambda_grid(
+        data, [0.0, 1.0], k=5, generator="gap 1.0", ce_real=1, ce_syn=1,
+        epochs=3, K=4, rng_for=rng_for,
+    )  # fmt: skip
+    assert g.shape == (2, 2) and np.isfinite(g).all()
+    d = data[0]
+    net = M.fit(M.Method(1, 1, 0, 0), d.x_real[5], d.y_real[5], *d.synthetic["gap 1.0"],
+                init=d.init, epochs=3, K=4, generator=rng_for(0))  # fmt: skip
+    assert g[0, 0] == M.accuracy(net, d.x_test, d.y_test)

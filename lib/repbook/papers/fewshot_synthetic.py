@@ -13,9 +13,10 @@ mse(a, b) = ‖a − b‖² / C (torch's `mse_loss`, averaged over the classes).
 
 where, as in the released code, both sums run over the regions that hold at least one real point
 (`real_regions_only=True`; set it to False for the robustness over every region). The code's
-double loops are quadratic Python; here the discrepancy uses the same-region mask of two
-cluster-indicator matrices and `torch.cdist`, and the robustness the identity
-Σ_{i,j∈G_k} ‖a_i − a_j‖² = 2|G_k| Σ_{i∈G_k} ‖a_i − ā_k‖² (one pass, no pairs).
+double loops are quadratic Python; here both terms take one pass over the points, no pairs: the
+discrepancy uses Σ_{i∈S_k, j∈G_k} ‖a_i − b_j‖² = |S_k| Σ_{j∈G_k} ‖b_j − ā_k‖² + |G_k| Σ_{i∈S_k}
+‖a_i − ā_k‖² (ā_k the mean real logit of region k), and the robustness
+Σ_{i,j∈G_k} ‖a_i − a_j‖² = 2|G_k| Σ_{i∈G_k} ‖a_i − b̄_k‖² (b̄_k the mean synthetic logit).
 
 Partitions. `OnlineKMeans` is the code's: K centroids drawn from N(0, 1) in the (normalised) input
 space; each step assigns the real and synthetic points to the nearest centroid, then moves the
@@ -33,6 +34,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -279,7 +281,13 @@ def _render(font, digit: str, height: int, dx: int, dy: int) -> np.ndarray:
 
 
 def _usable_fonts(fonts: Sequence[Path]) -> list:
-    """The fonts (as Pillow fonts) whose ten digits render as ten different, non-empty glyphs."""
+    """The fonts (as Pillow fonts) whose ten digits render as ten different, non-empty glyphs
+    (remembered per list of font files: the check renders every digit of every font)."""
+    return list(_usable_fonts_cached(tuple(str(f) for f in fonts)))
+
+
+@lru_cache(maxsize=8)
+def _usable_fonts_cached(fonts: tuple[str, ...]) -> tuple:
     from PIL import ImageFont
 
     usable = []
@@ -291,7 +299,7 @@ def _usable_fonts(fonts: Sequence[Path]) -> list:
             and len({g.tobytes() for g in glyphs}) == N_CLASSES
         ):
             usable.append(font)
-    return usable
+    return tuple(usable)
 
 
 def render_font_digits(
@@ -531,19 +539,23 @@ def discrepancy_term(
     regions_syn: torch.Tensor,
     K: int,
 ) -> torch.Tensor:
-    """Σ_k Σ_{i∈S_k, j∈G_k} mse(h(s_i), h(g_j)) / (g·|S_k|), vectorised: the same-region mask is
-    A_S A_Gᵀ for the one-hot region matrices, the squared distances come from `torch.cdist`, and
-    row i is weighted by 1/|S_{k(i)}|."""
+    """Σ_k Σ_{i∈S_k, j∈G_k} mse(h(s_i), h(g_j)) / (g·|S_k|), in one pass: for each region,
+    Σ_{i∈S_k} Σ_{j∈G_k} ‖a_i − b_j‖² / |S_k| = Σ_{j∈G_k} ‖b_j − ā_k‖² + (|G_k|/|S_k|)·Σ_{i∈S_k}
+    ‖a_i − ā_k‖², with ā_k the mean real logit of region k (the pairs split into the distance of
+    each synthetic logit to the real mean and the spread of the real logits around it)."""
     K = _check_terms(h_real, h_syn, regions_real, regions_syn, K)
     g, C = h_syn.shape
     if h_real.shape[0] == 0:
         return h_syn.sum() * 0.0
     A_real = F.one_hot(regions_real, K).to(h_real.dtype)  # (n_S, K)
-    A_syn = F.one_hot(regions_syn, K).to(h_syn.dtype)  # (g, K)
-    same = A_real @ A_syn.T  # (n_S, g): 1 if same region
-    size_real = A_real.sum(0)[regions_real]  # |S_k(i)| for each real i
-    sq = torch.cdist(h_real, h_syn).pow(2)  # ‖h(s_i) − h(g_j)‖²
-    return (same * sq / size_real[:, None]).sum() / (g * C)
+    size_real = A_real.sum(0)  # |S_k|
+    size_syn = torch.bincount(regions_syn, minlength=K).to(h_real.dtype)  # |G_k|
+    mean_real = (A_real.T @ h_real) / size_real.clamp(min=1)[:, None]  # ā_k, (K, C)
+    has_real = (size_real > 0)[regions_syn].to(h_syn.dtype)
+    to_mean = ((h_syn - mean_real[regions_syn]).pow(2).sum(1) * has_real).sum()
+    spread = (h_real - mean_real[regions_real]).pow(2).sum(1)  # ‖a_i − ā_k(i)‖²
+    weight = (size_syn / size_real.clamp(min=1))[regions_real]  # |G_k| / |S_k|
+    return (to_mean + (weight * spread).sum()) / (g * C)
 
 
 def robustness_term(
@@ -844,3 +856,346 @@ def bound_ingredients(
     return Ingredients(
         float(dis), float(rob), shared, float(has_real[r_syn].double().mean())
     )
+
+
+# ----------------------------------------------------------------------------------------------
+# the released configurations, and the chapter's protocol
+#: The weights of the objective in the released configurations (`configs/*.json` of the
+#: lightweight code): `clip_vit_caltech` (CLIP ViT, the paper's headline model) and
+#: `clip_resnet` (a ResNet-50 trained from scratch on Oxford Pets).
+CONFIGS: dict[str, Method] = {
+    "clip_vit_caltech": Method(ce_real=4.0, ce_syn=1.0, lam_dis=0.1, lam_rob=1.0),
+    "clip_resnet": Method(ce_real=1.0, ce_syn=1.0, lam_dis=0.05, lam_rob=1.0),
+}
+
+
+def _tensor(X) -> torch.Tensor:
+    return torch.as_tensor(np.asarray(X), dtype=torch.float32)
+
+
+@dataclass(frozen=True)
+class SeedData:
+    """One seed's data, inputs normalised by the pool's pixel mean and standard deviation
+    (float32 tensors, labels int64). `raw` keeps every generator's images on the 0–16 scale
+    (for figures); `x_oracle` are the pool's own real images, the images a perfect generator
+    (one that reproduces its training pool) would give."""
+
+    split: DigitSplit
+    init: int  # the networks' initialisation seed
+    x_real: Mapping[int, torch.Tensor]  # per shot count k
+    y_real: Mapping[int, torch.Tensor]
+    synthetic: Mapping[str, tuple[torch.Tensor, torch.Tensor]]  # per generator name
+    raw: Mapping[str, tuple[np.ndarray, np.ndarray]]
+    x_oracle: torch.Tensor
+    y_oracle: torch.Tensor
+    x_test: torch.Tensor
+    y_test: torch.Tensor
+
+
+def gap_name(gap: float) -> str:
+    """The name of the GMM generator at `gap` ("gap 0.5")."""
+    return f"gap {float(gap)}"
+
+
+def prepare_seed(
+    X,
+    y,
+    *,
+    pool: int,
+    shots: Sequence[int],
+    n_syn: int,
+    gaps: Sequence[float],
+    rng: np.random.Generator,
+    fonts: bool = True,
+) -> SeedData:
+    """Split the digits (`split_digits`), fit the generator on the pool (`fit_generator`), draw
+    `n_syn` images per class once and degrade them at every gap (`apply_gap`, names `gap_name`),
+    add `n_syn` font digits per class ("fonts") when `fonts`, and normalise everything by the
+    pool's pixel statistics. All randomness comes from `rng`, in that order."""
+    X = _images("X", X)
+    y = _labels("y", y, len(X))
+    n_syn = _positive_int("n_syn", n_syn)
+    gaps = [_nonnegative("each gap", g) for g in gaps]
+    if not gaps:
+        raise ValueError("gaps must list at least one gap, got []")
+    rng = _rng("rng", rng)
+    split = split_digits(y, pool_size=pool, shots=shots, rng=rng)
+    generator = fit_generator(X[split.pool], y[split.pool], rng=rng)
+    X_base, y_syn = generator.sample(n_syn, rng)
+    raw = {gap_name(g): (apply_gap(X_base, g, rng), y_syn) for g in gaps}
+    if fonts:
+        raw["fonts"] = render_font_digits(n_syn, rng)
+    pool01 = X[split.pool] / PIX_MAX
+    mean, std = pool01.mean(), pool01.std()
+
+    def norm(A):
+        return _tensor((np.asarray(A) / PIX_MAX - mean) / std)
+
+    def labels(a):
+        return torch.as_tensor(np.asarray(a), dtype=torch.int64)
+
+    return SeedData(
+        split=split,
+        init=int(rng.integers(2**31 - 1)),
+        x_real={k: norm(X[idx]) for k, idx in split.shots.items()},
+        y_real={k: labels(y[idx]) for k, idx in split.shots.items()},
+        synthetic={name: (norm(A), labels(b)) for name, (A, b) in raw.items()},
+        raw=raw,
+        x_oracle=norm(X[split.pool]),
+        y_oracle=labels(y[split.pool]),
+        x_test=norm(X[split.test]),
+        y_test=labels(y[split.test]),
+    )
+
+
+def fit(
+    method: Method,
+    x_real: torch.Tensor,
+    y_real: torch.Tensor,
+    x_syn: torch.Tensor,
+    y_syn: torch.Tensor,
+    *,
+    init: int,
+    epochs: int,
+    K: int,
+    generator: torch.Generator,
+    partition: str = "online",
+    **kw,
+) -> torch.nn.Sequential:
+    """A fresh `mlp(seed=init)` trained with `train` (arguments as there; `kmeans_seed` defaults
+    to `init`)."""
+    kw.setdefault("kmeans_seed", init)
+    net = mlp(seed=init)
+    return train(
+        net, method, x_real, y_real, x_syn, y_syn, epochs=epochs, K=K,
+        generator=generator, partition=partition, **kw,
+    )  # fmt: skip
+
+
+REAL_ONLY, SYN_ONLY, ORACLE = "real only", "synthetic only", "oracle (pool images)"
+NAIVE = "real + synthetic"
+
+
+def _check_rng_for(rng_for) -> None:
+    if not callable(rng_for):
+        raise TypeError(
+            "rng_for must be a callable stream → torch.Generator "
+            f"(e.g. run.torch_generator), got {type(rng_for).__name__}"
+        )
+
+
+def cell_stream(r: int, k: int, g_index: int) -> int:
+    """The prototype stream of seed r's cell (k shots, generator number g_index): every
+    regularised variant of a cell sees the same online partition."""
+    return 1000 * (r + 1) + 10 * int(k) + int(g_index)
+
+
+def run_grid(
+    data: Sequence[SeedData],
+    variants: Mapping[str, Method],
+    *,
+    epochs: int,
+    K: int,
+    rng_for,
+    only_on: Mapping[str, Sequence[str]] | None = None,
+    kmeans_variants: Sequence[str] = (),
+    naive: str = NAIVE,
+) -> tuple[list[dict], list[dict]]:
+    """The chapter's experiment. For every seed r (the index in `data`), generator and shot count
+    k: the `variants` (name → Method, real and synthetic images), from the seed's
+    initialisation and the cell's prototype stream `rng_for(cell_stream(r, k, g))`. Besides:
+    synthetic only once per generator and real only and the oracle (naive objective with the
+    pool's real images as the synthetic set) once per k, since they do not depend on the rest.
+    `only_on` restricts a variant to some generators; each name in `kmeans_variants` is also
+    trained with the k-means partition (as "<name> (k-means on S ∪ G)", gap-knob generators
+    only). After each `naive` run the bound's ingredients are measured on the trained model,
+    with k-means regions (K) on real ∪ synthetic inputs (`bound_ingredients`).
+
+    Returns (rows, ingredients): one dict per trained model and test (seed, k, generator,
+    method, acc; real only, synthetic only and the oracle listed under every generator) and one
+    per naive run (seed, k, generator, error, discrepancy, robustness, shared, share)."""
+    _check_rng_for(rng_for)
+    only_on = dict(only_on or {})
+    for name in list(only_on) + list(kmeans_variants) + [naive]:
+        if name not in variants:
+            raise ValueError(f"{name!r} is not one of the variants {sorted(variants)}")
+    if not data:
+        raise ValueError("data must hold at least one seed, got none")
+    rows, ingredients = [], []
+    for r, d in enumerate(data):
+        gens, shots = list(d.synthetic), sorted(d.x_real)
+
+        def test(net, method, k, gens_, **extra):
+            acc = accuracy(net, d.x_test, d.y_test)
+            for name in gens_:
+                rows.append(
+                    dict(seed=r, k=k, generator=name, method=method, acc=acc, **extra)
+                )
+            return acc
+
+        empty_x, empty_y = d.x_real[shots[0]][:0], d.y_real[shots[0]][:0]
+        for name in gens:
+            x_syn, y_syn = d.synthetic[name]
+            net = fit(
+                Method(0, 1, 0, 0), empty_x, empty_y, x_syn, y_syn, init=d.init,
+                epochs=epochs, K=K, generator=rng_for(r),
+            )  # fmt: skip
+            for k in shots:
+                test(net, SYN_ONLY, k, [name])
+        for k in shots:
+            x_real, y_real = d.x_real[k], d.y_real[k]
+            x0, y0 = d.synthetic[gens[0]]
+            net = fit(
+                Method(1, 0, 0, 0), x_real, y_real, x0, y0, init=d.init,
+                epochs=epochs, K=K, generator=rng_for(r),
+            )  # fmt: skip
+            test(net, REAL_ONLY, k, gens)
+            net = fit(
+                variants[naive], x_real, y_real, d.x_oracle, d.y_oracle, init=d.init,
+                epochs=epochs, K=K, generator=rng_for(r),
+            )  # fmt: skip
+            test(net, ORACLE, k, gens)
+            for gi, name in enumerate(gens):
+                x_syn, y_syn = d.synthetic[name]
+                stream = cell_stream(r, k, gi)
+                for vname, meth in variants.items():
+                    if vname in only_on and name not in only_on[vname]:
+                        continue
+                    net = fit(
+                        meth, x_real, y_real, x_syn, y_syn, init=d.init,
+                        epochs=epochs, K=K, generator=rng_for(stream),
+                    )  # fmt: skip
+                    acc = test(net, vname, k, [name])
+                    if vname == naive:
+                        reg_r, reg_g = kmeans_regions(
+                            x_real.numpy(), x_syn.numpy(), K, seed=d.init
+                        )
+                        ing = bound_ingredients(net, x_real, x_syn, reg_r, reg_g, K)
+                        ingredients.append(
+                            dict(
+                                seed=r, k=k, generator=name, error=1 - acc,
+                                discrepancy=ing.discrepancy,
+                                robustness=ing.robustness,
+                                shared=ing.regions_shared,
+                                share=ing.synthetic_share,
+                            )
+                        )  # fmt: skip
+                if name == "fonts":
+                    continue
+                for vname in kmeans_variants:
+                    net = fit(
+                        variants[vname], x_real, y_real, x_syn, y_syn, init=d.init,
+                        epochs=epochs, K=K, generator=rng_for(stream),
+                        partition="kmeans",
+                    )  # fmt: skip
+                    test(net, f"{vname} (k-means on S ∪ G)", k, [name])
+    return rows, ingredients
+
+
+def paired_gains(
+    rows: Sequence[Mapping],
+    method: str,
+    reference: str,
+    cells: Sequence[tuple[str, int]],
+) -> dict[tuple[str, int], list[float]]:
+    """Per (generator, k) cell, the per-seed accuracy differences `method` − `reference`
+    (seeds in order). Every seed must have both in every cell."""
+    acc: dict[tuple, float] = {}
+    for row in rows:
+        acc[(row["generator"], row["k"], row["method"], row["seed"])] = row["acc"]
+    seeds = sorted({row["seed"] for row in rows})
+    out = {}
+    for name, k in cells:
+        gains = []
+        for s in seeds:
+            a = acc.get((name, k, method, s))
+            b = acc.get((name, k, reference, s))
+            if a is None or b is None:
+                missing = method if a is None else reference
+                raise ValueError(
+                    f"no {missing!r} accuracy for seed {s} in cell ({name!r}, k={k})"
+                )
+            gains.append(a - b)
+        out[(name, k)] = gains
+    return out
+
+
+def mean_over_cells(gains: Mapping[tuple[str, int], Sequence[float]]) -> list[float]:
+    """Per seed, the mean of a `paired_gains` result over its cells (the average over our
+    benchmark cells, as the paper averages over data sets)."""
+    if not gains:
+        raise ValueError("gains must hold at least one cell, got none")
+    return np.asarray(list(gains.values()), dtype=float).mean(axis=0).tolist()
+
+
+def partition_summaries(
+    data: Sequence[SeedData],
+    generators: Sequence[str],
+    *,
+    K: int,
+    steps: int,
+    rng_for,
+) -> list[dict]:
+    """For each seed, shot count and generator: `summarise_partition` of the online partition
+    at training's last step (the same prototype stream as `run_grid`'s cell) and of k-means on
+    real ∪ synthetic. One dict per (seed, k, generator, partition)."""
+    _check_rng_for(rng_for)
+    out = []
+    for r, d in enumerate(data):
+        gens = list(d.synthetic)
+        for k in sorted(d.x_real):
+            x_real = d.x_real[k]
+            for name in generators:
+                if name not in d.synthetic:
+                    raise ValueError(f"generator {name!r} is not in the data {gens}")
+                x_syn, y_syn = d.synthetic[name]
+                stream = cell_stream(r, k, gens.index(name))
+                online = online_regions(x_real, x_syn, K, steps, rng_for(stream))
+                kmeans = kmeans_regions(x_real.numpy(), x_syn.numpy(), K, seed=d.init)
+                for label, (a, b) in [
+                    ("online (training)", online),
+                    ("k-means on S ∪ G", kmeans),
+                ]:
+                    s = summarise_partition(a, b, y_syn.numpy(), K)
+                    out.append(
+                        dict(
+                            seed=r, k=k, generator=name, partition=label,
+                            regions=s.regions_used, purity=s.purity,
+                            share=s.synthetic_share,
+                        )
+                    )  # fmt: skip
+    return out
+
+
+def lambda_grid(
+    data: Sequence[SeedData],
+    lams: Sequence[float],
+    *,
+    k: int,
+    generator: str,
+    ce_real: float,
+    ce_syn: float,
+    epochs: int,
+    K: int,
+    rng_for,
+) -> np.ndarray:
+    """Mean test accuracy over the seeds for every (λ_dis, λ_rob) in lams × lams (rows λ_dis),
+    with the given cross-entropy weights, in one cell (k shots, `generator`), online partition
+    on the cell's stream."""
+    _check_rng_for(rng_for)
+    lams = [_nonnegative("each λ", v) for v in lams]
+    grid = np.full((len(lams), len(lams)), np.nan)
+    for a, lam_dis in enumerate(lams):
+        for b, lam_rob in enumerate(lams):
+            accs = []
+            for r, d in enumerate(data):
+                x_syn, y_syn = d.synthetic[generator]
+                stream = cell_stream(r, k, list(d.synthetic).index(generator))
+                net = fit(
+                    Method(ce_real, ce_syn, lam_dis, lam_rob), d.x_real[k], d.y_real[k],
+                    x_syn, y_syn, init=d.init, epochs=epochs, K=K,
+                    generator=rng_for(stream),
+                )  # fmt: skip
+                accs.append(accuracy(net, d.x_test, d.y_test))
+            grid[a, b] = float(np.mean(accs))
+    return grid
