@@ -635,7 +635,7 @@ strip(axes[1], gain_l1, FS.mean_over_cells(gain_l1), 0.0, color_for(LAM1), "s",
 for ax in axes:
     ax.axhline(0, color=color_for("reference"), lw=1)
     ax.set_xticks(range(len(labels)), labels, fontsize=8)
-    ax.legend(fontsize=8, loc="lower left")
+    ax.legend(fontsize=8, loc="upper left")
 c3 = next(c for c in ledger.claims if c.id == "3")
 axes[0].set(
     ylabel="accuracy gain over naive (per seed)",
