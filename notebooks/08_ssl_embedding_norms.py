@@ -34,8 +34,7 @@
 #    and with the initial angle), then over the whole of a small SimCLR run.
 # 3. Manipulating the norms changes the speed of convergence: cut-initialisation
 #    (dividing the weights by $c$) and GradScale (rescaling the gradient by $\|z\|$)
-#    reach a given k-NN accuracy in fewer steps than the baseline, each with the same
-#    small tuning budget.
+#    reach a given k-NN accuracy in fewer steps than the baseline.
 # 4. Norms encode confidence: inputs the network did not train on get smaller embedding
 #    norms than familiar ones, embeddings with large norms are classified more
 #    accurately, and in the paper's class-imbalance simulation classes seen more often
@@ -44,13 +43,16 @@
 #
 # Claims 1 and the toy part of 2 are exact statements that we check to float precision;
 # the rest runs SimCLR with a small MLP on 5,000 real MNIST digits instead of ResNets on
-# CIFAR/ImageNet, and the paper's own class-imbalance simulation.
+# CIFAR/ImageNet, and the paper's own class-imbalance simulation. One check is ours, kept
+# out of the paper's tally: 2e, whether weight decay keeps the norms small.
 
 # %% tags=["parameters"]
-scale = "quick"  # "quick" (≤ 90 s on 2 CPU cores) or "full" (longer, more seeds)
+scale = "quick"  # "quick" (about 2 min on 2 CPU cores) or "full" (GPU, more seeds)
 seed = 0
 
 # %%
+import json
+
 import numpy as np
 import pandas as pd
 import matplotlib.pyplot as plt
@@ -72,8 +74,11 @@ from repbook.core import (
     at_most,
     within,
     monotone,
+    paired_gain,
+    repo_root,
     tol,
 )
+from repbook.core.ledger import unstable_sentence
 from repbook.papers import ssl_norms as N
 
 SIZES = {
@@ -92,10 +97,12 @@ SIZES = {
         encoder="mlp",
         n_views=8,
         lr_grid=[0.003, 0.01, 0.03],
+        lr_extensions=2,
         tune_steps=120,
         n_boot=1000,
-        wd_sweep=[],
-        imb_runs=10,
+        wd_effective=[0.0, 0.1, 1.0],
+        wd_steps=120,
+        imb_runs=30,
         imb_epochs=50,
         imb_record=5,
     ),
@@ -114,9 +121,11 @@ SIZES = {
         encoder="conv",
         n_views=0,
         lr_grid=[0.003, 0.01, 0.03],
+        lr_extensions=2,
         tune_steps=1500,
         n_boot=2000,
-        wd_sweep=[0.0, 5e-5, 5e-4, 5e-3],
+        wd_effective=[0.0, 0.01, 0.1, 1.0],
+        wd_steps=1500,
         imb_runs=50,
         imb_epochs=100,
         imb_record=1,
@@ -417,7 +426,7 @@ ledger.check(
     "2b",
     "steps to converge grow like ‖z‖² (toy)",
     paper="at least quadratic in the norm",
-    source="literature",
+    source="official code",
     measured={"log–log slope (r ≥ 1)": slope},
     criterion=within("log–log slope (r ≥ 1)", 1.6, 2.4),
 )
@@ -425,7 +434,7 @@ ledger.check(
     "2c",
     "steps grow with the initial angle of the pair (toy)",
     paper="slowest for opposite pairs",
-    source="literature",
+    source="official code",
     measured={"Spearman ρ(angle, steps)": rho},
     criterion=at_least("Spearman ρ(angle, steps)", 0.9),
 )
@@ -446,27 +455,37 @@ ledger.check(
 # image warps would otherwise cost half of each step); full scale augments on the fly.
 # Three variants share everything else, including the initial weights of each seed: the
 # default, cut-initialisation with $c=3$ and GradScale with $p=1$ (the paper's
-# comparison in its code). Every `eval_every` steps we record the mean $\|z\|$ on the
-# 1,000 test digits and the k-NN accuracy (k = 20, cosine) of their embeddings $z$
-# against a labelled bank of `bank` training digits. At full scale the backbone is a
-# small conv net.
+# comparison in its code). Cut-initialisation divides *every* parameter by $c$, the
+# LayerNorm's scale and shift included, as the official code's `cut_weights` does, and
+# trains at the default's learning rate, as the official comparison does. Every
+# `eval_every` steps we record the mean $\|z\|$ on the 1,000 test digits and the k-NN
+# accuracy (k = 20, cosine) of their embeddings $z$ against a labelled bank of `bank`
+# training digits. At full scale the backbone is a small conv net.
 #
-# **Tuning budget.** Each variant gets the same budget: the learning rates in `lr_grid`,
+# **Learning rates.** The default and GradScale each get their rate by the same rule and
+# cap (the official code gives GradScale its own, lower rate): the rates in `lr_grid`,
 # each trained for `tune_steps` steps on one tuning seed that is not an evaluation seed,
 # scored by the mean k-NN accuracy over the second half of that run on 1,000
-# *validation* digits taken from the training split. Each variant then trains the
-# evaluation seeds at its own best learning rate. The test digits play no part in the
-# choice.
+# *validation* digits taken from the training split (a run whose loss stops being
+# finite scores below every other). While a variant's best rate lies at an end of the
+# rates it has tried, one more rate is tried beyond that end (the grid's outermost
+# ratio), at most `lr_extensions` times; the optimum is *bracketed* when a worse rate was
+# tried on each side of it. Scores of neighbouring rates often differ by less than the
+# k-NN noise on 1,000 digits (its binomial standard error is printed with the table), so
+# "bracketed" says where the optimum lies, not that it is sharp. Cut-init takes the
+# default's rate. The test digits play no part in the choice.
 #
-# **Criterion (2d).** In every seed, the default run's mean test-set $\|z\|$ (at its
-# chosen learning rate) never falls from one evaluation to the next, over the whole run.
-# A plausible failure: norms that rise early and then fall back.
+# **Criterion (2d, fixed before the run).** The claim is a trend over training: in every
+# seed, the Mann–Kendall test of the default run's mean test-set $\|z\|$ (at its
+# chosen learning rate) against the evaluation step finds an upward trend, Kendall's
+# $\tau > 0$ with one-sided $p < 0.05$. A plausible failure: norms that rise during the
+# warm-up and then fall back for the rest of the run, so that later evaluations lie
+# below earlier ones as often as above.
 
 # %%
 X, y = load_mnist5k(seed)
 X, y = torch.tensor(X, device=device), torch.tensor(y, device=device)
 Xtr, ytr, Xte, yte = X[:4000], y[:4000], X[4000:], y[4000:]
-bank = (Xtr[: run["bank"]], ytr[: run["bank"]])
 val = (Xtr[3000:], ytr[3000:])
 AUG = dict(erase=0.0, noise=0.05)
 train_data = (
@@ -479,72 +498,73 @@ METHODS = {
     "cut-init (c = 3)": dict(c=3.0, power=0.0),
     "GradScale (p = 1)": dict(c=1.0, power=1.0),
 }
+TUNED = ["default", "GradScale (p = 1)"]  # cut-init trains at the default's rate
 TUNE_SEED = run["seeds"]  # the seed index after the evaluation seeds
-
-
-def make_encoder(s, c=1.0):
-    gen = run.torch_generator(2000 + s)
-    if run["encoder"] == "conv":
-        model = N.ConvEncoder(side=28, generator=gen)
-    else:
-        model = N.MLPEncoder(784, (256, 128), 64, generator=gen)
-    return N.cut_init_(model, c).to(device) if c != 1.0 else model.to(device)
-
-
-def simclr(
-    s,
-    lr,
-    c=1.0,
-    power=0.0,
-    weight_decay=0.0,
+P = N.SimCLRProtocol(
     data=train_data,
-    steps=None,
-    queries=(Xte, yte),
-):
-    model = make_encoder(s, c)
-    monitor = None if queries is None else (bank[0], bank[1], *queries)
-    hist = N.train_simclr(
-        model,
-        data,
-        steps=steps or run["steps"],
-        batch_size=run["batch"],
-        lr=lr,
-        warmup=run["warmup"],
-        generator=run.torch_generator(1000 + s),
-        power=power,
-        weight_decay=weight_decay,
-        eval_every=run["eval_every"],
-        monitor=monitor,
-        aug=None if run["n_views"] else AUG,
-    )
-    return model, hist
+    bank=(Xtr[: run["bank"]], ytr[: run["bank"]]),
+    init_generator=lambda s: run.torch_generator(2000 + s),
+    train_generator=lambda s: run.torch_generator(1000 + s),
+    encoder=run["encoder"],
+    steps=run["steps"],
+    batch_size=run["batch"],
+    warmup=run["warmup"],
+    eval_every=run["eval_every"],
+    aug=None if run["n_views"] else AUG,
+)
+
+
+def simclr(s, lr, queries=(Xte, yte), **kw):
+    return P.run(s, lr, queries=queries, device=device, **kw)
 
 
 # %% tags=["hide-input"]
-tune_rows = []
-for name, kw in METHODS.items():
-    for lr in run["lr_grid"]:
-        _, h = simclr(TUNE_SEED, lr, **kw, steps=run["tune_steps"], queries=val)
-        late = h.eval_steps >= run["tune_steps"] / 2
-        tune_rows.append(
-            dict(
-                method=name,
-                lr=lr,
-                score=N.accuracy_area(h.eval_steps[late], h.knn[late]),
-            )
-        )
-tuning = pd.DataFrame(tune_rows)
-best_lr = {
-    m: float(d.lr.iloc[int(np.argmax(d.score.to_numpy()))])
-    for m, d in tuning.groupby("method", sort=False)
+def tuning_score(kw):
+    def score(lr):
+        _, h = simclr(TUNE_SEED, lr, steps=run["tune_steps"], queries=val, **kw)
+        return N.tuning_score(h)
+
+    return score
+
+
+brackets = {
+    name: N.bracket_learning_rate(
+        tuning_score(kw), run["lr_grid"], max_extensions=run["lr_extensions"]
+    )
+    for name, kw in METHODS.items()
+    if name in TUNED
 }
+tuning = pd.DataFrame(
+    [
+        dict(method=name, lr=lr, score=sc)
+        for name, b in brackets.items()
+        for lr, sc in b.scores.items()
+    ]
+)
+best_lr = {name: b.best for name, b in brackets.items()}
+bracketed = {name: b.bracketed for name, b in brackets.items()}
+best_lr["cut-init (c = 3)"] = best_lr["default"]
+bracketed["cut-init (c = 3)"] = bracketed["default"]
+p_best = brackets["default"].scores[best_lr["default"]]
+score_se = np.sqrt(p_best * (1 - p_best) / len(val[1]))
 print("mean validation k-NN accuracy, second half of the tuning run, by learning rate:")
 print(
-    tuning.pivot(index="lr", columns="method", values="score")[list(METHODS)]
+    tuning.pivot(index="lr", columns="method", values="score")[TUNED]
     .round(4)
-    .to_string()
+    .to_string(na_rep="—")
 )
-print("chosen learning rates:", ", ".join(f"{m} {v:g}" for m, v in best_lr.items()))
+print(
+    f"(binomial SE of one k-NN accuracy near {p_best:.2f} on {len(val[1]):,} digits: "
+    f"{score_se:.4f})"
+)
+print(
+    "chosen learning rates:",
+    ", ".join(
+        f"{m} {best_lr[m]:g} ({'bracketed' if bracketed[m] else 'at the edge'})"
+        for m in TUNED
+    )
+    + "; cut-init at the default's rate",
+)
 
 histories, models = {}, {}
 for name, kw in METHODS.items():
@@ -560,12 +580,11 @@ curves = pd.concat(
 )
 
 # %%
-norm_curves = {
-    f"‖z‖, seed {s}": histories["default", s].eval_norm for s in range(run["seeds"])
-}
-growth = np.array([c[-1] / c[0] for c in norm_curves.values()])
-peak = np.array([c.max() / c[-1] for c in norm_curves.values()])
-worst_fall = np.array([np.diff(c).min() for c in norm_curves.values()])
+default_h = [histories["default", s] for s in range(run["seeds"])]
+growth = np.array([h.eval_norm[-1] / h.eval_norm[0] for h in default_h])
+peak_growth = np.array([h.eval_norm.max() / h.eval_norm[0] for h in default_h])
+peak = np.array([h.eval_norm.max() / h.eval_norm[-1] for h in default_h])
+trends = [N.norm_trend(h.eval_steps, h.eval_norm) for h in default_h]
 shrink = np.mean(
     [
         histories["default", s].eval_norm[0]
@@ -582,10 +601,11 @@ print(
     .to_string()
 )
 print("default run, final / initial mean ‖z‖ per seed:", np.round(growth, 3))
+print("default run, peak / initial mean ‖z‖ per seed: ", np.round(peak_growth, 3))
 print("default run, peak / final mean ‖z‖ per seed:   ", np.round(peak, 3))
 print(
-    "default run, largest fall between two evaluations per seed:",
-    np.round(worst_fall, 3),
+    "default run, Mann–Kendall τ (one-sided p) per seed:",
+    ", ".join(f"{t:+.3f} ({p:.3f})" for t, p in trends),
 )
 print(f"cut-initialisation divides the initial mean ‖z‖ by {shrink:.1f} on average")
 
@@ -629,85 +649,159 @@ axes[1].legend()
 plt.show()
 
 # %%
+mk_p = {f"one-sided p, seed {s}": p for s, (_, p) in enumerate(trends)}
 ledger.check(
     "2d",
     "embedding norms grow over SimCLR training without weight decay",
-    paper="norms grow during training (CIFAR, ImageNet-100)",
+    paper="without weight decay, norms grow over training (the precursor's argument; "
+    "the paper's own figures were not read)",
     source="literature",
     evidence="real data",
-    measured={**norm_curves, "final / initial ‖z‖": growth, "peak / final ‖z‖": peak},
-    criterion=all_of(*[monotone(k, "increasing", strict=False) for k in norm_curves]),
-    show=["final / initial ‖z‖", "peak / final ‖z‖"],
-    tolerance=tol(rel=0.2),
+    measured={
+        **mk_p,
+        "Kendall τ": [t for t, _ in trends],
+        "final / initial ‖z‖": growth,
+        "peak / final ‖z‖": peak,
+    },
+    criterion=at_most(list(mk_p), 0.05, strict=True),
+    show=["Kendall τ", "final / initial ‖z‖", "peak / final ‖z‖"],
+    tolerance={
+        **{k: tol(abs=v) for k, v in zip(mk_p, [0.2, 0.5, 0.2])},
+        "Kendall τ": tol(abs=0.3),
+        "final / initial ‖z‖": tol(abs=0.07),
+        "peak / final ‖z‖": tol(abs=0.2),
+    },
+    note="Mann–Kendall test: Kendall's τ of the mean test ‖z‖ on the step (scipy)",
 )
-
-# %% tags=["hide-input"]
-if run["wd_sweep"]:
-    wd_rows = []
-    for wd in run["wd_sweep"]:
-        for s in range(run["seeds"]):
-            _, h = simclr(s, best_lr["default"], weight_decay=wd)
-            wd_rows.append(
-                dict(weight_decay=wd, seed=s, final_norm=h.eval_norm[-1], knn=h.knn[-1])
-            )
-    wd_df = pd.DataFrame(wd_rows).groupby("weight_decay")[["final_norm", "knn"]].mean()
-    print(wd_df.round(4).to_string())
-
-# %%
-wd_claim = dict(
-    statement="weight decay keeps embedding norms small",
-    paper="norms shrink with weight decay",
-    source="official code",
-    criterion=monotone("final mean ‖z‖ by weight decay", "decreasing"),
-)
-if run["wd_sweep"]:
-    ledger.check(
-        "2e",
-        **wd_claim,
-        measured={
-            "final mean ‖z‖ by weight decay": {
-                f"{wd:g}": v for wd, v in wd_df.final_norm.items()
-            }
-        },
-    )
-else:
-    ledger.not_checked("2e", **wd_claim, note="full scale runs the weight-decay sweep")
 
 # %% [markdown]
 # The printed table gives, per variant, the mean test-set norm every few evaluations;
 # below it, the default run's growth factor per seed, how far its norms fall back from
-# their peak, the largest fall between two evaluations (the quantity behind 2d) and how
-# much smaller cut-initialisation makes the starting norms. The exact argument is about
-# a step taken on $z$ itself; in a network the step is taken on the weights, which need
-# not be orthogonal to every $z$, so nothing forces the norm to rise at every step.
+# their peak, the Mann–Kendall statistics behind 2d and how much smaller
+# cut-initialisation makes the starting norms. The exact argument is about a step taken
+# on $z$ itself; in a network the step is taken on the weights, which need not be
+# orthogonal to every $z$, so nothing forces the norm to rise at every step: the
+# criterion asks for a trend.
 #
+# ### Weight decay (ours)
+#
+# The official code's weight-decay ablation trains the same model with several decays
+# (up to 10⁻⁴ at learning rate 0.6 for 8 epochs) and states no result we could read; the
+# paper's statement about weight decay was not read either, so this check is ours. We
+# train the default (its chosen learning rate $\eta$, the evaluation seeds) for
+# `wd_steps` = $T$ steps with each decay $\lambda$. torch's SGD adds $\lambda w$ to the
+# gradient before the momentum $\mu = 0.9$, so over the run the decay shrinks the
+# weights by about $\exp(-E)$ with $E = \eta\lambda T/(1-\mu)$, which we call its
+# effective decay; the sweep is set in effective decays (`wd_effective`), in the range
+# of the official ablation's.
+#
+# **Criterion (2e, ours, fixed before the run).** In every seed, the final mean test-set
+# $\|z\|$ falls strictly from each decay to the next larger one. **Gate:** at the largest
+# decay every seed still trains (its final k-NN accuracy is at least its untrained
+# encoder's), so the comparison is between trained models. A plausible failure: decay
+# too weak to act against the growth within the run, so that the seeds' order is noise.
+
+# %%
+MU = 0.9  # train_simclr's momentum
+wd_values = [
+    e * (1 - MU) / (best_lr["default"] * run["wd_steps"]) for e in run["wd_effective"]
+]
+untrained = np.array([histories["default", s].knn[0] for s in range(run["seeds"])])
+wd_rows = []
+for e, wd in zip(run["wd_effective"], wd_values):
+    for s in range(run["seeds"]):
+        _, h = simclr(s, best_lr["default"], weight_decay=wd, steps=run["wd_steps"])
+        wd_rows.append(
+            dict(
+                effective=e,
+                weight_decay=wd,
+                seed=s,
+                final_norm=h.eval_norm[-1],
+                knn=h.knn[-1],
+            )
+        )
+wd_df = pd.DataFrame(wd_rows)
+print(
+    "decays λ for the effective decays "
+    + ", ".join(f"{e:g} → {wd:.3g}" for e, wd in zip(run["wd_effective"], wd_values))
+    + f" (η = {best_lr['default']:g}, T = {run['wd_steps']})"
+)
+print(
+    "final mean test ‖z‖ by effective decay (columns) and seed (rows):\n"
+    + wd_df.pivot(index="seed", columns="effective", values="final_norm")
+    .round(4)
+    .to_string()
+)
+print(
+    "final k-NN accuracy, mean over seeds:",
+    wd_df.groupby("effective").knn.mean().round(4).to_dict(),
+)
+wd_by_seed = {
+    f"final ‖z‖ by effective decay, seed {s}": {
+        f"{r.effective:g}": r.final_norm for r in d.itertuples()
+    }
+    for s, d in wd_df.groupby("seed")
+}
+top = wd_df[wd_df.effective == max(run["wd_effective"])].sort_values("seed")
+still_trains = top.knn.to_numpy() - untrained
+
+# %%
+ledger.ours(
+    "2e",
+    "weight decay keeps embedding norms small",
+    why="what the official code's weight-decay ablation sweeps; the paper's "
+    "statement was not read",
+    evidence="real data",
+    measured={
+        **wd_by_seed,
+        "k-NN at the largest decay − untrained, per seed": still_trains,
+    },
+    gate=at_least("k-NN at the largest decay − untrained, per seed", 0.0),
+    criterion=all_of(*[monotone(k, "decreasing") for k in wd_by_seed]),
+    show=list(wd_by_seed),
+    tolerance={
+        **{k: tol(abs=v) for k, v in zip(wd_by_seed, [0.2, 0.1, 0.2])},
+        "k-NN at the largest decay − untrained, per seed": tol(abs=0.2),
+    },
+)
+
+# %% [markdown]
 # ## Claim 3 · Cut-initialisation and GradScale converge faster
 #
+# **Gate (fixed before the run; part (ii) amended after its first run, see
+# Deviations).** The fixes target a mechanism, and the comparison must be fair. (i) The
+# default's norms grow enough for the paper's $\|z\|^2$ law to at least halve its angular
+# step at some point of the run: in every seed its mean test $\|z\|$ reaches $\sqrt2$
+# times its initial value at some evaluation. The peak is the statistic because a rate
+# tuned per variant absorbs any constant scale of the norms: only their growth, largest
+# at the peak, changes the step size along the run (final / initial is printed too).
+# (ii) The learning rates the claim rests on are bracketed by their tuning: the
+# default's (at which cut-init also trains) for 3a, the default's and GradScale's for
+# 3b. Unmet, the claim is *not checked at this scale*.
+#
 # **Criterion (fixed before the run).** The target must need training. The three
-# variants of a seed start from the same initial weights, so each seed gets its own
+# variants of a seed start from the same initial weights (before the cut), so each seed
+# gets its own
 # target: halfway between the k-NN accuracy of that seed's untrained default encoder
 # (step 0) and the default run's final accuracy. For each run, the time to accuracy is
 # the first evaluation step at which the k-NN accuracy of the test embeddings reaches
 # its seed's target (runs that never reach it count as the end of training plus one
 # evaluation interval). (3a) Cut-initialisation and (3b) GradScale each reproduce the
-# claim if their mean time to accuracy over the seeds is smaller than the default's. A
-# plausible failure: a variant whose accuracy first drops below the untrained encoder's
-# and recovers late.
+# claim if the steps they save against the default, paired by seed, are positive beyond
+# their noise (mean − t·SE > 0 over the seeds). A plausible failure: a variant whose
+# accuracy first drops below the untrained encoder's and recovers late, or a cut network
+# whose small starting norms make the default's rate too large for it.
 
 # %%
-start = np.array([histories["default", s].knn[0] for s in range(run["seeds"])])
-final = np.array([histories["default", s].knn[-1] for s in range(run["seeds"])])
+start = np.array([h.knn[0] for h in default_h])
+final = np.array([h.knn[-1] for h in default_h])
 target = start + 0.5 * (final - start)  # one target per seed
 never = run["steps"] + run["eval_every"]
+steps_to = N.times_to_target(histories, target, never=never)
 tta = pd.DataFrame(
     [
-        dict(
-            method=name,
-            seed=s,
-            steps=min(N.time_to_accuracy(h.eval_steps, h.knn, target[s]), never),
-            final_knn=h.knn[-1],
-        )
-        for (name, s), h in histories.items()
+        dict(method=name, seed=s, steps=v, final_knn=histories[name, s].knn[-1])
+        for (name, s), v in steps_to.items()
     ]
 )
 tta["reached"] = tta.steps < never
@@ -718,6 +812,12 @@ summary = tta.groupby("method", sort=False).agg(
     reached=("reached", "sum"),
     final_knn=("final_knn", "mean"),
 )
+saved = {
+    name: np.array(
+        [steps_to["default", s] - steps_to[name, s] for s in range(run["seeds"])]
+    )
+    for name in list(METHODS)[1:]
+}
 print(
     pd.DataFrame(
         {
@@ -730,13 +830,21 @@ print(
     .to_string()
 )
 print(summary.round(4).to_string())
+for name, v in saved.items():
+    print(f"steps saved by {name} per seed (default − variant): {v}")
+print(
+    f"gate: default's peak / initial ‖z‖ per seed {np.round(peak_growth, 3)} "
+    f"(needs ≥ {np.sqrt(2):.3f}); rates bracketed: "
+    + ", ".join(f"{m} {'yes' if b else 'no'}" for m, b in bracketed.items())
+)
 
 # %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
 ax = axes[0]
-for name in METHODS:
-    d = tuning[tuning.method == name]
-    ax.plot(d.lr, d.score, "o-", color=color_for(name), label=name)
+for name in TUNED:
+    d = tuning[tuning.method == name].sort_values("lr")
+    ok = np.isfinite(d.score)
+    ax.plot(d.lr[ok], d.score[ok], "o-", color=color_for(name), label=name)
     ax.scatter(
         [best_lr[name]],
         [d.score.max()],
@@ -750,8 +858,10 @@ ax.set(
     ylabel="validation k-NN accuracy (2nd half)",
     title=f"Tuning ({run['tune_steps']} steps, circle: chosen)",
 )
-ax.set_xticks(run["lr_grid"], [f"{v:g}" for v in run["lr_grid"]])
+lrs = sorted(tuning.lr.unique())
+ax.set_xticks(lrs, [f"{v:.2g}" for v in lrs])
 ax.xaxis.set_minor_formatter(plt.NullFormatter())
+ax.tick_params(axis="x", labelsize=7)
 ax.legend(fontsize=8)
 ax = axes[1]
 for name in METHODS:
@@ -790,12 +900,17 @@ ax.legend(fontsize=8)
 plt.show()
 
 # %%
-# measured in other numerical environments (data/numerics): steps to target move
-moved = {
-    "3a": {"cut-init (c = 3)": 40},
-    "3b": {"GradScale (p = 1)": 200, "learning rate": 0.06},
+gate_growth = {
+    f"default peak / initial ‖z‖, seed {s}": v for s, v in enumerate(peak_growth)
 }
+GATE3 = all_of(
+    at_least(list(gate_growth), float(np.sqrt(2))),
+    at_most("rates at the grid's edge, of those the claim rests on", 0),
+)
 for cid, name in [("3a", "cut-init (c = 3)"), ("3b", "GradScale (p = 1)")]:
+    gain_name = f"steps saved by {name}, per seed"
+    rests_on = ["default"] if name == "cut-init (c = 3)" else ["default", name]
+    n_edge = sum(not bracketed[m] for m in rests_on)
     ledger.check(
         cid,
         f"{name} reaches the target k-NN accuracy in fewer steps",
@@ -803,40 +918,48 @@ for cid, name in [("3a", "cut-init (c = 3)"), ("3b", "GradScale (p = 1)")]:
         source="abstract",
         evidence="real data",
         measured={
+            gain_name: saved[name],
+            **gate_growth,
+            "rates at the grid's edge, of those the claim rests on": n_edge,
             f"mean steps, {name}": summary.loc[name, "mean_steps"],
             "mean steps, default": summary.loc["default", "mean_steps"],
-            f"seeds reaching the target, {name}": int(summary.loc[name, "reached"]),
             "target k-NN accuracy": target,
             f"learning rate, {name}": best_lr[name],
             "learning rate, default": best_lr["default"],
         },
-        criterion=at_most(f"mean steps, {name}", "mean steps, default", strict=True),
-        tolerance={
-            f"mean steps, {name}": tol(abs=moved[cid][name]),
-            "mean steps, default": tol(abs=20),
-            f"seeds reaching the target, {name}": tol(abs=3),
-            "target k-NN accuracy": tol(abs=0.02),
+        gate=GATE3,
+        criterion=paired_gain(gain_name, k="t"),
+        show=[gain_name, f"learning rate, {name}", "learning rate, default"],
+        note=(
+            "the official comparison: every parameter cut, at the default's rate"
+            if name == "cut-init (c = 3)"
+            else "GradScale's rate tuned by our rule, with the default's warm-up (the "
+            "official run gives it a 10× longer one): a verdict on our schedule"
+        ),
+        tolerance={  # from data/numerics (steps to target move by whole evaluations)
+            gain_name: tol(abs=200),
+            **{k: tol(abs=v) for k, v in zip(gate_growth, [0.02, 0.04, 0.2])},
             **(
-                {f"learning rate, {name}": tol(abs=moved[cid]["learning rate"])}
-                if "learning rate" in moved[cid]
-                else {}
+                {}
+                if name == "cut-init (c = 3)"
+                else {f"mean steps, {name}": tol(abs=60)}
             ),
+            "mean steps, default": tol(abs=20),
+            "target k-NN accuracy": tol(abs=0.02),
         },
     )
 
 # %% [markdown]
-# The left panel shows what each variant's tuning budget bought, the middle one the test
-# accuracy against each seed's target, the right one the time to target per seed; the
-# verdicts are in the table at the end. In this small MLP, cutting the weights shrinks
-# the starting $z$ (by the factor printed under claim 2d) and, because every gradient is
-# scaled by $1/\|z\|$ while the weights are smaller, makes each early step far larger
-# relative to the weights, so a cut network wants a smaller learning rate: the tuning
-# table shows which rate each variant preferred. A variant whose best rate sits at the
-# edge of the grid might do better beyond it; the budget is the same for all. The
-# paper's setting (a ResNet, learning rate 0.6 with a 10-epoch warm-up, hundreds of
-# epochs) is not what a laptop can afford, and there is little room to measure "faster"
-# here: the untrained encoders' accuracy (printed above) is already high, and the
-# default run gains only a few points on it.
+# The left panel shows the tuning of the default and GradScale (every rate tried, the
+# chosen one circled), the middle one the test accuracy against each seed's target, the
+# right one the time to target per seed; the gate and the verdicts are in the table at
+# the end. Cutting every parameter, the LayerNorm's included, shrinks the starting $z$ by
+# the factor printed under claim 2d; every gradient then arrives scaled by $1/\|z\|$ while
+# the weights are small, so at the default's rate each early step is large relative to
+# the weights. The paper's setting (a ResNet, learning rate 0.6 with a 10-epoch warm-up,
+# hundreds of epochs) is not what a laptop can afford, and there is little room to
+# measure "faster" here: the untrained encoders' accuracy (printed above) is already
+# high, and the default run gains only a few points on it.
 #
 # ## Claim 4 · Norms encode confidence
 #
@@ -888,8 +1011,8 @@ for k, name in enumerate(["unseen classes", "scrambled pixels"]):
 quint = np.array(
     [
         N.knn_accuracy_by_norm(
-            N.embed(models["default", s], bank[0]),
-            bank[1],
+            N.embed(models["default", s], P.bank[0]),
+            P.bank[1],
             N.embed(models["default", s], Xte),
             yte,
             n_bins=5,
@@ -946,6 +1069,7 @@ ax.legend(fontsize=8)
 plt.show()
 
 # %%
+AUC_TOL = {"4a": (0.009, 0.01, 0.009), "4b": (0.03, 0.02, 0.03)}  # data/numerics
 for cid, name in [("4a", "unseen classes"), ("4b", "scrambled pixels")]:
     auc, lo, hi = aucs[name]
     ledger.check(
@@ -956,7 +1080,11 @@ for cid, name in [("4a", "unseen classes"), ("4b", "scrambled pixels")]:
         evidence="real data",
         measured={"AUROC": auc, "AUROC 95 % low": lo, "AUROC 95 % high": hi},
         criterion=at_least("AUROC 95 % low", 0.5, strict=True),
-        tolerance=tol(abs=0.03),
+        tolerance={
+            "AUROC": tol(abs=AUC_TOL[cid][0]),
+            "AUROC 95 % low": tol(abs=AUC_TOL[cid][1]),
+            "AUROC 95 % high": tol(abs=AUC_TOL[cid][2]),
+        },
     )
 ledger.check(
     "4c",
@@ -973,7 +1101,7 @@ ledger.check(
     ),
     tolerance={
         "k-NN accuracy, top quintile": tol(abs=0.04),
-        "k-NN accuracy, bottom quintile": tol(abs=0.03),
+        "k-NN accuracy, bottom quintile": tol(abs=0.04),
     },
 )
 
@@ -1096,8 +1224,8 @@ ledger.check(
     },
     criterion=at_least("slope, 95 % low", 0.0, strict=True),
     tolerance={
-        "slope, 95 % low": tol(abs=0.0002),
-        "slope, mean": tol(abs=8e-05),
+        "slope, 95 % low": tol(abs=8e-06),
+        "slope, mean": tol(abs=1e-05),
         "growth by class weight": tol(abs=0.003),
     },
 )
@@ -1117,38 +1245,117 @@ ledger.show()
 print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.device}")
 
 # %% [markdown]
+# **Reading the verdicts.** The lines below are generated from this run's ledger and
+# from the committed stability record (quick scale, five seeds,
+# `data/stability/08_ssl_embedding_norms.json`; a claim changed since the record was
+# made reads as stale), and last the claims whose verdict differs under other kernels
+# and thread counts (`data/numerics/08_ssl_embedding_norms.json`): a verdict that moves
+# there sits within the noise of the machine, not only of the seeds.
+
+# %%
+for c in ledger.claims:
+    gate = c.gate or {}
+    gate_txt = (
+        f"; gate {'met' if gate.get('passed') else 'unmet'} (margin "
+        f"{gate.get('margin'):+.4g})"
+        if gate
+        else ""
+    )
+    margin = f", margin {c.margin_text()}" if c.checked else ""
+    print(f"{c.id} ({c.role}): {c.verdict_word()}{margin}{gate_txt}")
+stab = ledger.stability()
+print(
+    unstable_sentence(ledger, stab)
+    or "No claim the record still describes flips between its seeds."
+)
+for c in ledger.claims:
+    st = stab.current(c) if stab is not None else None
+    print(f"claim {c.id} over the record's seeds: {st.cell() if st else 'stale'}")
+num_path = repo_root() / "data" / "numerics" / f"{ledger.chapter}.json"
+if num_path.is_file():
+    for entry in json.loads(num_path.read_text())["claims"]:
+        if len(set(entry["verdicts"].values())) > 1:
+            print(
+                f"claim {entry['id']} under other kernels and thread counts "
+                "(data/numerics): "
+                + ", ".join(f"{env} {v}" for env, v in entry["verdicts"].items())
+            )
+
+# %% [markdown]
 # ## Deviations from the paper
 #
-# - **Criteria changed after their results were known** (a verdict audit found checks
-#   that could not fail or did not test what the paper claims):
+# - **Criteria changed after their results were known** (verdict audits found checks
+#   that could not fail or did not test what the paper claims). Second audit (issue 34):
+#   - *2d.* Before: the mean test norm never falls between two evaluations, in every
+#     seed (not reproduced: the norms rise during the warm-up and fall back, largest
+#     fall about −0.24). A curve can grow and still dip once, and the chapter's own
+#     argument says nothing forces a rise at every step, so the criterion is now a
+#     trend: a Mann–Kendall upward trend (τ > 0, one-sided p < 0.05) in every seed,
+#     written before it was run; its outcome is printed under 2d.
+#   - *2e (weight decay)* was the paper's claim, not checked at quick scale, with a
+#     full-scale sweep of 0 to 5·10⁻³. Its first quick-scale version (decays 0, 0.05 and
+#     0.5, called the paper's, source "official code") could not fail: at 0.5 the norms
+#     fell to about 0.006 and the k-NN accuracy to chance, and the official ablation
+#     (up to 10⁻⁴ at learning rate 0.6 for 8 epochs) states no result we could read.
+#     It is now ours: the decays are set as effective decays $\eta\lambda T/(1-\mu)$ in
+#     the ablation's range (0, 0.1 and 1 at quick scale; torch's SGD applies the decay
+#     before the momentum), with a gate that the most decayed model still trains.
+#   - *3a, 3b.* Before: mean steps to target of the variant < the default's (both not
+#     reproduced: cut-init 233 against 120 steps, GradScale 140 against 120), with a
+#     fixed grid of three rates on which the default's and cut-init's chosen rates sat
+#     at its edges, and a cut that spared the LayerNorm. Now (i) cut-initialisation is
+#     the official variant, every parameter divided by c (the audit: behind the
+#     LayerNorm, sparing it only enlarged the step); (ii) the grid is extended beyond
+#     an edge while the best rate sits there, at most `lr_extensions` times, by the same
+#     rule for the default and GradScale; (iii) a gate, fixed before the run: the
+#     default's norms reach √2 times their start (the ‖z‖² law then halves its angular
+#     step) and the rates the claim rests on are bracketed; (iv) "fewer steps" is a
+#     paired gain beyond noise over seeds (mean − t·SE > 0), not a comparison of means.
+#   - *Cut-init's learning rate, changed after a run.* The first version of this
+#     revision tuned cut-init by the same rule as the others. Its validation score rose
+#     steadily as the rate fell, from 0.358 at 0.03 to 0.685 at 0.00027, the smallest
+#     rate the extensions reached, and stayed below the default's worst score (0.705):
+#     the second-half score rewards a rate that leaves the encoder near its untrained
+#     accuracy, so the rule never bracketed cut-init and 3a read not checked. A second
+#     audit pointed out that the official comparison trains the cut network at the
+#     default's rate; 3a is now judged there, which is the paper's configuration, and
+#     its gate asks for the default's rate to be bracketed.
+#   - *The gate of 3a/3b, changed after its first run.* As first written and run, it
+#     required all three variants' rates to be bracketed; cut-init's was not, which left
+#     3b (GradScale against the default, both bracketed) not checked because of a
+#     variant it does not compare. The gate now asks for the rates each claim rests on.
+#     In that run the change turned 3b from not checked into not reproduced.
+#   - *GradScale's schedule.* The official comparison gives GradScale a sixth of the
+#     default's rate and a ten times longer warm-up. Here its rate is tuned by our rule
+#     and its warm-up is the default's, so 3b is a verdict on our schedule (said in its
+#     note); a run with the official warm-up ratio was not made.
+#   - *4d.* The text said one seed in the stability record flipped; it was 3 of 5 with
+#     10 imbalance runs per seed. Quick scale now runs 30, and the seeds' verdicts are
+#     printed under the verdicts from the stability record.
+#   - *Sources.* 2b and 2c follow the official `Simulations.ipynb` (source "official
+#     code", was "literature"); 2d's paper value no longer cites figures we did not read.
+# - **Earlier criteria changes** (first audit):
 #   - *2d.* Before: "final mean test ‖z‖ > initial in every seed", reproduced
 #     (final/initial 1.65, 1.26, 1.28), while the norms rose and then fell back
-#     (peak/final 1.09–1.37). The paper claims growth during training, so the criterion
-#     now reads the whole curve: the mean test norm never falls between two evaluations,
-#     in every seed.
+#     (peak/final 1.09–1.37); it then became the never-falls rule above.
 #   - *3a, 3b.* Before: the target was 95 % of the default's own final k-NN accuracy,
 #     which the untrained encoder nearly met, and all three variants shared the one
 #     learning rate chosen for the default; cut-init never reached the target and
-#     GradScale reached it later than the default (not reproduced, both). Now each
-#     seed's target lies halfway between its untrained and its trained default's
-#     accuracy, so it needs training, and every variant gets the same tuning budget (the
-#     rates in `lr_grid` on a tuning seed, scored on validation digits).
-#   - *How the new protocol of claim 3 was settled.* Its first version ran once on the
-#     chapter's seed. It scored a tuning run by the mean accuracy over the whole run and
-#     used one target averaged over the seeds, with a fourth rate, 0.1, in the grid.
-#     That score chose the smallest rate for all three variants: a rate too small to
-#     learn keeps the untrained encoder's accuracy, which is already high, while rates
-#     that learn first dip below it. And one seed's untrained encoder already exceeded
-#     the averaged target, so its default run "reached" it at step 0. We changed the
-#     score to the second half of the tuning run and the target to one per seed, and
-#     dropped 0.1 (the worst rate for every variant in that run, and divergent for
-#     GradScale in the pilot) to pay for the time. That first version also gave not
-#     reproduced for both (cut-init 207 against 60 steps, GradScale 60 against 60).
-#   - *Cut-initialisation.* Before, `cut_init_` also divided the LayerNorm's scale and
-#     shift. It now divides the weights and biases of the linear (and convolutional)
-#     layers only, as the audit asked. The official code's `cut_weights` divides every
-#     parameter, batch-norm scales included; the library keeps that variant
-#     (`norm_layers=True`).
+#     GradScale reached it later than the default (not reproduced, both). Then each
+#     seed's target became halfway between its untrained and its trained default's
+#     accuracy, so it needs training, and every variant got the same tuning budget.
+#   - *How that protocol was settled.* Its first version ran once on the chapter's seed.
+#     It scored a tuning run by the mean accuracy over the whole run and used one target
+#     averaged over the seeds, with a fourth rate, 0.1, in the grid. That score chose
+#     the smallest rate for all three variants: a rate too small to learn keeps the
+#     untrained encoder's accuracy, which is already high, while rates that learn first
+#     dip below it. And one seed's untrained encoder already exceeded the averaged
+#     target, so its default run "reached" it at step 0. We changed the score to the
+#     second half of the tuning run and the target to one per seed, and dropped 0.1 to
+#     pay for the time. That first version also gave not reproduced for both (cut-init
+#     207 against 60 steps, GradScale 60 against 60).
+#   - *Cut-initialisation* then spared the LayerNorm (`cut_init_`'s default); the
+#     second audit restored the official variant (`norm_layers=True`), see above.
 #   - *4d* is new: the class-imbalance simulation of the paper's code, the direct test
 #     of "norms record how often a kind of input was seen", was missing.
 #   - The AUROC and its interval are now computed by `scipy.stats` (the Mann–Whitney
@@ -1166,7 +1373,8 @@ print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.d
 #   steps), the augmentations and the LayerNorm at the end of the backbone were chosen
 #   so that the default run learns. The learning-rate grid runs from that rate down by a
 #   factor 10 for every variant, because the paper's code lowers the learning rate for
-#   GradScale and a cut network takes larger relative steps. The fixed set of views, the
+#   GradScale and a cut network takes larger relative steps; since the second audit it
+#   is extended past an edge while a variant's best rate sits there. The fixed set of views, the
 #   half-length tuning runs and the batched imbalance runs were chosen to fit the time
 #   budget.
 # - **Class-imbalance simulation.** Same data, network, loss and optimiser as the
@@ -1175,21 +1383,19 @@ print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.d
 #   initialisation rather than the raw norms, whose starting values differ between
 #   classes by chance. Its figure orders all four classes; our criterion asks for a
 #   rising trend, because in a pilot (seed 99) the two rarest classes did not separate
-#   (the rarest grew a little more). The runs differ a lot from one another, so with
-#   `imb_runs` = 10 the lower end of the interval lies close to 0 and the verdict is a
-#   close call: with `seed = 1` it came out the other way (growth ordered by class
-#   weight in the mean, but an interval reaching below 0). Full scale runs 50.
+#   (the rarest grew a little more). The runs differ a lot from one another: with 10
+#   runs per seed the interval's lower end lay close to 0 and the verdict flipped on 3
+#   of 5 seeds, so quick scale now runs 30 and full scale 50.
 # - **Toy simulation.** Same set-up as the paper's notebook (500 pairs in 20 dimensions,
 #   learning rate 10, tolerance $10^{-3}$); quick scale stops at $r = 5$, full scale
 #   goes to $r = 10$.
-# - **Not checked at quick scale.** The weight-decay sweep runs at full scale only.
-#   SimSiam/BYOL training and the label-noise experiments of the paper are not
-#   reproduced here. The paper's full text was not available to us: the definitions
-#   follow the official code (`cut_weights` divides the parameters by $c$; `RescaleNorm`
-#   multiplies the gradient by $\|z\|^p$ before normalisation), the gradient law and the
-#   toy simulations are those of the precursor paper (arXiv 2406.16468) and the official
-#   notebook, the quintile trend is quoted from a secondary summary of the paper, and
-#   its headline accuracy numbers are not quoted.
+# - **Not checked here.** SimSiam/BYOL training and the label-noise experiments of the
+#   paper are not reproduced. The paper's full text was not available to us: the
+#   definitions follow the official code (`cut_weights` divides every parameter by $c$;
+#   `RescaleNorm` multiplies the gradient by $\|z\|^p$ before normalisation), the
+#   gradient law and the toy simulations are those of the precursor paper (arXiv
+#   2406.16468) and the official notebook, the quintile trend is quoted from a secondary
+#   summary of the paper, and its headline accuracy numbers are not quoted.
 # - **Peers.** The paper's own variants (default, cut-init, GradScale) run side by side;
 #   the official package is not on PyPI and needs CUDA and torchvision, so it was not
 #   run.
@@ -1200,6 +1406,9 @@ print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.d
 # .venv/bin/python -m repbook run 08 --scale full
 # ```
 # Full scale trains a small conv net for 3,000 steps with 5 seeds per variant
-# (augmenting on the fly, tuning runs of 1,500 steps), runs the weight-decay sweep (0,
-# 5·10⁻⁵, 5·10⁻⁴, 5·10⁻³), 50 imbalance runs of 100 epochs and the toy simulation up to
-# $r = 10$; it is meant for a GPU and was not run for this page.
+# (augmenting on the fly, tuning runs of 1,500 steps with up to two grid extensions),
+# runs the weight-decay sweep (effective decays 0, 0.01, 0.1 and 1, 1,500 steps each), 50 imbalance
+# runs of 100 epochs and the toy simulation up to $r = 10$. It is meant for a GPU and
+# was not run for this page (no GPU was lent to these sessions): about 10⁵ conv-net
+# steps at 0.11 s per step measured on 2 AMD EPYC cores, so roughly 3 hours on this
+# CPU, beyond the 30 minutes within which the book records full runs here.

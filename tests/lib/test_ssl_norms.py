@@ -556,3 +556,124 @@ def test_conv_encoder_shapes_and_seeded_init():
     assert m(x).shape == (3, 5) and m.features(x).shape == (3, 16)
     again = S.ConvEncoder(side=12, width=4, proj_dim=5, generator=gen(0))
     assert torch.equal(m(x), again(x))
+
+
+# --- the chapter's protocols
+# -----------------------------------------------------------------------------
+def test_bracket_extends_past_an_edge_until_the_optimum_is_inside():
+    calls = []
+
+    def score(lr):
+        calls.append(lr)
+        return -((math.log(lr) - math.log(0.05)) ** 2)
+
+    b = S.bracket_learning_rate(score, [0.003, 0.01, 0.03])
+    assert b.bracketed and b.best == pytest.approx(0.03)
+    assert sorted(b.scores) == pytest.approx([0.003, 0.01, 0.03, 0.09])
+    assert len(calls) == 4  # one extension, at the upper end
+    low = S.bracket_learning_rate(
+        score_low := (lambda lr: -lr), [0.01, 0.1], max_extensions=2
+    )
+    assert not low.bracketed and low.best == pytest.approx(0.0001)
+    assert len(low.scores) == 4 and score_low(1.0) == -1.0
+    none = S.bracket_learning_rate(lambda lr: -lr, [0.01, 0.1], max_extensions=0)
+    assert none.best == 0.01 and not none.bracketed
+    tie = S.bracket_learning_rate(lambda lr: 0.0, [0.1, 0.2, 0.4], max_extensions=0)
+    assert tie.best == 0.1  # ties go to the smaller rate
+
+
+def test_bracket_treats_a_diverged_rate_as_worst_and_rejects_bad_grids():
+    b = S.bracket_learning_rate(
+        lambda lr: -math.inf if lr > 0.05 else lr, [0.01, 0.03], max_extensions=2
+    )
+    assert b.best == pytest.approx(0.03) and b.bracketed
+    with pytest.raises(ValueError, match="grid must hold"):
+        S.bracket_learning_rate(lambda lr: 0.0, [0.1])
+    with pytest.raises(ValueError, match="grid must hold"):
+        S.bracket_learning_rate(lambda lr: 0.0, [0.1, 0.1])
+    with pytest.raises(ValueError, match="max_extensions"):
+        S.bracket_learning_rate(lambda lr: 0.0, [0.1, 0.2], max_extensions=-1)
+
+
+def _history(knn, loss=(1.0,), steps=None):
+    knn = np.asarray(knn, dtype=float)
+    steps = np.arange(len(knn)) * 10 if steps is None else np.asarray(steps)
+    return S.TrainHistory(
+        np.asarray(loss, float), np.ones(1), steps, knn, np.ones(len(knn))
+    )
+
+
+def test_tuning_score_is_the_second_half_area_and_minus_inf_when_diverged():
+    h = _history([0.1, 0.2, 0.3, 0.5, 0.7])  # steps 0..40, second half from 20
+    assert S.tuning_score(h) == pytest.approx(
+        S.accuracy_area([20, 30, 40], [0.3, 0.5, 0.7])
+    )
+    assert S.tuning_score(_history([0.1, 0.2, 0.3], loss=(1.0, math.nan))) == -math.inf
+
+
+def test_times_to_target_per_seed_with_a_cap():
+    hs = {
+        ("a", 0): _history([0.1, 0.5, 0.9]),
+        ("a", 1): _history([0.1, 0.2, 0.3]),
+    }
+    out = S.times_to_target(hs, [0.5, 0.5], never=99)
+    assert out == {("a", 0): 10.0, ("a", 1): 99}
+    with pytest.raises(ValueError, match="no target for seed 1"):
+        S.times_to_target(hs, [0.5], never=99)
+
+
+def test_norm_trend_is_kendall_with_a_one_sided_p():
+    steps = np.arange(8)
+    tau, p = S.norm_trend(steps, steps**2 + 1.0)
+    assert tau == pytest.approx(1.0) and p < 1e-3
+    res = stats.kendalltau(steps, [3, 1, 4, 1.5, 5, 9, 2, 6], alternative="greater")
+    assert S.norm_trend(steps, [3, 1, 4, 1.5, 5, 9, 2, 6]) == pytest.approx(
+        (res.statistic, res.pvalue)
+    )
+    assert S.norm_trend(steps, -steps.astype(float))[1] > 0.99
+    with pytest.raises(ValueError, match="equal length"):
+        S.norm_trend([0, 1], [1.0, 2.0])
+    with pytest.raises(ValueError, match="finite"):
+        S.norm_trend(steps, np.r_[np.ones(7), np.nan])
+
+
+def test_protocol_shares_initial_weights_and_cuts_every_parameter():
+    X = torch.rand(64, 784)
+    y = torch.arange(64) % 4
+    P = S.SimCLRProtocol(
+        data=X,
+        bank=(X[:32], y[:32]),
+        init_generator=lambda s: gen(100 + s),
+        train_generator=lambda s: gen(200 + s),
+        steps=4,
+        batch_size=16,
+        warmup=2,
+        eval_every=2,
+        aug={"noise": 0.05},
+    )
+    base, cut = P.encoder_for(0), P.encoder_for(0, 3.0)
+    spare = P.encoder_for(0, 3.0, cut_all=False)
+    norm_names = {
+        f"{m}.{p}"
+        for m, mod in base.named_modules()
+        if isinstance(mod, nn.LayerNorm)
+        for p, _ in mod.named_parameters(recurse=False)
+    }
+    assert len(norm_names) == 2  # the backbone's LayerNorm: scale and shift
+    for (name, p0), p1, p2 in zip(
+        base.named_parameters(), cut.parameters(), spare.parameters()
+    ):
+        assert torch.allclose(p1 * 3.0, p0)  # cut_all: every parameter
+        if name in norm_names:  # spared only without cut_all
+            assert torch.equal(p2, p0)
+        else:
+            assert torch.allclose(p2 * 3.0, p0)
+    m1, h1 = P.run(0, 0.05, queries=(X[32:], y[32:]))
+    m2, h2 = P.run(0, 0.05, queries=(X[32:], y[32:]))
+    assert np.array_equal(h1.loss, h2.loss) and list(h1.eval_steps) == [0, 2, 4]
+    _, h3 = P.run(0, 0.05, power=1.0, weight_decay=0.1, steps=2, queries=None)
+    assert h3.loss.shape == (2,) and h3.eval_steps.size == 0
+    with pytest.raises(ValueError, match="encoder must be"):
+        S.SimCLRProtocol(X, (X, y), lambda s: gen(s), lambda s: gen(s), encoder="vit")
+    with pytest.raises(TypeError, match="callables"):
+        S.SimCLRProtocol(X, (X, y), gen(0), gen(1))
