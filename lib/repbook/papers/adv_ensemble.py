@@ -842,3 +842,402 @@ def mean_off_diagonal(T) -> float:
     if T.ndim != 2 or T.shape[0] != T.shape[1] or T.shape[0] < 2:
         raise ValueError(f"T must be a square matrix of size ≥ 2, got shape {T.shape}")
     return float(T[~np.eye(len(T), dtype=bool)].mean())
+
+
+# ----------------------------------------------------------------------------------------------
+# the decomposition read on a K-class classifier's softmax outputs (our reading)
+def members_probabilities_and_jacobians(models, x):
+    """Softmax outputs (m, n, K) and their input Jacobians (m, n, K, d) of K-class models, as
+    numpy, computed in eval mode (each model's mode is restored). Row j of the Jacobian of a
+    point is the input gradient of that point's class-j probability; the models must treat
+    the points of a batch independently (no batch statistics)."""
+    models = list(models)
+    if not models:
+        raise ValueError("models must hold at least one model")
+    if x.ndim != 2:
+        raise ValueError(f"x must have shape (n, d), got {tuple(x.shape)}")
+    probs, jacs = [], []
+    for model in models:
+        was_training = model.training
+        model.eval()
+        try:
+            xr = x.detach().clone().requires_grad_(True)
+            p = torch.softmax(model(xr), dim=1)
+            rows = [
+                torch.autograd.grad(p[:, j].sum(), xr, retain_graph=True)[0]
+                for j in range(p.shape[1])
+            ]
+        finally:
+            model.train(was_training)
+        probs.append(p.detach().cpu().numpy())
+        jacs.append(torch.stack(rows, dim=1).cpu().numpy())
+    return np.stack(probs), np.stack(jacs)
+
+
+def _check_multiclass(probs, jacobians, y):
+    P = np.asarray(probs)
+    J = np.asarray(jacobians)
+    Y = np.asarray(y)
+    if P.ndim != 3:
+        raise ValueError(f"probs must have shape (members, points, K), got {P.shape}")
+    if J.ndim != 4 or J.shape[:3] != P.shape:
+        raise ValueError(
+            f"jacobians must have shape (members, points, K, input dim) = "
+            f"({P.shape[0]}, {P.shape[1]}, {P.shape[2]}, d), got {J.shape}"
+        )
+    K = P.shape[2]
+    if Y.shape != (P.shape[1],):
+        raise ValueError(
+            f"y must have shape ({P.shape[1]},), one label per point, got {Y.shape}"
+        )
+    if not np.issubdtype(Y.dtype, np.integer) or Y.min() < 0 or Y.max() >= K:
+        raise ValueError(f"y must hold integer class labels in 0..{K - 1}")
+    return P, J, Y
+
+
+def multiclass_decomposition(
+    probs, jacobians, y, *, epsilon: float, norm: str = "linf"
+) -> RegressionDecomposition:
+    """The regression decomposition read on K-class softmax outputs: each class probability is
+    a regression output with the one-hot target 1[y = j], decomposed as in
+    `regression_decomposition`, and the K decompositions are summed per point (our reading for
+    a K-class ensemble; the paper's own multi-class form was not read). The ensemble of the
+    decomposition is the mean of the members' probabilities.
+
+    `probs` (m, n, K), `jacobians` (m, n, K, d) of the probabilities with respect to the
+    inputs, `y` (n,) class labels in 0..K−1. The identity ensemble = average − prediction −
+    gradient − cross holds per class and so for the sums."""
+    epsilon = _check_epsilon(epsilon)
+    P, J, Y = _check_multiclass(probs, jacobians, y)
+    K = P.shape[2]
+    parts = [
+        regression_decomposition(
+            P[:, :, j],
+            J[:, :, j, :],
+            (Y == j).astype(P.dtype),
+            epsilon=epsilon,
+            norm=norm,
+        )
+        for j in range(K)
+    ]
+    terms = ("ensemble", "average", "prediction", "gradient", "cross")
+    return RegressionDecomposition(
+        **{t: np.sum([getattr(d, t) for d in parts], axis=0) for t in terms}
+    )
+
+
+def true_class_decomposition(
+    probs, jacobians, y, *, epsilon: float, norm: str = "linf"
+) -> RegressionDecomposition:
+    """The regression decomposition read on the true-class probability alone: member i's
+    output at point n is p_{i,y_n}(x_n), a scalar with the target 1, and its input gradient is
+    row y_n of the Jacobian; the decomposition is `regression_decomposition` of these scalars
+    (the first-order form the official code uses for scalar outputs). The ensemble of the
+    decomposition is the mean of the members' true-class probabilities.
+
+    `probs` (m, n, K), `jacobians` (m, n, K, d), `y` (n,) class labels in 0..K−1 (as in
+    `multiclass_decomposition`)."""
+    epsilon = _check_epsilon(epsilon)
+    P, J, Y = _check_multiclass(probs, jacobians, y)
+    rows = np.arange(P.shape[1])
+    return regression_decomposition(
+        P[:, rows, Y],
+        J[:, rows, Y, :],
+        np.ones(P.shape[1], dtype=P.dtype),
+        epsilon=epsilon,
+        norm=norm,
+    )
+
+
+def gradient_dispersion(gradients, *, norm: str = "linf") -> float:
+    """A scale-free gradient diversity: 1 − Σₙ ḡₙ² / Σₙ (1/m) Σᵢ gᵢₙ², with gᵢₙ the dual norm
+    of member i's input gradient at point n and ḡₙ that of the members' mean gradient. It is
+    the gradient diversity divided by ε² · (1/m) Σᵢ gᵢ² (sums over the points), lies in
+    [0, 1], and does not change when every gradient is scaled by the same factor.
+
+    `gradients` (m, n, d)."""
+    G = np.asarray(gradients)
+    if G.ndim != 3:
+        raise ValueError(
+            f"gradients must have shape (members, points, d), got {G.shape}"
+        )
+    g, g_bar = _dual_norms(G, dual_order(norm))
+    total = float((g**2).mean(axis=0).sum())
+    if total == 0.0:
+        raise ValueError("gradients are all zero: the dispersion is undefined")
+    return 1.0 - float((g_bar**2).sum()) / total
+
+
+def classifier_true_class_terms(models, x, y, *, epsilon: float, norm: str = "linf"):
+    """`true_class_decomposition` of K-class models at the inputs x (torch (n, d)) with labels
+    y (torch or numpy (n,)), and the `gradient_dispersion` of the members' true-class
+    probabilities. Returns (decomposition, dispersion)."""
+    P, J = members_probabilities_and_jacobians(models, x)
+    labels = y.detach().cpu().numpy() if isinstance(y, torch.Tensor) else np.asarray(y)
+    dec = true_class_decomposition(P, J, labels, epsilon=epsilon, norm=norm)
+    rows = np.arange(P.shape[1])
+    _, _, Y = _check_multiclass(P, J, labels)
+    return dec, gradient_dispersion(J[:, rows, Y, :], norm=norm)
+
+
+def classifier_decomposition(
+    models, x, y, *, epsilon: float, norm: str = "linf"
+) -> RegressionDecomposition:
+    """`multiclass_decomposition` of K-class models at the inputs x (torch (n, d)) with labels
+    y (torch or numpy (n,))."""
+    P, J = members_probabilities_and_jacobians(models, x)
+    labels = y.detach().cpu().numpy() if isinstance(y, torch.Tensor) else np.asarray(y)
+    return multiclass_decomposition(P, J, labels, epsilon=epsilon, norm=norm)
+
+
+# ----------------------------------------------------------------------------------------------
+# experiment protocols of the chapter
+def _check_generator_for(name: str, fn) -> None:
+    if not callable(fn):
+        raise TypeError(
+            f"{name} must be a callable stream → generator (e.g. run.torch_generator), "
+            f"got {type(fn).__name__}"
+        )
+
+
+def fit_members(
+    sizes,
+    seeds,
+    X,
+    y,
+    *,
+    loss: str,
+    epochs: int,
+    lr: float,
+    batch_size: int,
+    generators,
+) -> list:
+    """Independently trained members: member k is `mlp(sizes, seeds[k])` trained on (X, y) with
+    `fit` and batches from `generators[k]` (one torch.Generator per member). Returns them in
+    eval mode, on X's device."""
+    seeds, generators = list(seeds), list(generators)
+    if not seeds:
+        raise ValueError("seeds must hold at least one seed")
+    if len(generators) != len(seeds):
+        raise ValueError(
+            f"need one generator per member: {len(seeds)} seeds, {len(generators)} "
+            "generators"
+        )
+    members = []
+    for s, g in zip(seeds, generators):
+        net = mlp(sizes, seed=int(s)).to(X.device)
+        fit(
+            net,
+            X,
+            y,
+            loss=loss,
+            epochs=epochs,
+            lr=lr,
+            batch_size=batch_size,
+            generator=g,
+        )
+        members.append(net)
+    return members
+
+
+def pgd_sq_loss(
+    model, X, y, *, epsilon: float, steps: int, clip, generator
+) -> np.ndarray:
+    """The larger squared loss, per point, of two PGD runs on the mean squared error: one
+    started at x and one from a random point of the ε-box (step 2.5ε/steps; `clip` None lets
+    the inputs leave the data range)."""
+    best = None
+    for start in (False, True):
+        x_adv = pgd_attack(
+            model,
+            X,
+            y,
+            epsilon=epsilon,
+            steps=steps,
+            step_size=2.5 * epsilon / steps,
+            loss="mse",
+            random_start=start,
+            clip=clip,
+            generator=generator,
+        )
+        with torch.no_grad():
+            loss = ((model(x_adv).reshape(len(y)) - y) ** 2).cpu().numpy()
+        best = loss if best is None else np.maximum(best, loss)
+    return best
+
+
+def first_order_sweep(
+    models, X, y, eps_grid, *, steps: int, generator_for, clip=(0.0, 1.0)
+) -> list[dict]:
+    """Claim 4's sweep: for each ε of `eps_grid` (index k), the ensemble's first-order squared
+    loss against the PGD loss (`pgd_sq_loss`) without clamping (stream 300 + k of
+    `generator_for`) and clamped to `clip` (stream 400 + k), and the range-aware first order
+    against the clamped PGD. One row per ε: the mean losses and the mean relative errors."""
+    _check_generator_for("generator_for", generator_for)
+    eps_grid = [_check_epsilon(e) for e in eps_grid]
+    if not eps_grid:
+        raise ValueError("eps_grid must hold at least one radius")
+    ens = Ensemble(models).eval()
+    F, G = members_outputs_and_gradients(models, X)
+    t = y.detach().cpu().numpy()
+    x_np = X.detach().cpu().numpy()
+    rows = []
+    for k, e in enumerate(eps_grid):
+        first = regression_decomposition(F, G, t, epsilon=e).ensemble
+        in_range = first_order_sq_loss_in_range(
+            F.mean(0), G.mean(0), x_np, t, epsilon=e, clip=clip
+        )
+        kw = dict(epsilon=e, steps=steps)
+        free = pgd_sq_loss(ens, X, y, clip=None, generator=generator_for(300 + k), **kw)
+        clamped = pgd_sq_loss(
+            ens, X, y, clip=clip, generator=generator_for(400 + k), **kw
+        )
+        rows.append(
+            dict(
+                eps=e,
+                pgd_free=float(free.mean()),
+                first=float(first.mean()),
+                err_free=float(np.mean(np.abs(first - free) / free)),
+                pgd_clamped=float(clamped.mean()),
+                err_clamped=float(np.mean(np.abs(first - clamped) / clamped)),
+                err_in_range=float(np.mean(np.abs(in_range - clamped) / clamped)),
+            )
+        )
+    return rows
+
+
+@dataclass(frozen=True)
+class AdvMethod:
+    """A training method of the comparison: `adv_oap_loss` with weights α (log det) and β
+    (entropy) on adversarial or clean predictions; α = β = 0 is independent PGD-AT."""
+
+    alpha: float
+    beta: float
+    diversity_on: str = "adversarial"
+
+
+@dataclass(frozen=True)
+class MethodComparison:
+    """What `compare_methods` returns.
+
+    rows: one dict per (seed, method): clean and robust accuracy of the ensemble, the members'
+    mean robust accuracy attacked alone, the mean off-diagonal transfer, and the test-set means
+    of the decomposition terms (`classifier_decomposition` at the attack's ε: ensemble,
+    average, prediction, gradient, cross). transfers: method → one transfer matrix per seed.
+    members: (seed, method) → the trained members. test_index: seed → the test rows of X."""
+
+    rows: list
+    transfers: dict
+    members: dict
+    test_index: dict
+
+
+def compare_methods(
+    X,
+    y,
+    methods,
+    *,
+    n_seeds: int,
+    rng_for,
+    generator_for,
+    num_classes: int,
+    hidden: int,
+    n_members: int,
+    epochs: int,
+    batch_size: int,
+    lr: float,
+    epsilon: float,
+    train_steps: int,
+    eval_steps: int,
+    train_share: float = 0.6,
+) -> MethodComparison:
+    """Claim 5's experiment. For each seed r: a train/test split and `n_members` initial
+    weights from `rng_for(500 + r)` (a numpy Generator), shared by every method; then each
+    method of `methods` (name → AdvMethod) trains `n_members` one-hidden-layer MLPs jointly with
+    `train_adv_ensemble` (PGD-`train_steps`, step 2.5ε/steps, batches and random starts from
+    `generator_for(500 + r)`), and is evaluated on the test rows with PGD-`eval_steps` (step
+    2.5ε/steps, random start): the mean-logit ensemble (stream 600 + r), the transfer matrix
+    (700 + r) and each member alone (800 + r, the same stream for every member)."""
+    _check_generator_for("rng_for", rng_for)
+    _check_generator_for("generator_for", generator_for)
+    n_seeds = _check_positive_int("n_seeds", n_seeds)
+    n_members = _check_positive_int("n_members", n_members)
+    if not 0.0 < train_share < 1.0:
+        raise ValueError(f"train_share must lie in (0, 1), got {train_share!r}")
+    methods = dict(methods)
+    if not methods:
+        raise ValueError("methods must name at least one method")
+    for name, spec in methods.items():
+        if not isinstance(spec, AdvMethod):
+            raise TypeError(f"method {name!r} must be an AdvMethod, got {spec!r}")
+    if len(X) != len(y):
+        raise ValueError(f"X and y must have the same length, got {len(X)}, {len(y)}")
+    d_in = X.shape[1]
+    ev = dict(epsilon=epsilon, steps=eval_steps, step_size=2.5 * epsilon / eval_steps)
+    rows, transfers, trained, test_index = [], {}, {}, {}
+    for r in range(n_seeds):
+        srng = rng_for(500 + r)
+        perm = srng.permutation(len(y))
+        n_tr = int(train_share * len(perm))
+        tr, te = perm[:n_tr], perm[n_tr:]
+        test_index[r] = te
+        member_seeds = srng.integers(0, 2**31, size=n_members)
+        X_te, y_te = X[te], y[te]
+        for name, spec in methods.items():
+            members = [
+                mlp((d_in, hidden, num_classes), seed=int(s)).to(X.device)
+                for s in member_seeds
+            ]
+            train_adv_ensemble(
+                members,
+                X[tr],
+                y[tr],
+                num_classes=num_classes,
+                epochs=epochs,
+                batch_size=batch_size,
+                lr=lr,
+                epsilon=epsilon,
+                steps=train_steps,
+                step_size=2.5 * epsilon / train_steps,
+                alpha=spec.alpha,
+                beta=spec.beta,
+                generator=generator_for(500 + r),
+                diversity_on=spec.diversity_on,
+            )
+            ens = Ensemble(members).eval()
+            robust = robust_accuracy(
+                ens, X_te, y_te, generator=generator_for(600 + r), **ev
+            )
+            T = transfer_matrix(
+                members, X_te, y_te, generator=generator_for(700 + r), **ev
+            )
+            member_robust = [
+                robust_accuracy(m, X_te, y_te, generator=generator_for(800 + r), **ev)
+                for m in members
+            ]
+            dec = classifier_decomposition(members, X_te, y_te, epsilon=epsilon)
+            transfers.setdefault(name, []).append(T)
+            trained[r, name] = members
+            rows.append(
+                dict(
+                    seed=r,
+                    method=name,
+                    clean=accuracy(ens, X_te, y_te),
+                    robust=robust,
+                    member_robust=float(np.mean(member_robust)),
+                    transfer=mean_off_diagonal(T),
+                    **dec.means(),
+                )
+            )
+    return MethodComparison(rows, transfers, trained, test_index)
+
+
+def paired_differences(rows, value: str, method: str, baseline: str) -> list[float]:
+    """Per seed, rows' `value` of `method` minus that of `baseline` (rows as in
+    `MethodComparison.rows`), in seed order."""
+    by = {(r["seed"], r["method"]): r[value] for r in rows}
+    seeds = sorted({r["seed"] for r in rows})
+    missing = [(s, m) for s in seeds for m in (method, baseline) if (s, m) not in by]
+    if missing:
+        raise ValueError(f"rows lack (seed, method) pairs {missing}")
+    return [float(by[s, method] - by[s, baseline]) for s in seeds]
