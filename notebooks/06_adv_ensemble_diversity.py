@@ -1371,15 +1371,7 @@ print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.d
 for c in ledger.claims:
     if not c.checked and not c.gate:
         continue
-    gate = c.gate or {}
-    gate_txt = (
-        f"; gate {'met' if gate.get('passed') else 'unmet'} (margin "
-        f"{gate.get('margin'):+.4f})"
-        if gate
-        else ""
-    )
-    margin = f", margin {c.margin_text()}" if c.checked else ""
-    print(f"{c.id} ({c.role}): {c.verdict_word()}{margin}{gate_txt}")
+    print(c.reading_line())
 stab = ledger.stability()
 print(
     unstable_sentence(ledger, stab)

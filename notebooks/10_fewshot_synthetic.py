@@ -875,16 +875,7 @@ print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.d
 # %%
 by_id = {c.id: c for c in ledger.claims}
 for cid in ["3", "3s", "1", "2", "4"]:
-    c = by_id[cid]
-    gate = c.gate or {}
-    gate_txt = (
-        f"; gate {'met' if gate.get('passed') else 'unmet'} (margin "
-        f"{gate.get('margin'):+.4f})"
-        if gate
-        else ""
-    )
-    margin = f", margin {c.margin_text()}" if c.checked else ""
-    print(f"{cid} ({c.role}): {c.verdict_word()}{margin}{gate_txt}")
+    print(by_id[cid].reading_line())
 stab = ledger.stability()
 print(
     unstable_sentence(ledger, stab)

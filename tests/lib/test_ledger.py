@@ -526,3 +526,26 @@ def test_stable_claims_stale_records_and_no_record():
     table = _seeded(0.5).markdown(stability=rec)
     assert "| seeds |" in table and "✓ 3/3 (value 0.5 to 0.7)" in table
     assert "not measured" in _seeded(0.5).markdown(stability=None)
+
+
+def test_reading_line_gives_verdict_margin_and_gate(capsys):
+    led = Ledger("99_demo", scale="quick")
+    led.check(
+        "1", "x holds", paper="p", source="abstract",
+        measured={"gap": 0.5, "trained": 1.0},
+        gate=at_least("trained", 0.5), criterion=at_least("gap", 0.2),
+    )  # fmt: skip
+    led.check(
+        "2", "z holds", paper="p", source="abstract",
+        measured={"gap": 0.5, "trained": 0.1},
+        gate=at_least("trained", 0.5), criterion=at_least("gap", 0.2),
+    )  # fmt: skip
+    led.ours(
+        "3", "ours holds", why="a diagnostic", measured={"v": 1.0},
+        criterion=at_most("v", 0.5),
+    )  # fmt: skip
+    capsys.readouterr()
+    one, two, three = (c.reading_line() for c in led.claims)
+    assert one == "1 (paper): reproduced, margin +0.3; gate met (margin +0.5)"
+    assert two == "2 (paper): not checked at this scale; gate unmet (margin -0.4)"
+    assert three == "3 (ours): does not hold, margin -0.5"

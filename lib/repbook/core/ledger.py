@@ -328,6 +328,17 @@ class Claim:
             f" — {self.note}" if self.note else ""
         )
 
+    def reading_line(self) -> str:
+        """One line for a chapter's "reading the verdicts": id, role, verdict, margin when a
+        criterion judged it, and whether its gate was met (with the gate's margin)."""
+        margin = f", margin {self.margin_text()}" if self.checked else ""
+        gate = ""
+        if self.gate:
+            gate = f"; gate {'met' if self.gate.get('passed') else 'unmet'}"
+            if self.gate.get("margin") is not None:
+                gate += f" (margin {fmt_margin(self.gate['margin'])})"
+        return f"{self.id} ({self.role}): {self.verdict_word()}{margin}{gate}"
+
     @classmethod
     def from_dict(cls, d: Mapping) -> "Claim":
         known = {f.name for f in fields(cls)}
