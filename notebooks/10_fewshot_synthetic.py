@@ -73,6 +73,7 @@ from scipy import stats
 
 from repbook.core import Ledger, setup, use_style, color_for, register_colors
 from repbook.core import load_sklearn, all_of, at_least, monotone, paired_gain, tol
+from repbook.core.ledger import fmt_margin, full_run_lines, full_run_path, read_record
 from repbook.core.ledger import unstable_sentence
 from repbook.papers import fewshot_synthetic as FS
 
@@ -690,9 +691,12 @@ else:
 # robustness measured here sums over every region, while the training objective uses only the
 # regions holding a real image (as the code does); it is shown, not judged.
 #
-# **Criterion (ours).** For each shot count: the mean measured discrepancy increases strictly
-# with the gap (0 → 0.5 → 1), the mean test error increases strictly with the gap, and
-# Spearman's $\rho$ between discrepancy and test error over the (gap, seed) runs is $> 0$.
+# **Criterion (ours).** At 5 shots, the shot count both scales run: the mean measured
+# discrepancy increases strictly with the gap (0 → 0.5 → 1), the mean test error increases
+# strictly with the gap, and Spearman's $\rho$ between discrepancy and test error over the
+# (gap, seed) runs is $> 0$. At full scale the 1-shot values are shown, not judged, so that the
+# check is the same at both scales (changed after the first full-scale result; see the
+# deviations).
 
 # %%
 on_knob = ing_df[ing_df.generator != "fonts"]
@@ -720,6 +724,9 @@ print(
 )
 
 # %%
+K4 = 5  # the shot count check 4 judges: run at both scales
+if K4 not in run["shots"]:
+    raise ValueError(f"check 4 judges {K4} shots; shots={run['shots']} leaves them out")
 _ = ledger.ours(
     4,
     "after naive training, discrepancy and test error rise with the gap; ρ > 0",
@@ -728,14 +735,9 @@ _ = ledger.ours(
     evidence="real data",
     measured=measured4,
     criterion=all_of(
-        *[
-            monotone(f"{what} by gap (k={k})", "increasing")
-            for k in run["shots"]
-            for what in ("discrepancy", "test error")
-        ],
-        at_least(
-            [f"Spearman ρ (k={k})" for k in run["shots"]], 0, strict=True, scale=1
-        ),
+        monotone(f"discrepancy by gap (k={K4})", "increasing"),
+        monotone(f"test error by gap (k={K4})", "increasing"),
+        at_least(f"Spearman ρ (k={K4})", 0, strict=True, scale=1),
     ),
     tolerance={
         **{f"discrepancy by gap (k={k})": tol(abs=0.0002) for k in run["shots"]},
@@ -925,6 +927,15 @@ if stale:
 #   - *Check 4: a claim of the paper → our own check*; its test unchanged (it was *not
 #     reproduced*, margin −0.55). Theorem 3.3 is an upper bound; that its terms track the error
 #     is our hypothesis. At quick scale it now reads $k=5$ only.
+#   - *Check 4 at full scale, after the first full-scale result* (recorded 2026-12-04, 497 s):
+#     old, at full scale the criterion also judged the 1-shot discrepancy, error and $\rho$, so
+#     its text differed from the quick run's and the book could not pair the full record with
+#     this chapter's claims (it read as stale); new, $k=5$ at both scales, the 1-shot values
+#     shown. That run's check 4 failed on its 5-shot part, which both criteria judge: the
+#     discrepancy 6.78 → 9.04 → 4.84 over the gaps (falling at 0.5 → 1; margin −4.19) and
+#     $\rho$ = −0.26; its 1-shot part failed too (5.41 → 3.32 at 0.5 → 1). The record was
+#     re-made under the new criterion (598 s) with the same values and verdicts; the first one
+#     was not kept.
 #   - *Protocols in the module.* The data preparation, the training grid, the paired gains, the
 #     partition summary and the λ grid moved from the chapter into
 #     `repbook.papers.fewshot_synthetic` (`prepare_seed`, `run_grid`, `paired_gains`,
@@ -998,9 +1009,30 @@ if stale:
 # ## Run it at full scale
 #
 # ```bash
-# .venv/bin/python -m repbook run 10 --scale full
+# .venv/bin/python -m repbook full 10   # runs it and records it in data/full_runs/
 # ```
 # Full scale trains 10 seeds for 300 steps at 1 and 5 shots, and adds the $\lambda_{dis}$-only
 # column, the k-means partition column, the partition summary and the
 # $\lambda_{dis}\times\lambda_{rob}$ grid at gap 1, $k=5$ (CPU minutes; the networks are too
-# small to gain from a GPU). No full-scale result is recorded for this revision.
+# small to gain from a GPU). The line below is generated from the committed record
+# (`data/full_runs/10_fewshot_synthetic.json`): when and how long it ran, each check's verdict
+# and margin there, and the checks whose verdict differs from this run's.
+
+# %%
+print("\n".join(full_run_lines(ledger)))
+full_path = full_run_path(ledger.chapter)
+if run.scale != "full" and full_path.is_file():
+    full3 = next(c for c in read_record(full_path)[0].claims if c.id == "3")
+    q3 = next(c for c in ledger.claims if c.id == "3")
+    print(
+        "The paper's claim 3 (the one we judge) is "
+        f"{full3.verdict_word()} at full scale "
+        f"({SIZES['full']['seeds']} seeds, {SIZES['full']['epochs']} steps; margin "
+        f"{fmt_margin(full3.margin)}) and {q3.verdict_word()} at quick scale "
+        f"({run['seeds']} seeds, {run['epochs']} steps; margin {fmt_margin(q3.margin)})"
+        + (
+            ": the quick scale does not resolve the gain the full scale finds."
+            if full3.verdict == "reproduced" and q3.verdict == "within noise"
+            else "."
+        )
+    )

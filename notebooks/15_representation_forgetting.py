@@ -732,7 +732,8 @@ for w in short_noisy:
 # the curve's mean there; `S.plateau_drift`, printed below for a straight line and for
 # logarithmic growth at this stream length) is at most 0.1, our bound. A width whose
 # curve is still rising has not reached the regime where a saturation time means
-# anything, so it is not judged; the verdict table's note names it with its drift.
+# anything, so it is not judged: the line printed for that width below says "(> 0.1: not
+# judged)", and the figure's panel "not levelled off, not judged".
 # Claim 3b needs at least one width that levelled off, 3c both the narrowest and the
 # widest. The bound is weak: a sentence printed below compares it with logarithmic
 # growth's drift at this stream length, and says, from the numerics record, how far
@@ -754,7 +755,10 @@ for w in short_noisy:
 # gain $-$slope, and at every such width the mean of the seeds' gains minus $t$
 # standard errors is above 0 (`paired_gain`, $t$ as in claim 2). It fails where a
 # width's interval lies wholly at or below 0 ($\tau_k$ flat or growing with depth
-# beyond the seeds' noise), and reads *within noise* where it straddles 0. The
+# beyond the seeds' noise), and reads *within noise* where it straddles 0. It is
+# written for every width as "drift above 0.1, or the interval above 0", so that its
+# text is the same whichever widths levelled off (changed after its result; see the
+# deviations). The
 # Spearman correlation of $k$ with the seed-mean $\tau_k$ and with each seed's
 # $\tau_k$ is shown, not judged.
 #
@@ -1007,7 +1011,6 @@ learned = at_least("own-head accuracy after training, by width", 0.5)
 level_parts = [at_most(drift_name(w), LEVEL_BOUND) for w in LW]
 gain_tau = "−slope of τ_k on k, by seed, W={}".format
 rho_all = "Spearman ρ(k, τ) by width"
-not_judged = [w for w in LW if w not in levelled]
 changed = "criterion changed after its first result (Deviations)"
 ledger.check(
     "3b",
@@ -1032,26 +1035,43 @@ ledger.check(
     },
     show=[*[gain_tau(w) for w in LW], rho_all, *[drift_name(w) for w in LW]],
     gate=all_of(learned, any_of(*level_parts) if len(LW) > 1 else level_parts[0]),
-    # judged at the widths that levelled off (all widths when none did: the gate
-    # is then unmet and nothing is judged)
-    criterion=all_of(*[paired_gain(gain_tau(w), 0.0, k="t") for w in (levelled or LW)]),
+    # judged at the widths that levelled off, written for every width so that its text
+    # does not depend on which widths did (that moves between numerical environments)
+    criterion=all_of(
+        *[
+            any_of(
+                # scaled so that this part never decides the claim's margin (a NaN
+                # drift, never seen, would leave the width judged by its gain)
+                at_least(drift_name(w), LEVEL_BOUND, strict=True, scale=1e-9),
+                paired_gain(gain_tau(w), 0.0, k="t"),
+            )
+            for w in LW
+        ]
+    ),
     tolerance={
-        "own-head accuracy after training, by width": tol(abs=0.2),
-        **{drift_name(w): tol(abs={32: 0.3, 128: 0.11}.get(w, 0.3)) for w in LW},
-        **{gain_tau(w): tol(abs=5 if w == 128 else 15) for w in LW},
-        rho_all: tol(abs=4),
+        "own-head accuracy after training, by width": tol(abs=0.1),
+        **{drift_name(w): tol(abs={32: 0.3, 64: 0.5}.get(w, 0.4)) for w in LW},
+        **{gain_tau(w): tol(abs={32: 20, 64: 9}.get(w, 6)) for w in LW},
+        rho_all: tol(abs=2),
         "Spearman ρ(k, τ) of each seed": tol(abs=6),
     },
-    note=(
-        "not judged, curve not levelled off: "
-        + ", ".join(f"W={w} (drift {plateau[w]:.2f})" for w in not_judged)
-        + "; "
-        if levelled and not_judged
-        else ""
-    )
-    + changed,
+    note=changed,
 )
 tau_gain_name = f"τ at W={lw_hi} − τ at W={lw_lo} (mean over k), by seed"
+# where the numerics record's environments disagree on 3c's gate, its note says so
+gate_met_3c = {
+    env: v != "not checked at this scale"
+    for env, v in num_claims.get("3c", {}).get("verdicts", {}).items()
+}
+note_3c = changed + (
+    "; its gate is met in the numerics record's "
+    + ", ".join(e for e, met in gate_met_3c.items() if met)
+    + " and unmet in its "
+    + ", ".join(e for e, met in gate_met_3c.items() if not met)
+    + " environments (the drift at the widest width moves across the bound)"
+    if len(set(gate_met_3c.values())) > 1
+    else ""
+)
 ledger.check(
     "3c",
     "D saturates later in wider networks: τ larger at the widest width, paired by seed",
@@ -1074,14 +1094,14 @@ ledger.check(
         at_most(drift_name(lw_hi), LEVEL_BOUND),
     ),
     criterion=paired_gain(tau_gain_name, 0.0, k="t"),
-    note=changed,
+    note=note_3c,
     tolerance={
         "own-head accuracy after training, by width": tol(abs=0.2),
         drift_name(lw_lo): tol(abs=0.3),
-        drift_name(lw_hi): tol(abs=0.11),
+        drift_name(lw_hi): tol(abs=0.4),
         tau_gain_name: tol(abs=30),
-        f"mean τ at W={lw_hi}": tol(abs=3),
-        f"mean τ at W={lw_lo}": tol(abs=20),
+        f"mean τ at W={lw_hi}": tol(abs=4),
+        f"mean τ at W={lw_lo}": tol(abs=9),
     },
 )
 
@@ -1489,14 +1509,16 @@ for claim in ledger.claims:
 #     seed 0: W = 128 was still rising (drift above 0.1), and the integer τ tied across
 #     layers at W = 64 and 128 (ρ undefined, scored as a failure), while W = 32 had
 #     levelled off with τ not falling with depth. Now: (a) is a gate, judged per width
-#     (a width still rising is not judged and is named in the note; 3b needs one width
+#     (a width still rising is not judged and was named in the note, no longer since the
+#     change below; 3b needs one width
 #     that levelled off, 3c the narrowest and the widest); τ is estimated per seed on a
 #     continuous scale (the interpolated first crossing of 90 % of that seed's plateau);
 #     3b judges (b) at every levelled width on the seeds' mean τ, as before; the width
 #     part (c) became claim 3c, judged by `paired_gain` on the per-seed differences of τ
 #     (mean over layers) between the widest and the narrowest width; and the quick
 #     stream was lengthened from 16 to 32 tasks (at 16 the widest network was still
-#     rising; the length was set before the 32-task stream was first run; the chapter's
+#     rising; the length was set before the 32-task stream was first run; at 32 tasks
+#     W = 128 is still above the bound in some numerical environments, see below; the chapter's
 #     run time is printed under the verdict table). Reason: a rising curve is outside
 #     the regime where a saturation time means anything (it is a gate, not a failure of
 #     the claim), an integer crossing of an averaged curve is too coarse to order four
@@ -1513,6 +1535,31 @@ for claim in ledger.claims:
 #     from −1 to +1 at W = 32 and W = 64 and from −1 to +0.2 at W = 128, so a seed-mean
 #     threshold with no noise term judged the noise. A tie of τ no longer decides (the
 #     slope of tied values is 0, read against its spread).
+#   - *Claim 3b* (after its results were known in four numerical environments). Before:
+#     the criterion was `paired_gain` on −slope at each width that levelled off, and it
+#     listed only those widths. That list moved with the kernels: with this machine's
+#     in the numerics record's reference environment (AVX-512 kernels, AMD EPYC) W = 64's
+#     drift over the last third is −0.05 and W = 128's 0.137; in the previous reference
+#     (AVX2 kernels; the record keeps only the largest differences, not these values)
+#     they were 0.110 and 0.016, so the criterion's
+#     text, not only its values, depended on rounding, and the reference comparison
+#     failed on an AVX-512 machine. Now: the criterion names every width, each as
+#     "drift over the last third > 0.1, or mean −slope − t SE > 0", the same judgement
+#     in a text that does not move. No verdict moved: 3b is *within noise* in all four
+#     environments of the numerics record, before and after (the same verdict, margin and
+#     deciding value for every finite drift: a width that levelled off is judged by its
+#     gain alone, and the drift part's margin is scaled so that it never decides the
+#     claim's margin). The tolerances of 3b and 3c were re-declared from that record: the
+#     drifts ±0.3, ±0.5, ±0.4 at W = 32, 64, 128 (were ±0.3, ±0.3, ±0.11; W = 128's moves
+#     by 0.12), the −slope gains ±20, ±9, ±6 (were ±15, ±15, ±5), ρ(k, τ) by width ±2
+#     (was ±4), 3b's own-head accuracy ±0.1 (was ±0.2), 3c's mean τ ±4 at W = 128 and ±9
+#     at W = 32 (were ±3 and ±20). So claim 3c's gate may be met on one machine and unmet
+#     on another: in the numerics record it is *not checked at this scale* in the
+#     reference and one-thread environments and *within noise* with AVX2 or generic
+#     kernels, as the numerics line printed with the long stream (above claim 3b's
+#     verdict) and 3c's note say. Running the 50-task stream at quick scale, where the
+#     widest curve might level off, would take about 2.5 min more (the estimate under
+#     "Run it at full scale"), beyond the quick budget; it is the full scale's.
 #   - *Claims 2, 3, 3b and 3c* (the second audit): `paired_gain` now multiplies the
 #     standard error by Student's 97.5 % quantile on seeds − 1 degrees of freedom (4.30
 #     for 3 seeds) instead of 2, which on 3 seeds was an 82 % two-sided interval; a
@@ -1618,8 +1665,10 @@ for claim in ledger.claims:
 #   this reference by more than half the tolerance just declared (claim 2's mean
 #   D/‖R‖ at W = 128 by 0.044; the own-head accuracy by 0.042; the drift at W = 32 by
 #   0.083 and at W = 128 by 0.035; 3c's mean τ at W = 128 by 0.97), the tolerance is
-#   about three times that difference instead (0.2, 0.2, 0.3, 0.11, 3), so that the
-#   reference tests pass on either machine.
+#   about three times that difference instead (then 0.2, 0.2, 0.3, 0.11, 3), so that the
+#   reference tests pass on either machine. 3b's and 3c's tolerances were re-declared
+#   again in the revision that wrote 3b's criterion for every width (the deviations list
+#   them), from a numerics record made with this machine's AVX-512 kernels.
 #
 # ## Run it at full scale
 #

@@ -4,7 +4,6 @@ from dataclasses import asdict
 
 import numpy as np
 import pytest
-
 from repbook.core.criteria import CriterionError, all_of, at_least, at_most, within
 from repbook.core.ledger import (
     LOAD_MARK,
@@ -13,6 +12,7 @@ from repbook.core.ledger import (
     Ledger,
     convert_old_claim,
     fmt,
+    full_run_lines,
     read_record,
     sanitize,
     scoreboard_cells,
@@ -549,3 +549,43 @@ def test_reading_line_gives_verdict_margin_and_gate(capsys):
     assert one == "1 (paper): reproduced, margin +0.3; gate met (margin +0.5)"
     assert two == "2 (paper): not checked at this scale; gate unmet (margin -0.4)"
     assert three == "3 (ours): does not hold, margin -0.5"
+
+
+def _gap_ledger(scale: str, gap: float, statement: str = "x holds") -> Ledger:
+    led = Ledger("99_demo", scale=scale, device="cpu")
+    led.check(
+        "1", statement, paper="p", source="abstract",
+        measured={"gap": gap}, criterion=at_least("gap", 0.2),
+    )  # fmt: skip
+    return led
+
+
+def test_full_run_lines_read_the_record_and_pair_its_verdicts(tmp_path, capsys):
+    path = tmp_path / "99_demo.json"
+    quick = _gap_ledger("quick", 0.1)
+    assert full_run_lines(quick, path) == [
+        "No full-scale record is committed yet (`repbook full 99` writes one)."
+    ]
+    prov = {"finished": "2026-12-04T05:00:00", "seconds": 1234.4}
+    write_record(path, _gap_ledger("full", 0.5), prov)
+    capsys.readouterr()
+    assert full_run_lines(quick, path) == [
+        "Full scale, recorded 2026-12-04 in 1234 s on cpu: 1 reproduced (margin +0.3).",
+        "  claim 1: quick scale not reproduced; full scale reproduced",
+    ]
+    # paired and agreeing: said, not left to silence
+    assert full_run_lines(_gap_ledger("quick", 0.4), path)[1:] == [
+        "  every claim's verdict is the same at both scales"
+    ]
+    # a record without its time and date says so
+    write_record(path, _gap_ledger("full", 0.5), {})
+    assert full_run_lines(quick, path)[0].startswith(
+        "Full scale, recorded on an unrecorded date in an unrecorded time on cpu"
+    )
+    write_record(path, _gap_ledger("full", 0.5), prov)
+    # a record of other checks is named stale and not paired with this run's verdicts
+    stale = full_run_lines(_gap_ledger("quick", 0.1, "y holds"), path)
+    assert len(stale) == 1 and "(stale: the checks changed since)" in stale[0]
+    assert full_run_lines(_gap_ledger("full", 0.5), path)[0].startswith(
+        "This is a full-scale run"
+    )

@@ -1181,6 +1181,63 @@ def stability_path(chapter: str) -> Path:
     return repo_root() / "data" / "stability" / f"{chapter}.json"
 
 
+def full_run_path(chapter: str) -> Path:
+    from .data import repo_root
+
+    return repo_root() / "data" / "full_runs" / f"{chapter}.json"
+
+
+def full_run_lines(ledger: Ledger, path: str | os.PathLike | None = None) -> list[str]:
+    """What a chapter prints about its committed full-scale record (`repbook full NN`): when, how
+    long and where it ran, each claim's verdict and margin there, then one line per claim whose
+    verdict differs from this run's. A stale record (its claims are not this run's) is named and
+    not paired; a missing one says how to make it."""
+    path = Path(path) if path is not None else full_run_path(ledger.chapter)
+    if ledger.scale == "full":
+        return ["This is a full-scale run: the committed record is not read."]
+    if not path.is_file():
+        return [
+            f"No full-scale record is committed yet (`repbook full {ledger.chapter[:2]}` "
+            "writes one)."
+        ]
+    full, prov = read_record(path)
+    stale = is_stale(full, ledger)
+    seconds = prov.get("seconds")
+    took = (
+        f"{seconds:.0f} s"
+        if isinstance(seconds, (int, float))
+        else "an unrecorded time"
+    )
+    finished = prov.get("finished")
+    when = str(finished)[:10] if finished else "on an unrecorded date"
+    lines = [
+        f"Full scale, recorded {when} in {took} on "
+        f"{prov.get('device', 'an unrecorded device')}"
+        + (" (stale: the checks changed since)" if stale else "")
+        + ": "
+        + "; ".join(
+            f"{c.id} {c.verdict_word()}"
+            + (f" (margin {fmt_margin(c.margin)})" if c.checked else "")
+            for c in full.claims
+        )
+        + "."
+    ]
+    if stale:
+        return lines
+    quick = {c.id: c for c in ledger.claims}
+    differ = [
+        c for c in full.claims if c.id in quick and c.verdict != quick[c.id].verdict
+    ]
+    lines += [
+        f"  claim {c.id}: quick scale {quick[c.id].verdict_word()}; full scale "
+        f"{c.verdict_word()}"
+        for c in differ
+    ]
+    if not differ:
+        lines.append("  every claim's verdict is the same at both scales")
+    return lines
+
+
 def stability_cells(ledger: Ledger, record: StabilityRecord | None) -> dict[str, str]:
     """The seeds column of a chapter's table: one cell per claim id."""
     if record is None:
