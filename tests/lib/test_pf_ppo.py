@@ -195,6 +195,8 @@ def test_each_filter_keeps_the_right_responses():
         )
         r2 = F.select(R, "random2", rng)
         assert list(r2.sum(1)) == [2] * 4
+        r1 = F.select(R, "random1", rng)
+        assert list(r1.sum(1)) == [1] * 4
 
 
 def test_br_other_is_uniform_among_the_rest():
@@ -349,12 +351,18 @@ def test_sample_responses_frequencies():
 def test_training_is_deterministic_and_counts_rollouts(strategy):
     b = F.make_bandit(20, np.random.default_rng(4))
     rewards = b.scores + np.random.default_rng(5).normal(0, 0.3, b.shape)
-    cfg = F.PPOConfig(n_updates=5, batch=40)
+    cfg = F.PPOConfig(n_updates=5, prompts=10)
     t1 = F.train_bandit(rewards, b.scores, strategy, 4, cfg, np.random.default_rng(6))
     t2 = F.train_bandit(rewards, b.scores, strategy, 4, cfg, np.random.default_rng(6))
     np.testing.assert_array_equal(t1.actual, t2.actual)
     assert t1.actual.shape == (6,) and t1.actual[0] == pytest.approx(b.scores.mean())
-    assert t1.rollouts == 5 * (40 // F.keep_count(strategy, 4)) * 4
+    # the same prompts per update for every strategy: 5 updates × 10 prompts × N = 4
+    assert t1.rollouts == 5 * 10 * 4
+    # the actor trains on what the filter keeps: keep count × prompts × updates
+    if strategy in F.PER_PROMPT:
+        assert t1.trained == F.keep_count(strategy, 4) * 10 * 5
+    else:  # verl resamples the batch to its size
+        assert t1.trained == 5 * 10 * 4
     np.testing.assert_allclose(t1.probs.sum(1), 1)
     np.testing.assert_allclose(t1.final_actual, (t1.probs * b.scores).sum(1))
 
@@ -367,7 +375,7 @@ def test_training_on_the_true_score_improves_it():
             b.scores,
             strategy,
             4,
-            F.PPOConfig(n_updates=30, batch=120),
+            F.PPOConfig(n_updates=30, prompts=30),
             np.random.default_rng(8),
         )
         assert t.actual[-1] > t.actual[0] + 0.1
@@ -376,7 +384,7 @@ def test_training_on_the_true_score_improves_it():
 
 def test_train_bad_inputs():
     b = F.make_bandit(3, np.random.default_rng(0))
-    cfg = F.PPOConfig(n_updates=1, batch=4)
+    cfg = F.PPOConfig(n_updates=1, prompts=2)
     with pytest.raises(ValueError, match="same shape"):
         F.train_bandit(
             b.scores[:, :5], b.scores, "all", 2, cfg, np.random.default_rng(0)
@@ -513,7 +521,7 @@ def test_token_ppo_runs_and_is_reproducible(strategy):
     sft = tiny(6)
     scorer = F.ProgramScorer(b.tasks, sigma=0.3, noise_seed=1)
     cfg = F.TokenPPOConfig(
-        n_updates=2, batch=8, minibatches=2, eval_every=1, eval_samples=2
+        n_updates=2, prompts=4, minibatches=2, eval_every=1, eval_samples=2
     )
     runs = [
         F.train_tokens(
@@ -529,7 +537,7 @@ def test_token_ppo_runs_and_is_reproducible(strategy):
     ]
     np.testing.assert_array_equal(runs[0].actual, runs[1].actual)
     assert list(runs[0].steps) == [0, 1, 2] and runs[0].final_actual.shape == (8,)
-    assert runs[0].rollouts == 2 * (8 // F.keep_count(strategy, 4)) * 4
+    assert runs[0].rollouts == 2 * 4 * 4
     with pytest.raises(ValueError, match="n_updates must be a positive int"):
         F.TokenPPOConfig(n_updates=0)
 
@@ -555,3 +563,24 @@ def test_build_token_world():
     assert tw.rewards.std() == pytest.approx(1)
     assert 0 < tw.corr < 1
     assert np.corrcoef(tw.homo_rewards.ravel(), tw.scores.ravel())[0, 1] > 0
+
+
+def test_random1_is_uniform():
+    r = np.tile([0.0, 5.0, 1.0, 2.0], (20_000, 1))
+    mask = F.select(r, "random1", np.random.default_rng(0))
+    assert (mask.sum(1) == 1).all() and np.allclose(mask.mean(0), 0.25, atol=0.015)
+    assert F.keep_count("random1", 4) == 1
+    with pytest.raises(ValueError, match="pass rng"):
+        F.select(r[:2], "random1")
+
+
+def test_minibatch_count_fixed_size_steps_scale_with_kept():
+    # an unfiltered batch of 512 in 4 minibatches: size 128
+    assert F.minibatch_count(512, 512, 4) == 4
+    assert F.minibatch_count(256, 512, 4) == 2  # BR/BW at N = 4
+    assert F.minibatch_count(128, 512, 4) == 1  # BoN at N = 4
+    assert F.minibatch_count(1, 512, 4) == 1
+    assert F.minibatch_count(129, 512, 4) == 2
+    for bad in (0, -1, 1.5, True):
+        with pytest.raises(ValueError, match="must be a positive int"):
+            F.minibatch_count(bad, 512, 4)

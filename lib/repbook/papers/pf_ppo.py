@@ -553,9 +553,10 @@ def homoscedastic_rewards(
 # ---------------------------------------------------------------------------------------------
 # Filters: the paper's per prompt, and verl's batch-level reweighting
 # ---------------------------------------------------------------------------------------------
-PER_PROMPT = ("all", "bon", "br", "bw", "worst", "random2")
+PER_PROMPT = ("all", "bon", "br", "bw", "worst", "random2", "random1")
 """`all` = PPO-M (every response), `bon` = best of N, `br` = best + one random other,
-`bw` = best + worst, `worst` = worst only, `random2` = two at random."""
+`bw` = best + worst, `worst` = worst only, `random2` = two at random, `random1` = one at
+random (the sample-count control of BoN)."""
 BATCH_LEVEL = ("verl-pow", "verl-max_min", "verl-max_random")
 """verl's `compute_pf_ppo_reweight_data`: weights over the whole batch, resampled with
 replacement to the batch size."""
@@ -592,7 +593,8 @@ def keep_count(strategy: str, n: int) -> int:
         raise ValueError(
             f"strategy {strategy!r} keeps two responses and needs n ≥ 2, got {n}"
         )
-    return {"bon": 1, "worst": 1, "br": 2, "bw": 2, "random2": 2}.get(strategy, int(n))
+    kept = {"bon": 1, "worst": 1, "random1": 1, "br": 2, "bw": 2, "random2": 2}
+    return kept.get(strategy, int(n))
 
 
 def select(
@@ -612,7 +614,7 @@ def select(
     if strategy == "all":
         mask[:] = True
         return mask
-    if strategy in ("br", "random2") and rng is None:
+    if strategy in ("br", "random2", "random1") and rng is None:
         raise ValueError(f"strategy {strategy!r} draws at random: pass rng")
     best, worst = best_worst(r)
     if strategy in ("bon", "br", "bw"):
@@ -625,6 +627,8 @@ def select(
     elif strategy == "random2":
         two = np.argsort(rng.random((m, n)), axis=1)[:, :2]
         mask[rows[:, None], two] = True
+    elif strategy == "random1":
+        mask[rows, rng.integers(n, size=m)] = True
     return mask
 
 
@@ -758,13 +762,16 @@ def ppo_clip_grad(logp, logp_old, advantages, *, clip: float = 0.2) -> np.ndarra
 class PPOConfig:
     """PPO settings, equal for every strategy.
 
-    `batch` gradient samples per update: a strategy keeping k of N responses per prompt draws
-    batch/k prompts per update (filtering costs rollouts, not gradient samples). `lr` is the step
-    on the logits per sample (summed loss); `kl_coef` penalises log(π/π_ref) of the sampled
-    response in the reward, as OpenRLHF does; `value_lr` is the tabular critic's step."""
+    `prompts` rollout prompts per update, the same for every strategy, as the official filter
+    code keeps its rollout batch: each prompt gets N responses and a strategy keeping k of them
+    trains on k·prompts samples (filtering costs gradient samples, not updates: every prompt is
+    visited as often under every filter). `lr` is the step on the logits per sample (summed
+    loss, so a sample weighs the same under every filter); `kl_coef` penalises log(π/π_ref) of
+    the sampled response in the reward, as OpenRLHF does; `value_lr` is the tabular critic's
+    step."""
 
     n_updates: int = 60
-    batch: int = 400
+    prompts: int = 100
     minibatches: int = 4
     epochs: int = 1
     lr: float = 0.2
@@ -774,7 +781,7 @@ class PPOConfig:
     power: float = 2.0
 
     def __post_init__(self):
-        for name in ("n_updates", "batch", "minibatches", "epochs"):
+        for name in ("n_updates", "prompts", "minibatches", "epochs"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
                 raise ValueError(f"{name} must be a positive int, got {v!r}")
@@ -792,7 +799,8 @@ class TrainTrace:
     """Expected actual score, expected RM reward and KL(π‖π_ref) of the policy after each update
     (index 0 = initial policy), averaged over prompts; the final policy's expected actual score
     and RM reward per prompt; the final probabilities (P, K) (None for a token-level policy); and
-    the number of responses rolled out."""
+    the number of responses rolled out; `trained`, the number of samples the actor trained on,
+    summed over updates (keep count × prompts × updates for a per-prompt filter)."""
 
     actual: np.ndarray
     reward: np.ndarray
@@ -804,6 +812,7 @@ class TrainTrace:
     steps: np.ndarray | None = (
         None  # update index of each recorded point (None: every update)
     )
+    trained: int = 0
 
 
 def _softmax(z: np.ndarray) -> np.ndarray:
@@ -831,7 +840,8 @@ def train_bandit(
 ) -> TrainTrace:
     """PPO with policy filtration on a categorical policy over each prompt's candidate pool.
 
-    Each update: draw batch/keep prompts (cycling through a shuffled order), sample N responses per
+    Each update: draw `config.prompts` prompts (cycling through a shuffled order; the same number
+    for every strategy, so every prompt is updated as often under every filter), sample N responses per
     prompt from the current policy, score them with the RM (`rewards`, (P, K)), subtract the KL
     penalty, take advantages against a tabular critic V(prompt), filter (per prompt, or verl's
     batch-level resampling), normalise the advantages over the batch, train the critic on the kept
@@ -843,7 +853,7 @@ def train_bandit(
         raise ValueError(
             f"rewards and scores must have the same shape, got {R.shape} and {S.shape}"
         )
-    k_keep = keep_count(strategy, n)
+    keep_count(strategy, n)  # checks the strategy and n
     P, K = R.shape
     if K < 2:
         raise ValueError(f"the pool needs at least 2 candidates, got {K}")
@@ -856,10 +866,10 @@ def train_bandit(
         raise ValueError(f"init_logits must have shape {(P, K)}, got {theta.shape}")
     log_ref = np.log(_softmax(theta))
     V = np.zeros(P)
-    n_prompts = max(1, config.batch // k_keep)
+    n_prompts = config.prompts
     stream, pos = rng.permutation(P), 0
     trace_a, trace_r, trace_kl = [], [], []
-    rollouts = 0
+    rollouts = trained = 0
 
     def record():
         pi = _softmax(theta)
@@ -908,6 +918,7 @@ def train_bandit(
         V[seen] += config.value_lr * (total[seen] / count[seen] - V[seen])
         # actor: PPO-clip steps
         m = sel_p.size
+        trained += m
         for _ in range(config.epochs):
             order = rng.permutation(m)
             for chunk in np.array_split(order, config.minibatches):
@@ -930,6 +941,7 @@ def train_bandit(
         (pi * R).sum(1),
         pi,
         rollouts,
+        trained=trained,
     )
 
 
@@ -1162,10 +1174,10 @@ def gae(rewards, values, mask, *, gamma: float = 1.0, lam: float = 0.95):
 
 @dataclass(frozen=True)
 class TokenPPOConfig:
-    """Token-level PPO settings, equal for every strategy (see `PPOConfig` for `batch`)."""
+    """Token-level PPO settings, equal for every strategy (see `PPOConfig` for `prompts`)."""
 
     n_updates: int = 60
-    batch: int = 512
+    prompts: int = 128
     minibatches: int = 4
     epochs: int = 1
     lr: float = 1e-4
@@ -1182,7 +1194,7 @@ class TokenPPOConfig:
     def __post_init__(self):
         for name in (
             "n_updates",
-            "batch",
+            "prompts",
             "minibatches",
             "epochs",
             "eval_every",
@@ -1261,6 +1273,18 @@ def sample_policy(
     return idx, decode_actions(acts.cpu().numpy()), acts
 
 
+def minibatch_count(kept: int, batch: int, minibatches: int) -> int:
+    """How many optimiser steps an epoch takes on `kept` samples when an unfiltered batch of
+    `batch` samples takes `minibatches`: the minibatch size is fixed (⌈batch / minibatches⌉, as
+    the official trainer's fixed train batch size) and the steps scale with the samples kept,
+    ⌈kept / size⌉ (at least 1)."""
+    for name, v in (("kept", kept), ("batch", batch), ("minibatches", minibatches)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+            raise ValueError(f"{name} must be a positive int, got {v!r}")
+    size = -(-int(batch) // int(minibatches))
+    return max(1, -(-int(kept) // size))
+
+
 def train_tokens(
     sft_model,
     scorer: ProgramScorer,
@@ -1275,18 +1299,21 @@ def train_tokens(
 ) -> TrainTrace:
     """Token-level PPO with policy filtration from the SFT model (also the KL reference).
 
-    Each update: batch/keep prompts, N samples each, rewards from `scorer` at the end token and a
-    per-token KL penalty −β·log(π_old/π_ref), GAE (γ, λ) with a separate critic (a copy of the SFT
-    body with a value head), per-prompt filtering (or verl's batch-level resampling after
-    whitening), advantages normalised over the kept tokens, and `epochs` × `minibatches` clipped
-    actor and critic steps (Adam, gradient norm 1). Every `eval_every` updates the policy samples
-    `eval_samples` programs per evaluation prompt to estimate its actual score and reward.
+    Each update: `config.prompts` prompts (the same for every strategy), N samples each,
+    rewards from `scorer` at the end token and a per-token KL penalty −β·log(π_old/π_ref), GAE
+    (γ, λ) with a separate critic (a copy of the SFT body with a value head), per-prompt
+    filtering (or verl's batch-level resampling after whitening), advantages normalised over
+    the kept tokens, and per epoch clipped actor and critic steps (Adam, gradient norm 1) on
+    minibatches of a fixed size, ⌈prompts·N / `minibatches`⌉ samples, so that the number of
+    steps scales with the samples kept (`minibatch_count`), as in the official trainer. Every
+    `eval_every` updates the policy samples `eval_samples` programs per evaluation prompt to
+    estimate its actual score and reward.
     """
     import copy
 
     import torch
 
-    k_keep = keep_count(strategy, n)
+    keep_count(strategy, n)  # checks the strategy and n
     P = len(scorer.tasks)
     eval_idx = np.arange(P) if eval_idx is None else np.asarray(eval_idx)
     prompts_all = torch.as_tensor(encode_prompts(scorer.tasks), device=device)
@@ -1303,10 +1330,10 @@ def train_tokens(
     critic.to(device)
     opt_a = torch.optim.Adam(actor.parameters(), lr=config.lr)
     opt_c = torch.optim.Adam(critic.parameters(), lr=config.critic_lr)
-    n_prompts = max(1, config.batch // k_keep)
+    n_prompts = config.prompts
     stream, pos = rng.permutation(P), 0
     steps, trace_a, trace_r, trace_kl = [], [], [], []
-    rollouts = 0
+    rollouts = trained = 0
 
     def evaluate(step):
         idx, progs, acts = sample_policy(
@@ -1384,9 +1411,11 @@ def train_tokens(
         )
         actor.train()
         critic.train()
+        trained += len(keep)
+        n_chunks = minibatch_count(len(keep), n_prompts * n, config.minibatches)
         for _ in range(config.epochs):
             order = rng.permutation(len(keep))
-            for chunk in np.array_split(order, config.minibatches):
+            for chunk in np.array_split(order, n_chunks):
                 if chunk.size == 0:
                     continue
                 c = torch.as_tensor(chunk, device=device)
@@ -1424,6 +1453,7 @@ def train_tokens(
         None,
         rollouts,
         steps=np.array(steps),
+        trained=trained,
     )
 
 
@@ -1508,3 +1538,299 @@ def build_token_world(
         S.reshape(shape),
         corr,
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# The chapter's protocols: one replicate ("world"), its initial samples, training a filter, and
+# the statistics the claims read
+# ---------------------------------------------------------------------------------------------
+def standardise(x, ref) -> np.ndarray:
+    """(x − mean(ref)) / sd(ref): rewards standardised over a reference set of responses."""
+    x, ref = np.asarray(x, dtype=float), np.asarray(ref, dtype=float)
+    sd = ref.std()
+    if not sd > 0:
+        raise ValueError("ref must not be constant")
+    return (x - ref.mean()) / sd
+
+
+@dataclass(frozen=True)
+class World:
+    """One replicate: fresh prompts with their pools (`bandit`), the learned RM's weights `w`,
+    the share of its training labels flipped, its correlation with the actual score on the
+    initial policy's responses, the two RMs (`rm["learned"]`, `rm["homoscedastic"]`: (P, K)
+    standardised rewards at quick scale, `ProgramScorer`s at full scale) and `initial[rm]` =
+    (rewards, actual scores) of the initial policy's responses. Full scale adds the SFT model
+    and the encoded prompts."""
+
+    bandit: Bandit
+    w: np.ndarray
+    flipped: float
+    corr: float
+    rm: dict
+    initial: dict
+    sft: object = None
+    prompts: object = None
+
+    @property
+    def tokens(self) -> bool:
+        return self.sft is not None
+
+
+def make_world(
+    n_prompts: int,
+    rng: np.random.Generator,
+    *,
+    rm_prompts: int,
+    pairs: int,
+    label_noise: float,
+    pool: tuple[int, int, int] = (3, 21, 8),
+    token: dict | None = None,
+) -> World:
+    """Build one replicate: `n_prompts` prompts and pools, an RM trained on `pairs` noisy pairs
+    from `rm_prompts` *other* prompts, and the homoscedastic RM matched to its correlation.
+
+    Quick scale (`token` None): the initial policy is uniform over each pool, so its responses
+    are the pool; rewards are standardised over them. Full scale: `token` holds the keyword
+    arguments of `build_token_world` besides the bandit, `w` and `rng` (sft_steps, sft_batch,
+    sft_lr, generator, noise_seed, device, ...)."""
+    n_correct, n_mutants, n_random = pool
+    kw = dict(n_correct=n_correct, n_mutants=n_mutants, n_random=n_random)
+    bandit = make_bandit(n_prompts, rng, **kw)
+    rm_bandit = make_bandit(rm_prompts, rng, **kw)
+    w, prefs = train_reward_model(rm_bandit, pairs, noise=label_noise, rng=rng)
+    flipped = float(prefs.flipped.mean())
+    if token is None:
+        raw, S = reward_model_scores(bandit, w), bandit.scores
+        learned = standardise(raw, raw)
+        corr = float(np.corrcoef(learned.ravel(), S.ravel())[0, 1])
+        homo = homoscedastic_rewards(S, corr, rng)
+        homo = standardise(homo, homo)
+        return World(
+            bandit,
+            w,
+            flipped,
+            corr,
+            rm={"learned": learned, "homoscedastic": homo},
+            initial={"learned": (learned, S), "homoscedastic": (homo, S)},
+        )
+    tw = build_token_world(bandit, w, rng=rng, **token)
+    return World(
+        bandit,
+        w,
+        flipped,
+        tw.corr,
+        rm={"learned": tw.learned, "homoscedastic": tw.homoscedastic},
+        initial={
+            "learned": (tw.rewards, tw.scores),
+            "homoscedastic": (tw.homo_rewards, tw.scores),
+        },
+        sft=tw.sft,
+        prompts=tw.prompts,
+    )
+
+
+def initial_samples(
+    world: World,
+    n: int,
+    rng: np.random.Generator,
+    *,
+    rm: str = "learned",
+    device: str = "cpu",
+) -> tuple[np.ndarray, np.ndarray]:
+    """Rewards and actual scores, each (P, n), of n fresh initial-policy responses per prompt:
+    uniform draws from the pool at quick scale, samples of the SFT model at full scale."""
+    if rm not in world.rm:
+        raise ValueError(f"rm must be one of {sorted(world.rm)}, got {rm!r}")
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n must be a positive int, got {n!r}")
+    P, K = world.bandit.shape
+    if not world.tokens:
+        draws = rng.integers(K, size=(P, n))
+        rows = np.arange(P)[:, None]
+        return world.rm[rm][rows, draws], world.bandit.scores[rows, draws]
+    import torch
+
+    gen = torch.Generator().manual_seed(int(rng.integers(2**62)))
+    idx, progs, _ = sample_policy(
+        world.sft, np.arange(P), world.prompts, n, gen, device=device
+    )
+    S, R = world.rm[rm](idx, progs)
+    return R.reshape(P, n), S.reshape(P, n)
+
+
+def train_filter(
+    world: World,
+    rm: str,
+    n: int,
+    strategy: str,
+    config,
+    rng: np.random.Generator,
+    *,
+    generator=None,
+    device: str = "cpu",
+) -> TrainTrace:
+    """Train one filter on one replicate against RM `rm`: `train_bandit` at quick scale (config a
+    `PPOConfig`), `train_tokens` at full scale (a `TokenPPOConfig` and a torch `generator`)."""
+    if rm not in world.rm:
+        raise ValueError(f"rm must be one of {sorted(world.rm)}, got {rm!r}")
+    if not world.tokens:
+        if not isinstance(config, PPOConfig):
+            raise TypeError(
+                f"quick scale needs a PPOConfig, got {type(config).__name__}"
+            )
+        return train_bandit(world.rm[rm], world.bandit.scores, strategy, n, config, rng)
+    if not isinstance(config, TokenPPOConfig):
+        raise TypeError(
+            f"full scale needs a TokenPPOConfig, got {type(config).__name__}"
+        )
+    if generator is None:
+        raise ValueError("full scale samples with torch: pass generator")
+    return train_tokens(
+        world.sft, world.rm[rm], strategy, n, config, rng, generator, device=device
+    )
+
+
+def _pair_terms(rewards, scores):
+    R, S = _check_rewards(rewards), _check_rewards(scores, "scores")
+    if R.shape != S.shape:
+        raise ValueError(
+            f"rewards and scores must have the same shape, got {R.shape} and {S.shape}"
+        )
+    if R.shape[1] < 2:
+        raise ValueError(
+            f"pairs need at least 2 responses per prompt, got {R.shape[1]}"
+        )
+    i, j = np.triu_indices(R.shape[1], 1)
+    dr, ds = R[:, i] - R[:, j], S[:, i] - S[:, j]
+    credit = np.where(dr == 0, 0.5, (np.sign(dr) == np.sign(ds)).astype(float))
+    return i, j, ds != 0, credit
+
+
+def pair_accuracy(rewards, scores) -> float:
+    """Pairwise accuracy of an RM: among pairs of responses to the same prompt (row) with
+    different actual scores, the share the reward orders like the actual score (a tie in reward
+    counts one half)."""
+    _, _, keep, credit = _pair_terms(rewards, scores)
+    if not keep.any():
+        raise ValueError(
+            "no pair of responses to one prompt has different actual scores"
+        )
+    return float(credit[keep].mean())
+
+
+def pair_accuracy_by_bin(rewards, scores, n_bins: int = 10) -> dict[str, np.ndarray]:
+    """RM reliability per reward bin, not tied to the bin's mean score: responses are split into
+    `n_bins` equal-count bins of reward over all prompts (deciles by default, as
+    `reliability_by_bin`), and each bin's accuracy is `pair_accuracy` over the pairs of responses
+    to the same prompt that both lie in the bin and have different actual scores. Returns per bin
+    the mean reward, the accuracy (NaN without pairs) and the number of pairs."""
+    R, S = _check_rewards(rewards), _check_rewards(scores, "scores")
+    i, j, keep, credit = _pair_terms(R, S)
+    x = R.ravel()
+    if (
+        isinstance(n_bins, bool)
+        or not isinstance(n_bins, int)
+        or not 2 <= n_bins <= x.size
+    ):
+        raise ValueError(f"n_bins must be an int in [2, {x.size}], got {n_bins!r}")
+    label = np.empty(x.size, dtype=int)
+    order = np.argsort(x, kind="stable")
+    for b, members in enumerate(np.array_split(order, n_bins)):
+        label[members] = b
+    label = label.reshape(R.shape)
+    same = (label[:, i] == label[:, j]) & keep
+    which = label[:, i][same]
+    pairs = np.bincount(which, minlength=n_bins)
+    right = np.bincount(which, weights=credit[same], minlength=n_bins)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        acc = np.where(pairs > 0, right / np.maximum(pairs, 1), np.nan)
+    reward = np.array([x[label.ravel() == b].mean() for b in range(n_bins)])
+    return {"reward": reward, "accuracy": acc, "pairs": pairs}
+
+
+def block_rank_test(
+    xs: Sequence, ys: Sequence, rng: np.random.Generator, *, n_perm: int = 10_000
+) -> tuple[float, float, np.ndarray]:
+    """Pooled one-sided test that x and y are positively rank-correlated in every block.
+
+    Each block (a replicate and N) holds one x and one y per item (a filter). The statistic is
+    the mean over blocks of Spearman's ρ (ties get average ranks); under the null hypothesis
+    the y's are exchangeable among the items of each block, so the p-value is the share of
+    `n_perm` independent within-block permutations whose statistic reaches the observed one,
+    counting the observed one: (1 + #{T* ≥ T}) / (1 + n_perm). Returns (mean ρ, p, ρ per
+    block)."""
+    from scipy.stats import rankdata
+
+    if len(xs) != len(ys) or len(xs) == 0:
+        raise ValueError(
+            f"xs and ys must hold the same number ≥ 1 of blocks, got {len(xs)} and {len(ys)}"
+        )
+    if isinstance(n_perm, bool) or not isinstance(n_perm, int) or n_perm < 1:
+        raise ValueError(f"n_perm must be a positive int, got {n_perm!r}")
+    rhos, nulls = [], np.zeros(n_perm)
+    for x, y in zip(xs, ys):
+        x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+        if x.shape != y.shape or x.ndim != 1 or x.size < 3:
+            raise ValueError(
+                f"each block needs x and y of the same length ≥ 3, got {x.shape}, {y.shape}"
+            )
+        if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
+            raise ValueError("x and y must be finite")
+        rx, ry = rankdata(x), rankdata(y)
+        rx, ry = rx - rx.mean(), ry - ry.mean()
+        denom = math.sqrt((rx @ rx) * (ry @ ry))
+        if denom == 0:
+            raise ValueError("a block's x or y is constant: ρ is undefined")
+        rhos.append(float(rx @ ry / denom))
+        perm = np.argsort(rng.random((n_perm, x.size)), axis=1)
+        nulls += ry[perm] @ rx / denom
+    rhos = np.array(rhos)
+    stat = float(rhos.mean())
+    nulls /= len(rhos)
+    p = (1 + int(np.sum(nulls >= stat - 1e-12))) / (1 + n_perm)
+    return stat, float(p), rhos
+
+
+def filter_rank_test(xs: Sequence, ys: Sequence) -> tuple[float, float, np.ndarray]:
+    """Filter-level one-sided test that x and y are positively rank-correlated across items.
+
+    Each block (a replicate and N) holds one x and one y per item (a filter); the statistic is
+    the mean over blocks of Spearman's ρ (average ranks for ties). The unit is the item: under
+    the null hypothesis the items' labels are exchangeable, so one permutation of the items is
+    applied to the y's of *every* block, and the p-value is exact over all m! orderings (the
+    identity counted): #{T* ≥ T} / m!. Returns (mean ρ, p, ρ per block)."""
+    import itertools
+
+    from scipy.stats import rankdata
+
+    if len(xs) != len(ys) or len(xs) == 0:
+        raise ValueError(
+            f"xs and ys must hold the same number ≥ 1 of blocks, got {len(xs)} and {len(ys)}"
+        )
+    X = [np.asarray(x, dtype=float) for x in xs]
+    Y = [np.asarray(y, dtype=float) for y in ys]
+    m = X[0].size
+    if not 3 <= m <= 8:
+        raise ValueError(f"exact enumeration needs 3 to 8 items per block, got {m}")
+    rx_all, ry_all = [], []
+    for x, y in zip(X, Y):
+        if x.shape != (m,) or y.shape != (m,):
+            raise ValueError(
+                f"each block needs x and y of length {m}, got {x.shape}, {y.shape}"
+            )
+        if not (np.all(np.isfinite(x)) and np.all(np.isfinite(y))):
+            raise ValueError("x and y must be finite")
+        rx, ry = rankdata(x), rankdata(y)
+        rx, ry = rx - rx.mean(), ry - ry.mean()
+        denom = math.sqrt((rx @ rx) * (ry @ ry))
+        if denom == 0:
+            raise ValueError("a block's x or y is constant: ρ is undefined")
+        rx_all.append(rx / denom)
+        ry_all.append(ry)
+    RX, RY = np.array(rx_all), np.array(ry_all)
+    rhos = (RX * RY).sum(1)
+    stat = float(rhos.mean())
+    perms = np.array(list(itertools.permutations(range(m))))
+    null = np.einsum("bi,pbi->p", RX, RY[:, perms].transpose(1, 0, 2)) / len(RX)
+    p = float(np.mean(null >= stat - 1e-12))
+    return stat, p, rhos
