@@ -25,31 +25,55 @@
 # numbers (GN: find a secret of four distinct digits from bulls-and-cows feedback). The paper
 # measures large language models on it and finds them weak at acquiring and at using information.
 #
+# **What was read.** The paper's abstract, and the official code at commit `9971322`: its data
+# schemas, the GN judge (`arbench/utils/utils_gn.py`) and the GN evaluator
+# (`arbench/reasoner/gn/gn_evaluator.py`). The paper's full text and its result tables were not
+# available offline. Each claim's source in the verdict table says which of these it rests on.
+#
 # ```{admonition} Claims we test
-# 1. **Passive versus active.** The paper's central finding: models that reason well when given
-#    all the information at once (passive) do much worse when they must ask for it (active). That
-#    needs a model, so at this scale we check its mechanism (1b): with the same number of queries,
-#    questions chosen in the light of the previous answers identify the hidden answer far more
-#    often than the same number of questions fixed in advance.
-# 2. **Failing to acquire or to use information is what breaks an agent.** Accuracy collapses for
-#    an agent that ignores the feedback, and falls steadily as an agent forgets (keeps only the last
-#    k answers) or misreads (each answer wrong with probability p).
-# 3. **Search gives only modest gains.** Choosing each question by information gain or by a
-#    one-step lookahead tree search needs only slightly fewer turns than picking any question
-#    consistent with what is known.
-# 4. **The same holds for detectives and puzzles.** Informative questioning reaches the answer with
-#    fewer questions than random questioning, at equal or better accuracy.
-# 5. **The paper's LLM results** are quoted, not re-measured; a user can plug in an
-#    OpenAI-compatible endpoint and evaluate a model on our fixtures.
+# **The paper's claims**
+#
+# - **1 · Passive versus active.** Models that reason well when given all the information at
+#   once (passive) do much worse when they must ask for it (active). It needs a language model
+#   and a passive version of each task: *not checked* here (the chapter's LLM harness plays the
+#   active tasks only).
+# - **5 · The paper's LLM results** are quoted from the abstract, not re-measured.
+# - **6 · Vague questions, diminishing returns** (a secondary summary of the paper, not the
+#   abstract): models ask vague or repetitive questions, and extra turns give diminishing
+#   returns. It needs a language model: *not checked*.
+#
+# **Our own checks (algorithmic agents; outside the paper's tally)**
+#
+# - **1b** · After the same number of answers, one final answer among the secrets still possible
+#   is right more often when the questions were chosen in the light of the earlier answers than
+#   when they were fixed in advance (the mechanism behind claim 1).
+# - **2** · Forgetting or misreading answers costs games: accuracy is monotone in memory and in
+#   the misreading rate, and keeping only the last 2 answers, or misreading half of them, loses
+#   games.
+# - **3** · Choosing each guess by information gain, or by a one-step lookahead search, needs
+#   fewer guesses than picking any guess consistent with what is known.
+# - **4** · Detective cases: information-gain questioning is certain of the murderer after fewer
+#   questions than random questioning, and among its first 1–4 questions it has asked more of
+#   the case's key questions.
+# - **4b** · Situation puzzles: following up the oldest uncovered fact uncovers the whole story
+#   with fewer questions than random answerable questions.
+#
+# **Sanity checks (true by construction; they show the set-up works)**
+#
+# - **2s** · Agents that ignore or forget every answer win only by chance.
+# - **3b** · No search agent beats optimal play (the optimum of bulls and cows as recalled from
+#   the literature, not read).
+# - **4s** · Our exact simulators always end right: both questioners on DC and SP, and the
+#   passive (all facts given) reasoner on DC.
 # ```
 #
 # No language model can be downloaded here. The chapter therefore rebuilds the benchmark's
 # *environments, judge and metrics* and checks the information-theoretic core of the paper's
-# claims with agents whose failure modes we control. It reproduces the mechanism, never the paper's
-# LLM numbers.
+# claims with agents whose failure modes we control. Those checks are ours: the paper's claims are
+# about language models, and none of our agents is one.
 
 # %% tags=["parameters"]
-scale = "quick"  # "quick" (≤ 90 s on 2 CPU cores) or "full" (every secret, more seeds)
+scale = "quick"  # "quick" (≤ 90 s on 2 CPU cores) or "full" (more games and seeds)
 seed = 0
 llm_base_url = ""  # OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 ("": off)
 llm_model = ""  # the model name the endpoint serves
@@ -70,14 +94,16 @@ from repbook.core import (
     all_of,
     at_least,
     at_most,
+    paired_gain,
 )
+from repbook.core.ledger import is_stale, read_record, unstable_sentence
+from repbook.core.data import repo_root
 from repbook.papers.ar_bench import dc, gn, llm, load_arbench, metrics, sp
+from repbook.papers.ar_bench import protocols as P
 
 SIZES = {
     "quick": dict(
         seeds=3,
-        active_secrets=5040,
-        passive_secrets=5040,
         ablation_games=1000,
         memories=[0, 1, 2, 3, 4, 6, 25],
         noises=[0.0, 0.05, 0.1, 0.2, 0.3, 0.5],
@@ -89,8 +115,6 @@ SIZES = {
     ),
     "full": dict(
         seeds=10,
-        active_secrets=5040,
-        passive_secrets=5040,
         ablation_games=5040,
         memories=[0, 1, 2, 3, 4, 6, 25],
         noises=[0.0, 0.05, 0.1, 0.2, 0.3, 0.5],
@@ -133,9 +157,9 @@ MAX_TURN = gn.MAX_TURN  # the benchmark's default budget: 25 turns
 # The secret is any string of four distinct digits, a leading zero included (AR-Bench's own test
 # set has such secrets), so there are $10\cdot9\cdot8\cdot7 = 5040$ of them. A guess $g$ against
 # the secret $s$ gets two numbers: *bulls*, the positions where $g_i = s_i$, and *cows*, the digits
-# shared by $g$ and $s$ minus the bulls. The benchmark counts a game as won when a guess has four
-# bulls within 25 guesses. By hand for one pair, then the library's judge and its precomputed
-# $5040\times5040$ feedback matrix $F[g,s]$ (code $5\cdot\text{bulls}+\text{cows}$, one byte each):
+# shared by $g$ and $s$ minus the bulls; four bulls is the secret (how the benchmark scores a game
+# is below). By hand for one pair, then the library's judge and its precomputed $5040\times5040$
+# feedback matrix $F[g,s]$ (code $5\cdot\text{bulls}+\text{cows}$, one byte each):
 
 # %%
 secret, guess = "0521", "1250"
@@ -190,85 +214,112 @@ print(
 all_idx = np.arange(5040)
 
 # %% [markdown]
+# **How the official evaluator scores a game.** For plain prompting (its zero-shot and few-shot
+# methods) `gn_evaluator.py` plays all 25 turns, answering every guess with its feedback even
+# after a guess with four bulls, then asks for one *final answer*; only that answer is judged.
+# (Its tree-of-thoughts, uncertainty-of-thoughts and proactive-CoT runs stop at the first
+# four-bull guess instead; the official UoT also stops once at most one candidate remains and
+# credits it, and ToT scores its proposed guesses against the true secret and judges the last
+# guess in the search path. We do not model these rules.) We follow the plain-prompting rule: our agents recognise a four-bull
+# answer and would repeat it, so a game is won when a guess within 25 has four bulls or, failing
+# that, when the final answer — one more guess by the agent's own rule, without feedback — does.
+# The chapter's LLM agent plays the same rule (all turns, then the final answer).
+
+# %% [markdown]
 # ## Claim 1 · Passive versus active
 #
 # In the paper, *passive* reasoning means that everything needed is given at once and the model
 # only has to deduce; *active* reasoning means the model must ask for it. For a reasoner that
 # deduces exactly, as ours do, passive reasoning is solved by construction (on the detective cases
 # below, all facts given up front give accuracy 1), so the paper's gap between the two is a
-# property of language models that we cannot measure without one (1). What we can test is the
-# mechanism behind it (1b): asking is only as good as the choice of questions.
+# property of language models that we cannot measure without one (1). Even with an endpoint set,
+# the chapter's LLM harness measures active play only (guessing numbers and a menu version of the
+# detective cases, below); claim 1 needs a passive version of each task as well, which it does not
+# have, and nothing the harness prints enters claim 1. Its criterion as written — a gain beyond
+# the noise with bar 0 over three task families, Student's $t(2) = 4.30$ — would not test the
+# abstract's "stark divergence" either: it asks only for a gap that three families resolve, not
+# for a large one. What we can test is the mechanism behind it, as our own check (1b): asking is
+# only as good as the choice of questions.
 #
-# The *active* agent is the simplest one that uses its answers: each turn it guesses uniformly among
-# the secrets still consistent with all feedback (consistent random). The *fixed-clue* reasoner gets
-# $k$ clues — random guesses with their feedback — chosen before seeing any answer. After $k$
-# clues the fixed-clue reasoner can name the secret only if the clues leave exactly one candidate;
-# the active agent has the same $k$ answers when it makes guess $k+1$. So we compare the share of
-# secrets solved by guess $k+1$ with the share determined by $k$ random clues.
+# **Both credited by one rule.** The *adaptive* agent is the simplest one that uses its answers:
+# each turn it guesses uniformly among the secrets still consistent with all feedback (consistent
+# random). The *fixed-clue* reasoner gets $k$ clues — random guesses with their feedback — chosen
+# before seeing any answer. After $k$ answers each is scored as the official evaluator scores a
+# game: by one final answer, drawn uniformly from the secrets $C_k$ the $k$ answers leave (a
+# secret already hit with four bulls leaves $|C_k| = 1$). Its chance of being right is
+# $1/|C_k|$, so each is credited with $\mathbb E[1/|C_k|]$ over all 5,040 secrets
+# (`gn.final_answer_credit`).
 #
-# **Criterion (1b, fixed before the run).** At $k = 5$, for each of `seeds` seeds over all 5,040
-# secrets: (share solved by the consistent-random agent within 6 guesses) − (share determined by 5
-# random non-adaptive clues) ≥ 0.4. It would fail if fixed clues carried about as much information
-# as adaptive ones.
+# **Criterion (1b, ours).** At $k = 5$, per seed over all 5,040 secrets: the adaptive agent's
+# credit minus the fixed-clue reasoner's. The two come from independent random streams, so the
+# "per seed" differences are differences of independent runs, paired by seed index only (not
+# common random numbers). The claim holds if the mean gap over the `seeds` seeds
+# is positive beyond the noise (mean − $t$·SE > 0, Student's quantile), fails if mean + $t$·SE ≤ 0,
+# and is within the noise otherwise. The bar is 0: the paper's size for its passive–active gap
+# is in its tables, which we did not read, and it concerns language models, so no bar for our
+# agents can be derived from it. It would fail if guesses drawn from the consistent set carried no
+# more information than guesses fixed in advance.
 
 # %%
 ks = np.arange(1, 9)
-active, passive, passive_sizes = [], [], []
-for r in range(run["seeds"]):
-    stats = gn.consistent_random(
-        all_idx[: run["active_secrets"]], run.child_rng(100 + r)
-    )
-    active.append(stats)
-    sizes = gn.passive_sizes(
-        all_idx[: run["passive_secrets"]], int(ks.max()), run.child_rng(200 + r)
-    )
-    passive_sizes.append(sizes)
-    passive.append((sizes[:, ks] == 1).mean(0))
-act_share = np.array([gn.solved_by(a.turns, ks + 1) for a in active])  # (seeds, k)
-pas_share = np.array(passive)
+K1B = 5
+avf = P.adaptive_vs_fixed(
+    all_idx,
+    ks,
+    [run.child_rng(100 + r) for r in range(run["seeds"])],
+    [run.child_rng(200 + r) for r in range(run["seeds"])],
+)
 tree = {
     name: gn.solve_tree(name, width=run["lookahead_width"])
     for name in ("entropy", "lookahead")
 }
-ent_share = gn.solved_by(tree["entropy"].turns, ks + 1)
 table1 = pd.DataFrame(
     {
         "k": ks,
-        "active: consistent random": act_share.mean(0),
-        "active: entropy": ent_share,
-        "fixed: k random clues": pas_share.mean(0),
+        "adaptive: consistent random": avf.adaptive.mean(0),
+        "adaptive: entropy": gn.final_answer_credit(tree["entropy"].sizes, ks),
+        "fixed: k random clues": avf.fixed.mean(0),
     }
 )
+print("share credited to one final answer after k answers (mean over seeds):")
 print(table1.round(3).to_string(index=False))
-gap5 = act_share[:, ks == 5].ravel() - pas_share[:, ks == 5].ravel()
-print(f"adaptive − fixed at k = 5 per seed: {np.round(gap5, 3).tolist()}")
+gap5 = avf.gap(K1B)
+j5 = int(np.flatnonzero(ks == K1B)[0])
+old_gap5 = avf.adaptive_won[:, j5] - avf.fixed_unique[:, j5]
+print(f"adaptive − fixed at k = {K1B} per seed: {np.round(gap5, 3).tolist()}")
+print(
+    f"the earlier, unequal statistic (adaptive won by guess {K1B + 1} − fixed clues "
+    f"leaving one secret): {np.round(old_gap5, 3).tolist()}"
+)
 
 # %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(11, 4))
 ax = axes[0]
 w = 0.38
-for j, (lab, vals, err) in enumerate(
-    [
-        ("consistent random", act_share.mean(0), act_share.std(0)),
-        ("fixed clues (random)", pas_share.mean(0), pas_share.std(0)),
-    ]
+for j, (lab, vals) in enumerate(
+    [("consistent random", avf.adaptive), ("fixed clues (random)", avf.fixed)]
 ):
     ax.bar(
         ks + (j - 0.5) * w,
-        vals,
+        vals.mean(0),
         w,
-        yerr=err,
-        label=("active: " if j == 0 else "") + lab,
+        yerr=vals.std(0),
+        label=("adaptive: " if j == 0 else "") + lab,
         color=color_for(lab),
         capsize=2,
     )
 ax.plot(
-    ks, ent_share, "o-", color=color_for("entropy"), ms=4, label="active: entropy agent"
+    ks,
+    table1["adaptive: entropy"],
+    "o-",
+    color=color_for("entropy"),
+    ms=4,
+    label="adaptive: entropy agent",
 )
 ax.set(
     xlabel="answers received k",
-    ylabel="share of the 5,040 secrets identified",
-    title="Asking adaptively identifies far more secrets",
+    ylabel="share right with one final answer",
+    title="One final answer after k answers",
     ylim=(0, 1.05),
     xticks=ks,
 )
@@ -276,7 +327,7 @@ ax.legend(loc="upper left")
 ax = axes[1]
 turns_axis = np.arange(0, 11)
 for lab, S in [
-    ("consistent random", np.concatenate([a.sizes for a in active])),
+    ("consistent random", np.concatenate([a.sizes for a in avf.adaptive_stats])),
     ("entropy", tree["entropy"].sizes),
 ]:
     ax.plot(
@@ -285,12 +336,12 @@ for lab, S in [
         "o-",
         ms=3,
         color=color_for(lab),
-        label=f"active: {lab}",
+        label=f"adaptive: {lab}",
     )
-P = np.concatenate(passive_sizes)
+PS = np.concatenate(avf.fixed_sizes)
 ax.plot(
-    np.arange(P.shape[1]),
-    np.log2(P).mean(0),
+    np.arange(PS.shape[1]),
+    np.log2(PS).mean(0),
     "s--",
     ms=3,
     color=color_for("fixed clues (random)"),
@@ -299,97 +350,133 @@ ax.plot(
 ax.set(
     xlabel="answers received",
     ylabel="mean log₂(candidates left)",
-    title="Information held after each answer",
+    title="Candidates left after each answer (log₂)",
     xticks=turns_axis,
 )
 ax.legend()
 plt.show()
 
 # %%
+G1B = f"final-answer credit, adaptive − fixed, k={K1B}, per seed"
 ledger.not_checked(
     1,
-    "models solve passive versions far better than active ones",
-    paper="large gap between passive and active reasoning (LLMs)",
+    "models solve passive versions of the tasks far better than active ones",
+    paper="a large gap between passive and active reasoning (LLMs; its size is in the "
+    "paper's tables, not read)",
     source="abstract",
-    criterion=at_least("passive − active accuracy (same model, GN)", 0.2),
-    note="needs a language model on passive and active versions of the same tasks; set "
-    "llm_base_url to run the chapter's LLM agent",
+    criterion=paired_gain(
+        "passive − active accuracy, same model, per task family (DC, SP, GN)", k="t"
+    ),
+    note="needs a language model and a passive version of each task (all information "
+    "given at once) besides the active one; the chapter's LLM harness plays active "
+    "tasks only, and nothing it measures enters this claim. The criterion (bar 0, "
+    "three task families, t(2) = 4.30) would not test the abstract's 'stark "
+    "divergence', only a gap three families resolve",
 )
 ledger.ours(
     "1b",
-    "adaptive queries identify far more secrets than the same number of fixed ones",
-    why="our simulation of why active questioning is the bottleneck, with ideal "
-    "agents; "
-    "the paper's claim 1 is about language models",
+    "after the same k answers, one final answer is right more often when the questions "
+    "were chosen adaptively than when they were fixed in advance (differences of "
+    "independent runs, by seed index)",
+    why="our simulation of why active questioning is the bottleneck, with ideal agents "
+    "credited by one rule; the paper's claim 1 is about language models",
     measured={
-        "adaptive − fixed share at k=5, per seed": gap5,
-        "adaptive share": act_share[:, ks == 5].mean(),
-        "fixed-clue share": pas_share[:, ks == 5].mean(),
+        G1B: gap5,
+        "adaptive credit": avf.adaptive[:, j5].mean(),
+        "fixed-clue credit": avf.fixed[:, j5].mean(),
     },
-    criterion=at_least("adaptive − fixed share at k=5, per seed", 0.4),
+    criterion=paired_gain(G1B, k="t"),
+)
+m1b, _, half1b, n1b = paired_gain(G1B, k="t").interval({G1B: gap5})
+print(
+    f"1b: gap {m1b:+.3f} ± {half1b:.3f} (t·SE, {n1b} seeds); adaptive credit "
+    f"{avf.adaptive[:, j5].mean():.3f}, fixed {avf.fixed[:, j5].mean():.3f}"
 )
 
 # %% [markdown]
-# Read the left panel with the table above: by five answers the adaptive agents have pinned down
-# most secrets, while five fixed clues determine only a minority. The right panel shows why: each
-# adaptive answer removes more uncertainty than a random clue, because a guess drawn from the
-# consistent set splits *the remaining candidates*, not the whole space.
+# Read the left panel with the table above: after the same number of answers, a final answer
+# drawn from what the adaptive agent has left is right more often than one drawn from what fixed
+# clues leave, by the gap printed under the verdict. The right panel shows why: each adaptive answer removes more uncertainty
+# than a random clue, because a guess drawn from the consistent set splits *the remaining
+# candidates*, not the whole space.
 #
-# ## Claim 2 · Failing to acquire or to use information breaks the agent
+# ## Claim 2 · Forgetting or misreading answers costs games
 #
 # Three ways to waste information, each a one-parameter change of the consistent-random agent:
 # *ignores feedback* (guesses among untried secrets, as if it never heard an answer); *forgetful-k*
 # (keeps only the last $k$ answers; $k=0$ is no memory, $k=25$ is full memory); *noisy reader*
 # (each non-winning answer is misread, with probability $p$, as another possible answer; when no
 # secret fits what it believes it drops its oldest observations). Accuracy is the benchmark's: the
-# share of games won within 25 guesses.
+# share of games won by the official rule (25 guesses, then a final answer), on the same
+# `ablation_games` secrets at every setting (`P.sweep`).
 #
-# **Criterion.** (a) Accuracy is non-decreasing in the memory $k$ and non-increasing in the
-# misreading probability $p$, up to Monte Carlo noise: no step in the wrong direction exceeds twice
-# the standard error of the difference. (b) The failures *break* the agent: accuracy drops by at
-# least 0.5 from full memory to none, and from $p=0$ to the largest $p$. It fails if accuracy is
-# flat (information not used has no cost) or non-monotone. The feedback-ignoring agent is shown for
-# context only: with 25 guesses among 5,040 secrets it can solve at most 25/5,040 by chance.
+# **Sanity check 2s.** An agent that ignores every answer, or keeps none ($k = 0$), can win only
+# by chance: with 26 guesses (the final answer included) its exact accuracy is 26/5,040 without
+# repeats and $1-(1-1/5040)^{26}$ with them (`gn.chance_accuracy`). Both measured accuracies lie
+# within 4 binomial standard errors of these values; only a broken simulator fails it. (The drop
+# from full memory to none, judged before, is this sanity check: it could not fail.)
+#
+# **Criterion (2, ours).** (a) Accuracy is non-decreasing in the memory $k$ and non-increasing in
+# the misreading probability $p$, up to Monte Carlo noise: no step between neighbouring settings
+# goes the wrong way by more than twice its standard error. Monotonicity alone cannot show a
+# cost: a flat curve (forgetting or misreading costs nothing) passes it. So (b) forgetting costs
+# games: per secret, won with full memory minus won keeping only the last $k = 2$ answers; and
+# (c) misreading costs games: per secret, won at $p=0$ minus won at the largest $p$; each with
+# mean − $t$·SE > 0 over the secrets (within the noise if the interval spans 0). The settings are
+# played with independent random streams, so these are differences of independent runs on the
+# same secret, not common-random-number pairs. No bar can be derived from the paper (it measures
+# language models), so (b) and (c) ask only for a loss beyond the noise. The $k = 2$ of (b) was
+# chosen after seeing the sweep (the largest memory in it below full accuracy at quick scale),
+# so (b) shows that the cost exists rather than predicting it. It fails if accuracy is
+# non-monotone, if an agent keeping two answers wins as often as one keeping all, or if the
+# agent's recovery rule (dropping old observations when nothing fits) made misreading harmless.
 
 # %%
 games = all_idx[run.child_rng(300).permutation(5040)[: run["ablation_games"]]]
 ignore = gn.ignore_feedback(games, run.child_rng(301))
-
-
-def acc_se(stats):
-    a = stats.solved.mean()
-    return a, np.sqrt(max(a * (1 - a), 1e-12) / len(stats.solved))
-
-
-mem = [
-    gn.forgetful(games, run.child_rng(400 + j), k=k)
-    for j, k in enumerate(run["memories"])
-]
-noise = [
-    gn.noisy_reader(games, run.child_rng(500 + j), p=p)
-    for j, p in enumerate(run["noises"])
-]
-mem_acc = np.array([acc_se(s) for s in mem])
-noise_acc = np.array([acc_se(s) for s in noise])
-
-
-def worst_wrong_step(acc, direction):
-    """Largest step against `direction` (+1 rise, −1 fall), in units of its SE."""
-    steps = direction * np.diff(acc[:, 0])
-    se = np.sqrt(acc[1:, 1] ** 2 + acc[:-1, 1] ** 2)
-    return float(np.max(-steps / se))
-
-
+K2 = 2  # the memory of claim 2 (b), chosen after seeing the sweep (Deviations)
+if run["memories"][0] != 0 or run["noises"][0] != 0.0 or K2 not in run["memories"]:
+    raise ValueError(
+        f"the sweeps must start at k = 0 and p = 0 and hold k = {K2} (2s, claim 2)"
+    )
+mem = P.sweep(
+    games,
+    "memory",
+    run["memories"],
+    [run.child_rng(400 + j) for j in range(len(run["memories"]))],
+)
+noise = P.sweep(
+    games,
+    "misreading",
+    run["noises"],
+    [run.child_rng(500 + j) for j in range(len(run["noises"]))],
+)
+n_games = len(games)
 ign_acc = ignore.solved.mean()
-z_mem, z_noise = worst_wrong_step(mem_acc, +1), worst_wrong_step(noise_acc, -1)
-print(f"ignores feedback: accuracy {ign_acc:.3f} over {len(games)} games")
+chance_norep = gn.chance_accuracy(MAX_TURN + 1, repeats=False)
+chance_rep = gn.chance_accuracy(MAX_TURN + 1, repeats=True)
+
+
+def z_from(acc, p0, n):
+    return abs(acc - p0) / np.sqrt(p0 * (1 - p0) / n)
+
+
+z_ign = z_from(ign_acc, chance_norep, n_games)
+z_k0 = z_from(mem.accuracy[0], chance_rep, n_games)
+z_mem, z_noise = mem.worst_wrong_step(+1), noise.worst_wrong_step(-1)
+drop_p = noise.drop(0, -1)
+drop_k = mem.drop(-1, run["memories"].index(K2))
+print(
+    f"ignores feedback: accuracy {ign_acc:.4f} over {n_games} games (chance "
+    f"{chance_norep:.4f}); no memory: {mem.accuracy[0]:.4f} (chance {chance_rep:.4f})"
+)
 print(
     "forgetful-k: "
-    + ", ".join(f"k={k}: {a:.3f}" for k, (a, _) in zip(run["memories"], mem_acc))
+    + ", ".join(f"k={k}: {a:.3f}" for k, a in zip(run["memories"], mem.accuracy))
 )
 print(
     "noisy reader: "
-    + ", ".join(f"p={p}: {a:.3f}" for p, (a, _) in zip(run["noises"], noise_acc))
+    + ", ".join(f"p={p}: {a:.3f}" for p, a in zip(run["noises"], noise.accuracy))
 )
 print(
     f"largest step in the wrong direction: memory {max(0.0, z_mem):.2f} SE, "
@@ -402,8 +489,8 @@ ax = axes[0]
 labels = [str(k) if k < 25 else "all" for k in run["memories"]]
 ax.errorbar(
     range(len(labels)),
-    mem_acc[:, 0],
-    yerr=2 * mem_acc[:, 1],
+    mem.accuracy,
+    yerr=2 * mem.se,
     fmt="o-",
     color=color_for("forgetful k=1"),
     capsize=3,
@@ -416,7 +503,7 @@ ax.set(
     xticks=range(len(labels)),
     xticklabels=labels,
     xlabel="answers remembered k",
-    ylabel="accuracy within 25 guesses",
+    ylabel="accuracy (official rule)",
     title="Forgetting answers costs accuracy",
     ylim=(-0.02, 1.05),
 )
@@ -424,8 +511,8 @@ ax.legend(loc="lower right")
 ax = axes[1]
 ax.errorbar(
     run["noises"],
-    noise_acc[:, 0],
-    yerr=2 * noise_acc[:, 1],
+    noise.accuracy,
+    yerr=2 * noise.se,
     fmt="o-",
     color=color_for("noisy p=0.3"),
     capsize=3,
@@ -442,45 +529,65 @@ ax.legend(loc="lower left")
 plt.show()
 
 # %%
-ledger.check(
+Z_IGN = "ignores feedback: |accuracy − chance| (binomial SE)"
+Z_K0 = "no memory (k=0): |accuracy − chance| (binomial SE)"
+ledger.sanity(
+    "2s",
+    "agents that ignore or keep no answers win only by chance",
+    why="with no answer used, 26 uniform guesses among 5,040 secrets win with the "
+    "exact chance probability; only a broken simulator misses it by more than 4 SE",
+    measured={
+        Z_IGN: z_ign,
+        Z_K0: z_k0,
+        "accuracy, ignores feedback": ign_acc,
+        "accuracy, no memory": mem.accuracy[0],
+    },
+    criterion=at_most([Z_IGN, Z_K0], 4),
+    show=[Z_IGN, Z_K0],
+)
+D2 = f"won at p=0 − won at p={run['noises'][-1]}, per secret"
+D2K = f"won with all answers − won keeping the last {K2}, per secret"
+ledger.ours(
     2,
-    "forgetting or misreading answers breaks the agent",
-    paper="LLMs fail to acquire or to leverage information",
-    source="abstract",
+    f"accuracy is monotone in memory and misreading, and keeping only the last {K2} "
+    f"answers or misreading answers with p = {run['noises'][-1]} loses games",
+    why="our analogue of the abstract's 'fail to acquire or leverage information', "
+    "with failure modes we control; the paper measures language models",
     measured={
         "worst wrong-way step in k (SE)": z_mem,
         "worst wrong-way step in p (SE)": z_noise,
-        "drop, full memory → none": mem_acc[-1, 0] - mem_acc[0, 0],
-        f"drop, p=0 → {run['noises'][-1]}": noise_acc[0, 0] - noise_acc[-1, 0],
-        "accuracy by k": dict(zip(map(str, run["memories"]), mem_acc[:, 0])),
-        "accuracy by p": dict(zip(map(str, run["noises"]), noise_acc[:, 0])),
-        "ignores feedback": ign_acc,
+        D2K: drop_k,
+        D2: drop_p,
+        "accuracy by k": dict(zip(map(str, run["memories"]), mem.accuracy)),
+        "accuracy by p": dict(zip(map(str, run["noises"]), noise.accuracy)),
     },
     criterion=all_of(
         at_most(
             ["worst wrong-way step in k (SE)", "worst wrong-way step in p (SE)"], 2
         ),
-        at_least(["drop, full memory → none", f"drop, p=0 → {run['noises'][-1]}"], 0.5),
+        paired_gain(D2K, k="t"),
+        paired_gain(D2, k="t"),
     ),
-    show=[
-        "worst wrong-way step in k (SE)",
-        "worst wrong-way step in p (SE)",
-        "drop, full memory → none",
-        f"drop, p=0 → {run['noises'][-1]}",
-    ],
+    show=["worst wrong-way step in k (SE)", "worst wrong-way step in p (SE)"],
+)
+m2k, _, half2k, n2k = paired_gain(D2K, k="t").interval({D2K: drop_k})
+m2, _, half2, n2 = paired_gain(D2, k="t").interval({D2: drop_p})
+print(
+    f"2: keeping only the last {K2} answers costs {m2k:.3f} ± {half2k:.3f} of the "
+    "games; "
+    f"misreading at p = {run['noises'][-1]} costs {m2:.3f} ± {half2:.3f} (t·SE over "
+    f"{n2} secrets, differences of independent runs on the same secret)"
 )
 
 # %% [markdown]
-# The agent that ignores answers almost never wins — with 25 guesses among 5,040 secrets it cannot —
-# while the same guessing rule with full memory always wins. Between the two, accuracy rises with
-# the number of answers kept and falls with the misreading rate (values printed above), the two
-# failure modes the paper reports in LLM transcripts: not using what was learned, and misusing it.
-# Forgetting breaks the agent completely. Misreading does less damage than "breaks" asks for: a
-# reader that drops its oldest observations whenever nothing fits what it believes recovers from
-# many misreadings, so even at the largest $p$ it keeps a sizeable share of its wins (the drop is in
-# the verdict table).
+# The agent that ignores answers almost never wins, while the same guessing rule with full memory
+# always wins. Between the two, accuracy rises with the number of answers kept and falls with the
+# misreading rate (values printed above), the two failure modes the paper reports in LLM
+# transcripts: not using what was learned, and misusing it. A reader that drops its oldest
+# observations whenever nothing fits what it believes recovers from many misreadings, so the loss
+# at each $p$ is printed, not assumed.
 #
-# ## Claim 3 · Tree search helps only modestly
+# ## Claim 3 · Search buys fewer guesses
 #
 # Three deterministic agents choose every guess by a score over all 5,040 possible guesses: the
 # **entropy** agent maximises the expected information of the answer (the idea behind
@@ -489,31 +596,37 @@ ledger.check(
 # the classic **minimax** rule (Knuth's for Mastermind) minimises the largest set that can remain.
 # Each is played against every secret at once by splitting the candidate set along the answers.
 #
-# How large a gain *can* search buy? Optimal bulls-and-cows play needs 26,274 guesses over the
-# 5,040 secrets, a mean of about 5.213 with a worst case of 7 (Tanaka, 1996; a classical result,
-# not AR-Bench's). So the room for any search over the consistent-random agent is the gap between
-# its mean and that optimum.
+# **Criterion (3, ours).** Over all 5,040 secrets, per seed of the consistent-random agent: its
+# mean number of guesses minus the entropy agent's, and minus the lookahead agent's (the search
+# agents are deterministic). Both gains must be positive beyond the noise (mean − $t$·SE > 0);
+# the claim fails if either has mean + $t$·SE ≤ 0. It would fail if scoring guesses by
+# information bought nothing over any consistent guess.
 #
-# **Criterion.** (a) Over all 5,040 secrets the entropy and lookahead agents each need fewer
-# guesses on average than the consistent-random agent (mean over seeds): a gain > 0; and the gain
-# that even optimal play could buy over consistent random is at most 10 % of its mean ("modest").
-# It fails if search does not help at all, or if consistent random were far from optimal, so that
-# search could buy much. (b) (The research brief's check of the entropy agent against the
-# classical optimum) the entropy agent's mean is ≤ 5.35 guesses and its worst case ≤ 7.
+# The abstract's "modest" is not judged: how much *any* search can buy here is a property of the
+# game. Optimal bulls-and-cows play needs 26,274 guesses over the 5,040 secrets, a mean of about
+# 5.213 with a worst case of 7 (credited to Tanaka, 1996; a classical result, not AR-Bench's).
+# **These figures are recalled, not read**: the research brief marks them "from memory — verify"
+# and we had no copy of the source offline. The room over consistent random is the gap between
+# its mean and that optimum (printed below).
+#
+# **Sanity check 3b.** No strategy beats optimal play: each search agent's mean is at least
+# 26,274/5,040 and its worst case at least 7 guesses. A solver that miscounted guesses, or
+# stopped before the secret was certain, would fail it. It rests on the recalled optimum: were
+# the recalled figures wrong, the check would be too strict (a lower true optimum) or too loose
+# (a higher one).
 
 # %%
-OPTIMUM_MEAN = (
-    26274 / 5040
-)  # Tanaka (1996), optimal bulls-and-cows play; not from AR-Bench
+# optimal bulls-and-cows play as recalled (Tanaka 1996), not read; not from AR-Bench
+OPTIMUM_MEAN = 26274 / 5040
 tree["minimax (Knuth)"] = gn.solve_tree("minimax")
-cr_means = np.array([a.turns.mean() for a in active])
+cr_means = np.array([a.turns.mean() for a in avf.adaptive_stats])
 rows = [
     dict(
         agent="consistent random",
         mean_guesses=cr_means.mean(),
         sd_over_seeds=cr_means.std(),
-        worst=max(a.turns.max() for a in active),
-        solved=np.mean([a.solved.mean() for a in active]),
+        worst=max(a.turns.max() for a in avf.adaptive_stats),
+        solved=np.mean([a.solved.mean() for a in avf.adaptive_stats]),
     )
 ]
 for name, res in tree.items():
@@ -528,13 +641,13 @@ for name, res in tree.items():
     )
 table3 = pd.DataFrame(rows).set_index("agent")
 print(table3.round(4).to_string())
-gain = {
-    n: (cr_means.mean() - tree[n].turns.mean()) / cr_means.mean()
-    for n in ("entropy", "lookahead")
-}
+gain3 = {n: cr_means - tree[n].turns.mean() for n in ("entropy", "lookahead")}
+room = (cr_means.mean() - OPTIMUM_MEAN) / cr_means.mean()
 print(
-    "relative gain over consistent random: "
-    + ", ".join(f"{n} {100 * g:.2f} %" for n, g in gain.items())
+    "guesses saved over consistent random (mean over seeds): "
+    + ", ".join(f"{n} {g.mean():.3f}" for n, g in gain3.items())
+    + f"; optimal play would save {cr_means.mean() - OPTIMUM_MEAN:.3f} "
+    f"({100 * room:.2f} % of consistent random's mean)"
 )
 print(
     f"secrets needing 8 guesses: entropy {(tree['entropy'].turns == 8).sum()}, "
@@ -545,12 +658,12 @@ print(
 # %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(11, 3.9))
 ax = axes[0]
-t = np.arange(0, MAX_TURN + 1)
+t = np.arange(0, MAX_TURN + 2)
 curves = {
     "ignores feedback": ignore.turns,
-    "forgetful k=1": mem[run["memories"].index(1)].turns,
-    "noisy p=0.3": noise[run["noises"].index(0.3)].turns,
-    "consistent random": np.concatenate([a.turns for a in active]),
+    "forgetful k=1": mem.stats[run["memories"].index(1)].turns,
+    "noisy p=0.3": noise.stats[run["noises"].index(0.3)].turns,
+    "consistent random": np.concatenate([a.turns for a in avf.adaptive_stats]),
     "entropy": tree["entropy"].turns,
     "lookahead": tree["lookahead"].turns,
 }
@@ -568,12 +681,12 @@ for lab, tt in curves.items():
         label=lab + (" (on top of entropy)" if lab == "lookahead" else ""),
         **style,
     )
-ax.axvline(MAX_TURN, color=color_for("reference"), lw=1, ls=":")
+ax.axvline(MAX_TURN + 1, color=color_for("reference"), lw=1, ls=":")
 ax.set(
-    xlabel="guess number",
+    xlabel="guess number (26 = the final answer)",
     ylabel="share of games solved",
-    title="Solved by turn (budget 25)",
-    xlim=(0, MAX_TURN + 0.5),
+    title="Solved by turn (25 turns, then a final answer)",
+    xlim=(0, MAX_TURN + 1.5),
 )
 ax.legend(fontsize=8, loc="center right", bbox_to_anchor=(1.0, 0.4))
 ax = axes[1]
@@ -584,143 +697,147 @@ bars = ax.bar(
     range(4), means, yerr=errs, color=[color_for(n) for n in names], capsize=3
 )
 ax.bar_label(bars, labels=[f"{v:.3f}" for v in means], padding=2, fontsize=9)
-reference_line(ax, OPTIMUM_MEAN, "optimal play 26,274/5,040 ≈ 5.213 (literature)")
+reference_line(ax, OPTIMUM_MEAN, "optimal play 26,274/5,040 ≈ 5.213 (recalled)")
 ax.set(
     xticks=range(4),
     xticklabels=["consistent\nrandom", "entropy", "lookahead", "minimax"],
     ylabel="mean guesses over 5,040 secrets",
     ylim=(0, 7.2),
-    title="Search buys little",
+    title="Mean guesses per agent, against optimal play",
 )
 ax.legend(loc="upper center")
 plt.show()
 
 # %%
-achievable = (cr_means.mean() - OPTIMUM_MEAN) / cr_means.mean()
-ledger.check(
+G3E = "guesses saved by entropy over consistent random, per seed"
+G3L = "guesses saved by lookahead over consistent random, per seed"
+ledger.ours(
     3,
-    "search (information gain, lookahead) gives only modest gains",
-    paper="ToT / UoT / post-training give modest gains (LLMs)",
-    source="abstract",
+    "information-gain and lookahead search need fewer guesses than consistent random "
+    "guessing",
+    why="our algorithmic analogue of the abstract's tree search (ToT, UoT); the paper "
+    "measures language models",
     measured={
-        "gain: entropy": gain["entropy"],
-        "gain: lookahead": gain["lookahead"],
-        "gain of optimal play": achievable,
-        "mean guesses, random": cr_means.mean(),
+        G3E: gain3["entropy"],
+        G3L: gain3["lookahead"],
+        "mean guesses, consistent random": cr_means.mean(),
+        "room left by optimal play (share of the mean)": room,
     },
-    criterion=all_of(
-        at_least(["gain: entropy", "gain: lookahead"], 0, strict=True, scale=0.01),
-        at_most("gain of optimal play", 0.10),
-    ),
+    criterion=all_of(paired_gain(G3E, k="t"), paired_gain(G3L, k="t")),
+    show=[G3E, G3L],
 )
-ent = tree["entropy"].turns
-ledger.check(
+TREE_MEANS = [f"{n} mean" for n in tree]
+TREE_WORST = [f"{n} worst case" for n in tree]
+ledger.sanity(
     "3b",
-    "greedy entropy play comes close to optimal play",
-    paper="optimum 26,274/5,040 ≈ 5.213 mean, worst 7 (Tanaka 1996; not AR-Bench)",
-    source="literature",
+    "no search agent beats optimal play",
+    why="26,274/5,040 mean guesses and a worst case of 7 are optimal (Tanaka 1996, "
+    "recalled, not read); an agent below either would mean a miscounting solver",
     measured={
-        "entropy mean": ent.mean(),
-        "entropy worst case": int(ent.max()),
-        "minimax worst case": int(tree["minimax (Knuth)"].turns.max()),
+        **{f"{n} mean": tree[n].turns.mean() for n in tree},
+        **{f"{n} worst case": int(tree[n].turns.max()) for n in tree},
     },
-    criterion=all_of(at_most("entropy mean", 5.35), at_most("entropy worst case", 7)),
-    note=""
-    if ent.max() <= 7
-    else (
-        f"greedy play is not optimal play: {int((ent == ent.max()).sum())} "
-        f"secret(s) need {int(ent.max())} guesses"
-    ),
+    criterion=all_of(at_least(TREE_MEANS, OPTIMUM_MEAN), at_least(TREE_WORST, 7)),
 )
 
 # %% [markdown]
 # All agents that use every answer solve every secret within 25 guesses; the search agents save a
-# fraction of a guess on average over picking any consistent secret (table above). Greedy play is
-# not optimal play: the entropy agent's worst case is printed above, against the 7 guesses an
-# optimal strategy needs. The benchmark's own budget of 25 turns is far from binding for any agent
-# that uses the feedback; what separates agents is whether they use it (claim 2), not how cleverly
-# they search.
+# fraction of a guess on average over picking any consistent secret, of the room optimal play
+# leaves (both printed above). Greedy play is not optimal play: the entropy agent's worst case is
+# printed above, against the 7 guesses an optimal strategy needs. The benchmark's budget of 25
+# turns is far from binding for any agent that uses the feedback; what separates agents is
+# whether they use it (claim 2) more than how cleverly they search.
 #
-# ## Claim 4 · Detectives and puzzles: informative questions are fewer
+# ## Claims 4 and 4b · Detectives and puzzles
 #
 # **Detective cases.** Our five fixture cases follow AR-Bench's DC schema: five suspects, the
 # murderer with statements for motive, opportunity and access to the weapon, every other suspect
 # lacking at least one (one suspect lacks all three), and key questions of the form "can this
 # question deduce that X had / did not have …". A question asks one suspect about one attribute.
-# Both agents keep an exact belief over who can be the murderer and stop as soon as it is certain;
-# one asks uniformly random new questions, the other the question with the largest expected drop in
-# the entropy of "who did it". The process score is the benchmark's: the share of the case's key
-# questions asked.
+# Both agents keep an exact belief over who can be the murderer; one asks uniformly random new
+# questions, the other the question with the largest expected drop in the entropy of "who did
+# it". Both go on asking after they are certain (`P.dc_race`), so their questions can be compared
+# at equal counts. The process score is the benchmark's: the share of the case's key questions
+# asked.
+#
+# An agent that stops when certain asks fewer questions in all, so by the process score *at its
+# stopping point* efficient questioning is penalised for its efficiency: in our simulator the
+# information-gain agent can be certain without some key questions (their answers follow from
+# others). The fair comparison of *which* questions are asked is at an equal number of questions,
+# fixed in advance. Not at either agent's stopping point: at $q_\text{info}$, where the
+# information-gain agent has just become certain, its key-question share is at least 0.5 by
+# construction (becoming certain needs at least 3 of a case's 6 key questions), while random
+# questioning's expected share after $q$ of the 15 questions is $q/15$.
+#
+# **Criterion (4, ours).** Per repetition (mean over the five cases): (a) questions until certain,
+# random minus information gain, and (b) the share of key questions among the first $q$
+# questions, information gain minus random, averaged over $q = 1, 2, 3, 4$ (counts fixed in
+# advance, before any agent can be certain). Both must be positive beyond the noise
+# (mean − $t$·SE > 0 over the `dc_reps` repetitions); the claim fails if either has
+# mean + $t$·SE ≤ 0. The two agents draw from separate generators, so the per-repetition
+# differences are differences of independent runs, paired by repetition index only. It fails if
+# choosing questions by information buys no fewer questions, or buys them with questions that
+# are not the case's key questions.
 #
 # **Situation puzzles.** Our five fixture puzzles follow the SP schema (surface, bottom, a story
 # tree whose nodes carry key questions). The puzzle is solved when every key fact is uncovered.
 # Each fact also has `sp_distractors` off-track follow-ups (answered "no"); a question about a
 # fact whose premise is not known yet would be answered "irrelevant", so both questioners follow
 # the same rule and ask only questions whose premise is known. The random questioner picks any of
-# those; the follow-up questioner works through the oldest uncovered fact first, breadth-first. In AR-Bench an LLM plays the suspects and judges the yes/no answers; here both are
-# exact, so only the choice of questions differs.
+# those; the follow-up questioner works through the oldest uncovered fact first, breadth-first.
+# In AR-Bench an LLM plays the suspects and judges the yes/no answers; here both are exact, so
+# only the choice of questions differs.
 #
-# **Criterion.** On each simulator, over all fixture records × repetitions, with the benchmark's
-# budget of 25 questions: the informative agent's accuracy and process score (the benchmark's
-# share of key questions asked) are at least the random agent's, and its mean number of questions
-# (unsolved games counted at 25) is at most 0.9 × the random agent's. It fails if choosing
-# questions well buys no fewer questions, or buys them by skipping the key questions.
+# **Criterion (4b, ours).** Per repetition (mean over the five puzzles): questions until every key
+# fact is uncovered, random minus follow-up, positive beyond the noise (mean − $t$·SE > 0 over the
+# `sp_reps` repetitions; differences of independent runs, by repetition index). It fails if working through the story in order buys no fewer questions
+# than asking any answerable question.
+#
+# **Sanity check 4s.** Both DC agents end certain and right, the DC reasoner given every fact up
+# front is right, and both SP questioners uncover every key fact within the budget: our exact
+# simulators guarantee it (the fixture cases obey the agents' rule, and every puzzle's question
+# bank is within 25 questions). Accuracy and the SP process score therefore decide nothing above.
 
 # %%
 cases = load_arbench(data_file("01_ar_bench", "dc_mini.json"))
 puzzles = load_arbench(data_file("01_ar_bench", "sp_mini.json"))
-dc_rows = []
-for strat, lab in [("random", "random"), ("info_gain", "info gain")]:
-    rng = run.child_rng(600 + len(dc_rows))
-    for ci, case in enumerate(cases):
-        for _ in range(run["dc_reps"]):
-            g = dc.play_case(case, strat, rng, max_turn=MAX_TURN)
-            dc_rows.append(
-                dict(
-                    agent=lab,
-                    case=ci,
-                    correct=g.correct,
-                    questions=g.turns,
-                    process=g.process_score,
-                )
-            )
-dc_df = pd.DataFrame(dc_rows)
-sp_rows, sp_curves = [], {}
-for strat, lab in [("random", "random"), ("follow_up", "follow-up")]:
-    rng = run.child_rng(700 + len(sp_rows))
-    hits = np.zeros((len(puzzles) * run["sp_reps"], MAX_TURN + 1))
-    r_i = 0
-    for pi, puz in enumerate(puzzles):
-        n_keys = len([n for n in puz.story_tree.walk()]) - 1
-        for _ in range(run["sp_reps"]):
-            g = sp.play_puzzle(
-                puz, strat, rng, n_distractors=run["sp_distractors"], max_turn=MAX_TURN
-            )
-            sp_rows.append(
-                dict(
-                    agent=lab,
-                    puzzle=pi,
-                    correct=g.solved,
-                    questions=g.turns if g.solved else MAX_TURN,
-                    process=g.process_score,
-                )
-            )
-            h = np.r_[0, g.hits_by_turn] / n_keys
-            hits[r_i] = np.r_[h, np.full(MAX_TURN + 1 - len(h), h[-1])]
-            r_i += 1
-    sp_curves[lab] = hits.mean(0)
-sp_df = pd.DataFrame(sp_rows)
+Q4 = (1, 2, 3, 4)  # the equal question counts of criterion 4 (b), fixed in advance
+dc_res = P.dc_race(
+    cases,
+    run["dc_reps"],
+    {"info_gain": run.child_rng(600), "random": run.child_rng(601)},
+    max_turn=MAX_TURN,
+    equal_at=Q4,
+)
+sp_res = P.sp_race(
+    puzzles,
+    run["sp_reps"],
+    {"follow_up": run.child_rng(700), "random": run.child_rng(701)},
+    n_distractors=run["sp_distractors"],
+    max_turn=MAX_TURN,
+)
+dc_df, sp_df = pd.DataFrame(dc_res.rows), pd.DataFrame(sp_res.rows)
 summary4 = pd.concat(
     {
-        "DC": dc_df.groupby("agent")[["correct", "questions", "process"]].mean(),
+        "DC": dc_df.groupby("agent")[
+            ["correct", "questions", "process", "process_fixed", "process_equal"]
+        ].mean(),
         "SP": sp_df.groupby("agent")[["correct", "questions", "process"]].mean(),
     }
 )
-summary4.columns = ["accuracy", "mean questions", "process score"]
+summary4.columns = [
+    "accuracy",
+    "mean questions",
+    "process score (own stop)",
+    "process at q = 1–4",
+    "process at q_info",
+]
 print(summary4.round(3).to_string())
+dc_passive = np.mean([dc.passive_accuracy(c) for c in cases])
+bank = max(len(sp.question_bank(p, run["sp_distractors"])[0]) for p in puzzles)
 print(
-    f"DC passive accuracy (all facts given up front): "
-    f"{np.mean([dc.passive_accuracy(c) for c in cases]):.2f}"
+    f"DC passive accuracy (all facts given up front): {dc_passive:.2f}; largest SP "
+    f"question bank: {bank} questions"
 )
 
 # %% tags=["hide-input"]
@@ -742,7 +859,7 @@ ax.set(
 )
 ax.legend()
 ax = axes[1]
-for lab, curve in sp_curves.items():
+for lab, curve in sp_res.curves.items():
     ax.plot(np.arange(MAX_TURN + 1), curve, color=color_for(lab), label=lab)
 ax.set(
     xlabel="question number",
@@ -754,37 +871,95 @@ ax.legend()
 plt.show()
 
 # %%
-values4, parts4 = {}, []
-for task, inf in [("DC", "info gain"), ("SP", "follow-up")]:
-    for col, short in [
-        ("accuracy", "accuracy"),
-        ("mean questions", "questions"),
-        ("process score", "process"),
-    ]:
-        values4[f"{task} {short}: {inf}"] = summary4.loc[(task, inf), col]
-        values4[f"{task} {short}: random"] = summary4.loc[(task, "random"), col]
-    parts4 += [
-        at_least(f"{task} accuracy: {inf}", f"{task} accuracy: random"),
-        at_least(f"{task} process: {inf}", f"{task} process: random"),
-        at_most(f"{task} questions: {inf}", f"{task} questions: random", factor=0.9),
-    ]
-ledger.check(
+G4Q = "DC questions saved by info gain, per repetition"
+G4P = "DC key-question share at q = 1–4, info gain − random, per repetition"
+G4B = "SP questions saved by follow-up, per repetition"
+g4q = dc_res.paired("questions", lower_is_better=True)
+g4p = dc_res.paired("process_fixed")
+g4p_info = dc_res.paired(
+    "process_equal"
+)  # at q_info: ≥ 0.5 for info gain by construction
+g4b = sp_res.paired("questions", lower_is_better=True)
+ledger.ours(
     4,
-    "informative questioning needs fewer questions on DC and SP simulators",
-    paper="active questioning is the bottleneck on all three task families",
-    source="abstract",
-    measured=values4,
-    criterion=all_of(*parts4),
+    "information-gain questioning is certain after fewer questions and, among its "
+    "first 1–4 questions, has asked more key questions (detective cases; differences "
+    "of independent runs, by repetition index)",
+    why="our simulator of the DC task with exact answers; the paper measures language "
+    "models, whose questions an LLM judges",
+    measured={
+        G4Q: g4q,
+        G4P: g4p,
+        "key-question share at q_info, info gain − random (by construction)": (
+            g4p_info.mean()
+        ),
+        "mean questions: info gain": summary4.loc[
+            ("DC", "info gain"), "mean questions"
+        ],
+        "mean questions: random": summary4.loc[("DC", "random"), "mean questions"],
+    },
+    criterion=all_of(paired_gain(G4Q, k="t"), paired_gain(G4P, k="t")),
+    show=[G4Q, G4P],
+)
+ledger.ours(
+    "4b",
+    "following up the oldest uncovered fact uncovers the story with fewer questions "
+    "(situation puzzles; differences of independent runs, by repetition index)",
+    why="our simulator of the SP task on the story tree, with exact answers; the paper "
+    "measures language models",
+    measured={
+        G4B: g4b,
+        "mean questions: follow-up": summary4.loc[
+            ("SP", "follow-up"), "mean questions"
+        ],
+        "mean questions: random": summary4.loc[("SP", "random"), "mean questions"],
+    },
+    criterion=paired_gain(G4B, k="t"),
+    show=[G4B],
+)
+ACC4 = {
+    "DC accuracy: info gain": summary4.loc[("DC", "info gain"), "accuracy"],
+    "DC accuracy: random": summary4.loc[("DC", "random"), "accuracy"],
+    "DC accuracy: passive": dc_passive,
+    "SP accuracy: follow-up": summary4.loc[("SP", "follow-up"), "accuracy"],
+    "SP accuracy: random": summary4.loc[("SP", "random"), "accuracy"],
+}
+ledger.sanity(
+    "4s",
+    "our exact DC and SP simulators always end right",
+    why="an exact belief names the murderer once certain, and every fixture case obeys "
+    "the agents' rule; every puzzle's question bank fits the 25-question budget",
+    measured={**ACC4, "largest SP question bank": bank},
+    criterion=all_of(at_least(list(ACC4), 1), at_most("largest SP question bank", 25)),
+    show=list(ACC4),
+)
+for cid, name, g in (("4 (a)", G4Q, g4q), ("4 (b)", G4P, g4p), ("4b", G4B, g4b)):
+    m, _, half, n = paired_gain(name, k="t").interval({name: g})
+    print(f"{cid}: {name} = {m:+.3f} ± {half:.3f} (t·SE, {n} repetitions)")
+by_q = {
+    q: P.dc_race(
+        cases,
+        run["dc_reps"],
+        {"info_gain": run.child_rng(600), "random": run.child_rng(601)},
+        max_turn=MAX_TURN,
+        equal_at=(q,),
+    ).paired("process_fixed")
+    for q in Q4
+}
+print(
+    "4 (b) by q (not judged one by one): "
+    + ", ".join(f"q={q}: {g.mean():+.3f}" for q, g in by_q.items())
+    + f"; at q_info (≥ 0.5 for info gain by construction): {g4p_info.mean():+.3f}"
 )
 
 # %% [markdown]
-# Read the verdict with the table above. On the detective cases both agents always end certain and
-# right, and the information-gain questioner gets there with fewer questions; but its process score
-# is lower, because it asks fewer questions in all and skips key questions whose answer it can
-# already infer: by the benchmark's own process metric, efficient questioning looks worse. On the
-# puzzles both questioners ask only answerable questions, so they differ only in order. Both
-# simulators make the answers exact; the paper's difficulty of *judging* free-text answers with an
-# LLM is not modelled.
+# Read the verdicts with the table above. The columns *process score (own stop)* and *process at
+# q = 1–4* are the two readings of the benchmark's process metric: the first is what an agent
+# that stops when certain scores, the second compares the two questioners after the same,
+# fixed numbers of questions (criterion 4 b). The column *process at q_info* is printed only to
+# show why it is not judged: there the information-gain agent's share is at least 0.5 by
+# construction. Both simulators make the answers exact; the paper's
+# difficulty of *judging* free-text answers with an LLM is not modelled.
 #
 # ## Claim 5 · The paper's LLM results, and your own model
 #
@@ -798,10 +973,26 @@ ledger.quote(
     5,
     "LLMs on AR-Bench (the paper's result, not re-measured)",
     paper="contemporary LLMs struggle to acquire and use missing information; tree "
-    "search "
-    "and post-training give only modest gains",
+    "search and post-training give only modest gains",
     source="abstract",
     note="its per-model accuracies are in its main tables",
+)
+ledger.not_checked(
+    6,
+    "models ask vague or repetitive questions, and extra turns give diminishing "
+    "returns",
+    paper="LLMs ask vague or repetitive questions; more interaction turns bring "
+    "diminishing returns",
+    source="secondary summary",
+    criterion=paired_gain(
+        "accuracy gained in turns 1–12 − accuracy gained in turns 13–25, same "
+        "model, per task family",
+        k="t",
+    ),
+    note="needs a language model (our agents never repeat a question and ask none that "
+    "is vague); the claim is from a review summary of the paper, not from the abstract "
+    "or code we read. The chapter's LLM harness records per-game turns but judges no "
+    "question's vagueness",
 )
 
 # %% [markdown]
@@ -814,7 +1005,12 @@ ledger.quote(
 # so an endpoint on another host needs `REPBOOK_ALLOW_NETWORK=1` in the environment; a server on
 # `127.0.0.1` works as is. The model then plays guessing numbers on the first `llm_games` fixture
 # secrets and questions the suspects of the five fixture detective cases, each with the
-# benchmark's 25-turn budget. In the detective cases it chooses from a menu (one suspect, one of
+# benchmark's 25-turn budget. Guessing numbers follows the official evaluator's rule for plain
+# prompting: the model plays all 25 turns, with feedback after every guess (a four-bull guess
+# too), then gives a final answer, and only that answer is judged; the line it prints also
+# counts the games in which some guess had four bulls (the rule of the official search-based
+# runs). Unlike the official runs (temperature and top-p 0.7), it samples at temperature 0, and
+# its prompts are our own. In the detective cases it chooses from a menu (one suspect, one of
 # motive / opportunity / weapon, or an accusation) and the simulator answers from the case file —
 # a structured stand-in for the benchmark's free-text interrogation. Endpoint errors (timeouts, HTTP
 # errors, malformed replies) are recorded per game instead of stopping the chapter. For example:
@@ -833,15 +1029,16 @@ else:
         client, fixture_secrets[: run["llm_games"]], max_turn=MAX_TURN
     )
     solved = [g.solved for g in llm_games]
+    hit = [g.turns > 0 for g in llm_games]
     errors = [g.error for g in llm_games if g.error]
     print(
-        f"{client.model} at {client.base_url}: accuracy "
-        f"{metrics.accuracy(solved):.2f} on "
-        f"{len(llm_games)} fixture secrets"
+        f"{client.model} at {client.base_url}: accuracy (final answer judged, the "
+        f"official rule) {metrics.accuracy(solved):.2f} on {len(llm_games)} fixture "
+        f"secrets; some guess had four bulls in {metrics.accuracy(hit):.2f}"
         + (
-            ", mean guesses when solved "
-            f"{metrics.mean_turns([g.turns for g in llm_games], solved):.1f}"
-            if any(solved)
+            ", first four-bull guess at turn "
+            f"{metrics.mean_turns([g.turns for g in llm_games], hit):.1f} on average"
+            if any(hit)
             else ""
         )
         + f"; invalid replies {sum(g.invalid for g in llm_games)}; endpoint errors "
@@ -857,15 +1054,15 @@ else:
         f"entropy {ent_same:.2f}"
     )
     llm_cases = llm.evaluate_dc_llm(client, cases, max_turn=MAX_TURN)
+    dc_info = dc_df[dc_df.agent == "info gain"]
     print(
         "detective cases: accuracy "
         f"{metrics.accuracy([c.correct for c in llm_cases]):.2f}, "
         f"mean questions {np.mean([c.turns for c in llm_cases]):.1f}, "
         f"process score {np.nanmean([c.process_score for c in llm_cases]):.2f}, "
         f"endpoint errors {sum(bool(c.error) for c in llm_cases)} "
-        f"(info-gain agent: {summary4.loc[('DC', 'info gain'), 'accuracy']:.2f}, "
-        f"{summary4.loc[('DC', 'info gain'), 'mean questions']:.1f}, "
-        f"{summary4.loc[('DC', 'info gain'), 'process score']:.2f})"
+        f"(info-gain agent stopping when certain: {dc_info.correct.mean():.2f}, "
+        f"{dc_info.questions.mean():.1f}, {dc_info.process.mean():.2f})"
     )
 
 # %% [markdown]
@@ -876,23 +1073,150 @@ ledger.show()
 
 # %% tags=["nbval-ignore-output"]
 print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.device}")
+_stab_runs = [
+    r["seconds"]
+    for r in (ledger.stability().runs if ledger.stability() else [])
+    if isinstance(r.get("seconds"), (int, float))
+]
+if _stab_runs:
+    print(
+        f"runner's time per quick run in the stability record (kernel start included): "
+        f"{min(_stab_runs):.0f}–{max(_stab_runs):.0f} s over {len(_stab_runs)} seeds"
+    )
+
+# %% [markdown]
+# **Reading the verdicts.** The lines below are generated from this run's ledger and from the
+# committed stability record (quick scale, seeds 0–4, `data/stability/01_ar_bench.json`; a claim
+# changed since reads "stale record" in the table). The paper's tally has no judged claim: claims
+# 1 and 6 need a language model and claim 5 is quoted; every verdict here is one of our checks.
+
+# %%
+for c in ledger.claims:
+    if c.checked:
+        print(c.reading_line())
+stab = ledger.stability()
+print(
+    unstable_sentence(ledger, stab)
+    or "No claim the record still describes flips between its seeds."
+)
+stale = [
+    c.id
+    for c in ledger.claims
+    if c.checked
+    and (stab is None or stab.claim(c.id) is None or stab.current(c) is None)
+]
+if stale:
+    print(
+        f"The record does not describe claim {', '.join(stale)} as it is now (new or "
+        "changed since it was made): its seeds column says so until the record is "
+        "re-made."
+    )
 
 # %% [markdown]
 # ## Deviations from the paper
 #
-# - **What a verdict audit of issue 38 found, left for the chapter's group issue (01–07).**
-#   Claims 2, 3, 3b and 4 are, like 1b, simulations of ideal agents with bars we chose (a
-#   drop ≥ 0.5 at our largest misreading rate, Tanaka's optimum from the literature, a
-#   process-score condition our stopping rule loses by design), yet they count in the
-#   paper's tally; they are candidates for our own checks, which would leave the paper's
-#   tally with nothing judged. Claim 2's verdict flips between seeds (the table names it).
-# - **Our checks apart.** Claim 1b, our simulation with ideal agents, was counted in the
-#   paper's tally; it is now shown under our own checks (the book-wide rule that a check
-#   of ours is never counted as the paper's). Its test is unchanged.
+# - **Answered in this revision (a verdict audit, issue 33)** — old → new, the reason, and what
+#   was known when each change was made:
+#   - *Claim 1b: one success rule for both agents.* Old: the adaptive agent was credited when its
+#     guess $k+1$ won, a lucky draw among several candidates included, while the fixed-clue
+#     reasoner was credited only when exactly one candidate remained; criterion: gap ≥ 0.4 at
+#     $k = 5$ on every seed, a bar taken from the research brief's prototype of that same unequal
+#     statistic (*holds*). New: both are credited by one final answer among the secrets the $k$
+#     answers leave, $\mathbb E[1/|C_k|]$, the way the official evaluator judges a final answer;
+#     the criterion is a paired gain over seeds beyond the noise with bar 0, since no size can be
+#     derived from the paper (its gap concerns language models and its tables were not read).
+#     Known: the audit's equal-credit gap (about 0.37, under the old bar) and the old result; the
+#     old statistic is printed under 1b.
+#   - *Claims 2, 3, 4 → our checks; 3b → a sanity check.* They test our agents and simulators,
+#     yet were sourced to the abstract (3b to the literature) and counted as the paper's. The
+#     paper's tally now holds claims 1 and 5 only.
+#   - *Claim 2.* Old: monotone in $k$ and $p$ within 2 SE, and a drop of at least 0.5 from full
+#     memory to none and from $p=0$ to the largest $p$ (*not reproduced*, by the misreading part;
+#     ✗ on 2 of seeds 0–4 in the old stability record). The 0.5 was our bar, and the memory half could not fail (with no
+#     memory the agent guesses blindly among 5,040 secrets). New: the monotonicity part unchanged,
+#     and misreading's loss judged per secret beyond the noise; the blind agents are sanity check
+#     2s. Known: all old values.
+#   - *Claim 3.* Old: both search gains > 0 on the means, and the gain of optimal play over
+#     consistent random ≤ 0.10 of its mean (*reproduced*). The second part could not fail: the
+#     optimum allows under 0.05 (printed above). New: both gains paired per seed, beyond the
+#     noise; the room optimal play leaves is printed, not judged. Known: all old values.
+#   - *Claim 3b.* Old: the entropy agent's mean ≤ 5.35 guesses and worst case ≤ 7, the research
+#     brief's prototype figures (*not reproduced*: greedy entropy play needs 8 guesses on one
+#     secret, printed above). A prototype's result is not a property our agent must have. New: a
+#     sanity check of the solver, no agent better than optimal play. Known: all old values.
+#   - *Claim 4 → 4 (DC), 4b (SP) and sanity check 4s.* Old: on both simulators, the informative
+#     agent's accuracy and process score at least the random agent's and its mean questions at
+#     most 0.9 × the random agent's (*not reproduced*, by the DC process score). The accuracies
+#     and the SP process score are 1 by construction; the DC process score at each agent's own
+#     stopping point pits "fewer questions" against "more key questions asked", although the
+#     simulator lets the efficient agent be certain without some key questions; the factor 0.9
+#     was ours. New: DC, paired gains in questions until certain and in the key-question share at
+#     an equal number of questions, then the information-gain agent's $q_\text{info}$ (since
+#     replaced by fixed counts, below; both agents now keep asking after they are certain, which
+#     changes the DC random streams); SP, a paired gain in questions; accuracies in 4s. Known: all
+#     old values; the equal-count process values had never been computed when criterion 4 was
+#     written.
+#   - *Claim 1's criterion (not judged).* Old: passive − active accuracy ≥ 0.2, our bar. New: a
+#     paired gain over the three task families, bar 0 (the paper's size was not read).
+#   - *Scoring a GN game.* Old: won at the first four-bull guess within 25, for our agents and
+#     for the LLM harness. New: the official rule for plain prompting, read in
+#     `arbench/reasoner/gn/gn_evaluator.py` at commit `9971322`: all 25 turns are played, with
+#     feedback after each guess, then a final answer is asked for and judged alone; the official
+#     tree-of-thoughts, uncertainty-of-thoughts and proactive-CoT runs stop at the first
+#     four-bull guess instead. Our agents recognise a win and would repeat it, so the rules differ
+#     for them only in games not won within 25 guesses (one more guess, the final answer). The LLM
+#     harness now plays all turns and the final answer (`stop_at_win=True` keeps the old rule).
+#     We did not run the official evaluator itself (it needs an LLM server).
+#   - *Protocols in the tested module.* The experiment loops are now `protocols.adaptive_vs_fixed`,
+#     `protocols.sweep`, `protocols.dc_race` and `protocols.sp_race`, with `gn.final_answer_credit`
+#     and `gn.chance_accuracy`, unit-tested (`tests/lib/test_ar_bench_protocols.py`).
+# - **Answered after a second, independent audit of this revision** — old → new, the reason, and
+#   what was known:
+#   - *Claim 4 (b): key-question share at fixed counts.* Old: the share among the first
+#     $q_\text{info}$ questions, $q_\text{info}$ being where the information-gain agent had just
+#     become certain. It could hardly fail: there its share is at least 0.5 by construction
+#     (certainty needs at least 3 of the 6 key questions), while random's expected share is
+#     $q/15$. New: the share averaged over $q = 1, 2, 3, 4$, counts fixed before the run and not
+#     tied to either agent's stopping point, a gain beyond the noise over repetitions; the
+#     $q_\text{info}$ value is printed as a by-construction diagnostic. Known when changed: the
+#     old result, and the auditor's replay of the new statistic at single counts (+0.11 at
+#     $q = 3$, +0.12 at $q = 4$); the per-$q$ values are printed under claim 4.
+#   - *Claim 2: a cost of forgetting.* Old: the memory half was only "no wrong-way step beyond
+#     2 SE", which a flat curve (forgetting costs nothing) passes; accuracy is 1.000 for
+#     $k \ge 3$. New: also a per-secret drop from full memory to $k = 2$ beyond the noise. The
+#     $k = 2$ was chosen after seeing the sweep (the largest $k$ in it below full accuracy at
+#     quick scale), so this part shows the cost exists; it does not predict it.
+#   - *Claim 1's text.* Old: "set `llm_base_url` to run the chapter's LLM agent", as if that
+#     checked claim 1. New: the harness plays active tasks only, claim 1 needs a passive version
+#     of each task, and nothing from the LLM run enters it; and its bar-0 criterion over three
+#     task families ($t(2) = 4.30$) would not test the abstract's "stark divergence".
+#   - *Final-answer rule test.* Old: `tests/lib/test_ar_bench.py` compared the share won after
+#     one answer with 14/5,040 within a tolerance wider than the final answer's whole
+#     contribution, so it passed with the final answer removed. New: it asserts at least one
+#     win at the final answer and that their count lies within 4√ of its expectation (13).
+#   - *process_equal test.* Old: the only check was the information-gain agent against itself
+#     (a tautology). New: random's first game is replayed and its `process_equal` is checked to
+#     be computed at the information-gain agent's $q$.
+#   - *Run times.* Old: typed by hand. New: the chapter's clock and the stability record's
+#     per-seed times are printed by the run-time cell.
+#   - *The bulls-and-cows optimum* is now labelled recalled, not read (the brief marks it "from
+#     memory — verify"); sanity check 3b rests on it.
+#   - *The official search runs' rules* (UoT also stops at one candidate left and credits it; ToT
+#     scores proposed guesses against the true secret and judges the last guess in the search
+#     path) are now stated, and not modelled.
+#   - *"Paired" comparisons.* 1b, 4 and 4b pair independent random streams by seed or repetition
+#     index, and claim 2 pairs independent runs on the same secret; the text and the claims'
+#     statements now say "differences of independent runs" (the criterion's wording, "seeds − 1
+#     d.f.", is the core's).
+#   - *Claim 6 added as not checked:* the research brief's fourth core claim (vague or
+#     repetitive questions, diminishing returns from extra turns; from a secondary review
+#     summary) appeared nowhere. It needs a language model.
+#   - *A panel title:* "Information held after each answer" over mean log₂(candidates left) is
+#     now "Candidates left after each answer (log₂)".
 # - **No language model.** The paper's subject is LLM behaviour; none can be downloaded here. We
 #   rebuild the environments, the judge and the metrics, and test the information-theoretic core of
 #   its claims with algorithmic agents whose failures we control (ignoring, forgetting, misreading
-#   answers). Claims 1–4 are about those agents, not about LLMs; claim 5 quotes the paper.
+#   answers). Claims 1b–4b are about those agents, not about LLMs; claim 5 quotes the paper.
 # - **Data.** AR-Bench's data has no licence, so none of it is shipped. Our fixtures (100 secrets,
 #   5 detective cases, 5 puzzles, `data/01_ar_bench/`) are our own, in the benchmark's schemas;
 #   `load_arbench(path)` reads the benchmark's own `test.json` files if you have a copy (it
@@ -902,46 +1226,53 @@ print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.d
 #   it reads all three; in a minority of the real detective cases the three attribute fields alone
 #   do not single out the murderer, so our DC simulator would not always be exact on them.
 # - **Simulated answers.** In AR-Bench an LLM plays the suspects and judges yes/no questions and
-#   key-question hits (a reviewer puts that judge's reliability at about 84 % at best). Our DC and SP
-#   simulators answer exactly from the record's structure, so they test questioning strategy only.
-#   The SP distractor questions and the rule that both questioners ask only answerable questions
-#   are our modelling choices.
+#   key-question hits (a secondary review puts that judge's reliability at about 84 % at best).
+#   Our DC and SP simulators answer exactly from the record's structure, so they test questioning
+#   strategy only. The SP distractor questions and the rule that both questioners ask only
+#   answerable questions are our modelling choices.
 # - **Paper numbers.** The paper's result tables were not available offline, so claim 5 quotes the
 #   abstract's finding and no per-model number. The optimum for bulls and cows (26,274/5,040
-#   guesses, worst case 7) is a classical result credited to Tanaka (1996), not from AR-Bench; an
-#   earlier version of this chapter credited it to Koyama and Lai (1993), who solved Mastermind
-#   (mean 4.340).
-# - **Criteria changed after their results were known** (a verdict audit found checks that could not
-#   fail or did not test the paper's claim; each new criterion is derived from the claim, and its
-#   verdict is what came out):
-#   - *Claim 1.* Before: "active beats passive", with *passive* meaning $k$ random clues fixed in
-#     advance (reproduced, smallest gap 0.564). The paper's *passive* means all information given at
-#     once, which an exact reasoner solves by construction. Now: the paper's gap is claim 1,
-#     `not checked at this scale` (it needs a model), and the old test is claim 1b, "adaptive beats
-#     fixed questions", marked as our formulation.
-#   - *Claim 2.* Before: "ignores-feedback accuracy ≤ 0.05" plus monotonicity within 2 SE
-#     (reproduced). The first part could not fail (at most 25/5,040 secrets are solvable by chance)
-#     and the second passes a flat curve. Now: monotonicity within 2 SE and a drop of at least 0.5
-#     from full to no memory and from $p=0$ to the largest $p$, the paper's "breaks".
-#   - *Claim 3.* Before: "0 < gain ≤ 10 %" (reproduced). The upper bound could not fail, since
-#     optimal play itself gains under 10 % over consistent random. Now: gain > 0 for both search
-#     agents, and the gain of optimal play over consistent random at most 10 % of its mean: the
-#     "modest" part is a property of the game, stated as such.
-#   - *Claim 4.* Before: the SP simulator answered "irrelevant" to a question whose premise was not
-#     yet known, which only the random questioner ever asked, so it lost turns by construction; and
-#     the DC process score, where the information-gain agent is worse, was left out (reproduced).
-#     Now: both questioners ask only answerable questions, and the process score is part of the
-#     criterion on both simulators.
+#   guesses, worst case 7) is a classical result credited to Tanaka (1996), not from AR-Bench.
+# - **Earlier revisions.** Claim 1 was once "active beats passive" with *passive* meaning $k$
+#   random clues fixed in advance; the paper's passive setting gives all information at once, so
+#   that test became our 1b. The SP simulator once answered "irrelevant" only to the random
+#   questioner's premature questions; both now ask only answerable questions.
 # - **Not run.** The paper's post-training (SFT/DPO) and its ToT/UoT prompting need an LLM; our
 #   lookahead and entropy agents are their algorithmic analogues.
+# - **Run time.** The quick scale must stay within 90 s on 2 CPU cores. The cell under the
+#   verdict table measures it on every run, and prints the runner's times (kernel start
+#   included) from the committed stability record.
 #
 # ## Run it at full scale
 #
 # ```bash
 # .venv/bin/python -m repbook run 01 --scale full
-# # or, directly with papermill:
-# jupytext --to ipynb -o - notebooks/01_ar_bench.py | papermill - out.ipynb -p scale full -k python3
+# # or record it: .venv/bin/python -m repbook full 01
 # ```
-# Full scale uses 10 seeds, 5,040 games per ablation setting, a lookahead over the 16 best guesses,
-# and ten times more detective and puzzle games. It needs no GPU: our full run took about a minute
-# and a half on 2 shared CPU cores, with the same verdicts as the quick scale.
+# Full scale uses 10 seeds, 5,040 games per ablation setting, a lookahead over the 16 best
+# guesses, and ten times more detective and puzzle games. It needs no GPU. The committed record
+# (`data/full_runs/01_ar_bench.json`) is read below: when and how long it ran, and each claim's
+# verdict there, or that it is stale (made before the claims were last changed).
+
+# %% tags=["nbval-ignore-output"]
+full_path = repo_root() / "data" / "full_runs" / f"{run.chapter}.json"
+if run.scale == "full":
+    print(f"this is the full-scale run: {run.elapsed():.1f} s on {run.device}")
+elif not full_path.is_file():
+    print("no full-scale run recorded yet (.venv/bin/python -m repbook full 01)")
+else:
+    full_ledger, prov = read_record(full_path)
+    stale_full = is_stale(full_ledger, ledger)
+    print(
+        f"full scale recorded {str(prov.get('finished', '?'))[:10]} in "
+        f"{prov.get('seconds', float('nan')):.0f} s on {prov.get('device', '?')}"
+        + (" — stale: the claims changed since" if stale_full else "")
+    )
+    quick = {c.id: c for c in ledger.claims}
+    for c in full_ledger.claims:
+        line = f"  {c.id}: {c.verdict_word()}"
+        if c.checked:
+            line += f" (margin {c.margin_text()})"
+        if not stale_full and c.id in quick and quick[c.id].verdict != c.verdict:
+            line += f"; quick scale: {quick[c.id].verdict_word()}"
+        print(line)

@@ -455,3 +455,104 @@ def test_both_questioners_ask_only_answerable_questions(puzzles):
             par, rev, n = sp.question_bank(p, 2)
             g = sp.play_puzzle(p, strategy, np.random.default_rng(3), max_turn=len(par))
             assert g.solved and g.turns <= len(par)
+
+
+# --- the official final-answer rule, chance levels, final-answer credit -------------------------
+def test_final_answer_is_one_more_guess_without_feedback():
+    """Game by game with the same stream: the same guesses up to the budget; a final answer
+    can only add a win, counted at turn max_turn + 1."""
+    for i, s in enumerate(range(0, 5040, 126)):
+        kw = dict(memory=1, max_turn=3)
+        with_final = gn.play_random([s], np.random.default_rng(i), **kw)
+        without = gn.play_random(
+            [s], np.random.default_rng(i), final_answer=False, **kw
+        )
+        assert np.array_equal(with_final.sizes, without.sizes)
+        if without.turns[0]:
+            assert with_final.turns[0] == without.turns[0]
+        else:
+            assert with_final.turns[0] in (0, 4)
+    with pytest.raises(TypeError, match="final_answer"):
+        gn.play_random([1], np.random.default_rng(0), final_answer=1)
+
+
+def test_final_answer_after_one_answer_wins_one_in_the_classes_left():
+    """Budget 1, first guess 0: the secret 0 is won at turn 1; on every other secret the final
+    answer (turn 2) is uniform over the first answer's class C, right with chance 1/|C|, so the
+    expected number of final-answer wins is the number of other classes, 13 (variance
+    Σ (1 − 1/|C|) ≤ 13). Without the final answer there would be none."""
+    r = gn.play_random(
+        np.arange(5040), np.random.default_rng(0), max_turn=1, first_guess=0
+    )
+    assert set(r.turns.tolist()) <= {0, 1, 2} and r.turns[0] == 1
+    assert (r.turns == 1).sum() == 1
+    final_wins = int((r.turns == 2).sum())
+    assert final_wins >= 1
+    assert abs(final_wins - 13) <= 4 * np.sqrt(13)
+    assert r.solved.sum() == 1 + final_wins
+    without = gn.play_random(
+        np.arange(5040),
+        np.random.default_rng(0),
+        max_turn=1,
+        first_guess=0,
+        final_answer=False,
+    )
+    assert (without.turns == 2).sum() == 0 and without.solved.sum() == 1
+
+
+def test_chance_accuracy_known_values_and_bad_inputs():
+    assert gn.chance_accuracy(26, repeats=False) == pytest.approx(26 / 5040)
+    assert gn.chance_accuracy(1, repeats=True) == pytest.approx(1 / 5040)
+    assert gn.chance_accuracy(26, repeats=True) < gn.chance_accuracy(26, repeats=False)
+    with pytest.raises(ValueError, match="n_guesses"):
+        gn.chance_accuracy(-1, repeats=True)
+
+
+def test_final_answer_credit_known_values_and_bad_inputs():
+    sizes = np.array([[5040, 2, 1], [5040, 4, 4]])
+    assert gn.final_answer_credit(sizes, [1, 2]).tolist() == [
+        pytest.approx(0.375),
+        pytest.approx(0.625),
+    ]
+    with pytest.raises(ValueError, match="k_values"):
+        gn.final_answer_credit(sizes, [3])
+    with pytest.raises(ValueError, match="sizes"):
+        gn.final_answer_credit(np.zeros((2, 3)), [1])
+
+
+def test_credit_is_the_expectation_of_the_realised_final_answer():
+    """The consistent-random agent's guess k+1 is a uniform draw from C_k, so the share it wins
+    by guess k+1 estimates E[1/|C_k|]: over all secrets the two agree within a few SE."""
+    r = gn.consistent_random(np.arange(5040), np.random.default_rng(2))
+    for k in (3, 4, 5):
+        credit = gn.final_answer_credit(r.sizes, [k])[0]
+        won = gn.solved_by(r.turns, [k + 1])[0]
+        assert abs(won - credit) < 4 * np.sqrt(credit * (1 - credit) / 5040)
+
+
+# --- detective cases: going on after certainty ----------------------------------------------------
+def test_dc_keeps_asking_after_certainty(cases):
+    for strategy in dc.STRATEGIES:
+        stop = dc.play_case(cases[1], strategy, np.random.default_rng(3))
+        go = dc.play_case(
+            cases[1], strategy, np.random.default_rng(3), stop_when_certain=False
+        )
+        assert stop.certain_at == stop.turns and go.certain_at == stop.turns
+        assert (
+            go.questions[: stop.turns] == stop.questions
+        )  # same draws up to certainty
+        assert go.turns == 15 and go.correct and go.certain
+        key, n = cases[1].key_pairs, cases[1].n_key_questions
+        assert go.process_within(stop.turns, key, n) == pytest.approx(
+            stop.process_score
+        )
+        assert go.process_within(15, key, n) == pytest.approx(len(key) / n)
+    with pytest.raises(TypeError, match="stop_when_certain"):
+        dc.play_case(cases[0], "random", np.random.default_rng(0), stop_when_certain=0)
+    with pytest.raises(ValueError, match="q must"):
+        stop.process_within(-1, cases[1].key_pairs, 6)
+
+
+def test_dc_never_certain_with_no_budget(cases):
+    g = dc.play_case(cases[0], "info_gain", np.random.default_rng(0), max_turn=0)
+    assert g.certain_at == -1

@@ -235,7 +235,33 @@ def test_errors_mid_benchmark_do_not_crash(server):
 def test_unparsable_replies_lose_turns(server):
     server.mode = "babble"
     g = llm.play_gn_llm(client(server), "1234", max_turn=3)
-    assert not g.solved and g.invalid == 3 and g.error == ""
+    # three turns and the final answer, all unparsable
+    assert not g.solved and g.invalid == 4 and g.error == "" and g.final == ""
+    assert len(server.requests) == 4
+    g = llm.play_gn_llm(client(server), "1234", max_turn=3, stop_at_win=True)
+    assert not g.solved and g.invalid == 3 and len(server.requests) == 7
+
+
+def test_official_rule_plays_every_turn_and_judges_the_final_answer(server):
+    """All turns are played with feedback, a 4-bull guess too, then the final answer alone is
+    judged: the scripted model repeats the secret once found, so it wins; a model that wanders
+    off in its final answer loses, though a guess had 4 bulls (a win with `stop_at_win`)."""
+    g = llm.play_gn_llm(client(server), "0521", max_turn=12)
+    assert g.solved and g.final == "0521" and 1 <= g.turns <= 10
+    assert len(server.requests) == 13 and len(g.guesses) == 13
+    last = server.requests[-1][2]["messages"]
+    assert "final answer" in last[-1]["content"]
+    assert any(m["content"].startswith("Feedback for 0521: 4 digits") for m in last)
+
+    server.script = ["ok"] * 12 + ["babble"]  # the final answer is unusable
+    g = llm.play_gn_llm(client(server), "0521", max_turn=12)
+    assert not g.solved and g.turns >= 1 and g.invalid == 1
+
+    n = len(server.requests)
+    g = llm.play_gn_llm(client(server), "0521", max_turn=12, stop_at_win=True)
+    assert g.solved and g.final == "" and len(server.requests) - n == g.turns
+    with pytest.raises(TypeError, match="stop_at_win"):
+        llm.play_gn_llm(client(server), "0521", stop_at_win="yes")
 
 
 def test_extract_guess():

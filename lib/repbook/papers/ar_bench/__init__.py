@@ -1,11 +1,12 @@
 """AR-Bench (Zhou et al., ICML 2025, arXiv 2506.08295): active reasoning under incomplete information.
 
 Submodules: `loaders` (the benchmark's JSON schemas), `gn` (guessing-numbers judge and agents),
-`dc` (detective-case simulator), `sp` (situation-puzzle simulator), `metrics`, `llm` (an
-OpenAI-compatible chat client and an LLM agent). All pure: no printing, plotting or file writing.
+`dc` (detective-case simulator), `sp` (situation-puzzle simulator), `metrics`, `protocols` (the
+chapter's experiment protocols), `llm` (an OpenAI-compatible chat client and an LLM agent).
+All pure: no printing, plotting or file writing.
 """
 
-from . import dc, gn, llm, loaders, metrics, sp
+from . import dc, gn, llm, loaders, metrics, protocols, sp
 from .loaders import ArBenchFormatError, load_arbench
 
 __all__ = [
@@ -14,6 +15,7 @@ __all__ = [
     "llm",
     "loaders",
     "metrics",
+    "protocols",
     "sp",
     "ArBenchFormatError",
     "load_arbench",

@@ -5,7 +5,10 @@ answer reveals whether the case file supports it (`Case.facts`). The agent knows
 are built on: the murderer has all three attributes and every other suspect lacks at least one. Its
 belief is uniform over every assignment that obeys the rule (murderer m, and for each other suspect
 a non-empty set of missing attributes: n·7^(n−1) hypotheses) and consistent with the answers so far.
-It names the most probable suspect when it is certain, or when the budget runs out.
+It names the most probable suspect when it is certain, or when the budget runs out. With
+`stop_when_certain=False` it goes on asking (by the same rule) after it is certain, so that two
+questioners can be compared at an equal number of questions; `certain_at` records when it became
+certain.
 
 - ``"random"`` asks a uniformly random question it has not asked yet;
 - ``"info_gain"`` asks the question with the largest expected reduction of the entropy of "who is
@@ -62,6 +65,15 @@ class DCGame:
     turns: int  # questions asked
     process_score: float  # share of key questions asked (nan if the case has none)
     certain: bool  # the agent was certain when it answered
+    certain_at: int = -1  # questions asked when it first became certain (-1: never)
+
+    def process_within(self, q: int, key_pairs, n_key: int) -> float:
+        """Share of the `n_key` key questions (`key_pairs`) among the first `q` questions."""
+        if isinstance(q, bool) or not isinstance(q, (int, np.integer)) or q < 0:
+            raise ValueError(f"q must be a non-negative int, got {q!r}")
+        if not n_key:
+            return float("nan")
+        return len(set(self.questions[:q]) & set(key_pairs)) / n_key
 
 
 def _entropy(counts: np.ndarray, axis=-1) -> np.ndarray:
@@ -72,24 +84,38 @@ def _entropy(counts: np.ndarray, axis=-1) -> np.ndarray:
 
 
 def play_case(
-    case: Case, strategy: str, rng: np.random.Generator, *, max_turn: int = 25
+    case: Case,
+    strategy: str,
+    rng: np.random.Generator,
+    *,
+    max_turn: int = 25,
+    stop_when_certain: bool = True,
 ) -> DCGame:
-    """Question the suspects of `case` with `strategy` for at most `max_turn` questions."""
+    """Question the suspects of `case` with `strategy` for at most `max_turn` questions (stopping
+    once certain, unless `stop_when_certain` is False)."""
     if strategy not in STRATEGIES:
         raise ValueError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy Generator, got {type(rng).__name__}")
     if isinstance(max_turn, bool) or not isinstance(max_turn, int) or max_turn < 0:
         raise ValueError(f"max_turn must be a non-negative int, got {max_turn!r}")
+    if not isinstance(stop_when_certain, bool):
+        raise TypeError(
+            f"stop_when_certain must be True or False, got {stop_when_certain!r}"
+        )
     n = len(case.names)
     bits, mur = hypotheses(n)
     truth = np.array(case.facts, dtype=bool).ravel()
     alive = np.ones(len(mur), dtype=bool)
     asked: list[int] = []
+    certain_at = -1
     for _ in range(max_turn):
         counts = np.bincount(mur[alive], minlength=n)
         if np.count_nonzero(counts) <= 1:
-            break
+            if certain_at < 0:
+                certain_at = len(asked)
+            if stop_when_certain:
+                break
         free = np.array([q for q in range(3 * n) if q not in asked])
         if free.size == 0:
             break
@@ -109,6 +135,8 @@ def play_case(
             break
         alive = new
     counts = np.bincount(mur[alive], minlength=n)
+    if certain_at < 0 and np.count_nonzero(counts) == 1:
+        certain_at = len(asked)
     top = np.flatnonzero(counts == counts.max())
     answer = int(rng.choice(top))
     pairs = tuple((q // 3, q % 3) for q in asked)
@@ -124,6 +152,7 @@ def play_case(
         len(asked),
         score,
         bool(np.count_nonzero(counts) == 1),
+        certain_at,
     )
 
 

@@ -2,13 +2,18 @@
 
 The secret is a string of 4 distinct digits; a leading "0" is allowed (AR-Bench's own test set has
 such secrets), so the space is all 10·9·8·7 = 5,040 strings. A guess gets bulls-and-cows feedback:
-`bulls` digits right and in the right place, `cows` digits present elsewhere. The benchmark counts a
-game as solved when a guess has 4 bulls within `max_turn` guesses (25 by default).
+`bulls` digits right and in the right place, `cows` digits present elsewhere. The official evaluator
+(`arbench/reasoner/gn/gn_evaluator.py`, zero-shot and few-shot methods) plays all `max_turn` turns
+(25 by default) with feedback, then asks for one final answer and counts the game as solved when
+that answer has 4 bulls. Our agents recognise a 4-bull answer and would repeat it to the end, so a
+game is solved when a guess within `max_turn` has 4 bulls or, failing that, when the final answer
+(one more guess by the agent's own rule, judged without feedback) does.
 
 Feedback is coded as one small int, ``code = 5·bulls + cows`` (``WIN = 20``), and the 5,040×5,040
 matrix ``F[g, s]`` of codes (uint8, about 25 MB) is computed once; every agent works on it.
 
-Agents (all return the number of guesses used per game, 0 for a game not solved in the budget):
+Agents (all return the number of guesses used per game, the final answer included, 0 for a game
+not solved):
 
 - *tree agents* (deterministic: ``"entropy"``, ``"lookahead"``, ``"minimax"``) are solved for all
   secrets at once by splitting the candidate set recursively along the feedback;
@@ -335,6 +340,7 @@ def play_random(
     max_turn: int = MAX_TURN,
     first_guess: int | None = None,
     agent: str = "",
+    final_answer: bool = True,
 ) -> GameStats:
     """Simulate a random-choice agent on each secret (indices into `all_secrets()`).
 
@@ -345,7 +351,10 @@ def play_random(
     - `p_misread=p`: each non-winning feedback is misread, with probability p, as a uniformly chosen
       other non-winning feedback; the agent also remembers which guesses were wrong. When no secret
       fits what it believes, it drops its oldest observations until one does.
-    A winning guess is always recognised (the environment ends the game).
+    A winning guess is always recognised (the agent would repeat it to the end and name it).
+    With `final_answer` (the official evaluator's rule), a game not won within `max_turn` guesses
+    gets one final answer, drawn by the same rule and judged without feedback: a win there
+    counts `max_turn + 1` guesses. Without it, the game ends at `max_turn`.
     """
     secrets = _check_common(secrets, max_turn, rng)
     if memory is not None and (
@@ -358,6 +367,9 @@ def play_random(
         raise ValueError(
             f"p_misread must be a probability in [0, 1], got {p_misread!r}"
         )
+    if not isinstance(final_answer, bool):
+        raise TypeError(f"final_answer must be True or False, got {final_answer!r}")
+    last = max_turn + (1 if final_answer else 0)
     F = feedback_matrix()
     n = F.shape[0]
     nonwin = VALID_CODES[VALID_CODES != WIN]
@@ -368,7 +380,7 @@ def play_random(
         history: list[tuple[int, int]] = []  # (guess, perceived code)
         truth = np.ones(n, dtype=bool)  # consistent with the true feedback
         wrong = np.zeros(n, dtype=bool)  # guesses known to be wrong
-        for t in range(1, max_turn + 1):
+        for t in range(1, last + 1):
             if t == 1 and first_guess is not None:
                 g = int(first_guess)
             elif not use_feedback:
@@ -395,6 +407,10 @@ def play_random(
                 if not mask.any():  # only with everything guessed: reset
                     mask = np.ones(n, dtype=bool)
                 g = int(rng.choice(np.flatnonzero(mask)))
+            if t > max_turn:  # the final answer: judged, no feedback
+                if g == s:
+                    turns[i] = t
+                break
             code = int(F[g, s])
             truth &= F[g] == code
             sizes[i, t] = truth.sum()
@@ -422,30 +438,73 @@ def play_random(
     return GameStats(name, secrets, turns, sizes)
 
 
-def consistent_random(secrets, rng, *, max_turn: int = MAX_TURN) -> GameStats:
+def consistent_random(
+    secrets, rng, *, max_turn: int = MAX_TURN, final_answer: bool = True
+) -> GameStats:
     """Guess uniformly among the secrets consistent with every feedback so far."""
-    return play_random(secrets, rng, max_turn=max_turn, agent="consistent random")
+    return play_random(
+        secrets,
+        rng,
+        max_turn=max_turn,
+        agent="consistent random",
+        final_answer=final_answer,
+    )
 
 
-def ignore_feedback(secrets, rng, *, max_turn: int = MAX_TURN) -> GameStats:
+def ignore_feedback(
+    secrets, rng, *, max_turn: int = MAX_TURN, final_answer: bool = True
+) -> GameStats:
     """Guess uniformly among the not-yet-tried secrets, ignoring what the feedback said."""
     return play_random(
-        secrets, rng, use_feedback=False, max_turn=max_turn, agent="ignores feedback"
+        secrets,
+        rng,
+        use_feedback=False,
+        max_turn=max_turn,
+        agent="ignores feedback",
+        final_answer=final_answer,
     )
 
 
-def forgetful(secrets, rng, *, k: int, max_turn: int = MAX_TURN) -> GameStats:
+def forgetful(
+    secrets, rng, *, k: int, max_turn: int = MAX_TURN, final_answer: bool = True
+) -> GameStats:
     """Consistent-random on the last `k` feedbacks only."""
     return play_random(
-        secrets, rng, memory=k, max_turn=max_turn, agent=f"forgetful k={k}"
+        secrets,
+        rng,
+        memory=k,
+        max_turn=max_turn,
+        agent=f"forgetful k={k}",
+        final_answer=final_answer,
     )
 
 
-def noisy_reader(secrets, rng, *, p: float, max_turn: int = MAX_TURN) -> GameStats:
+def noisy_reader(
+    secrets, rng, *, p: float, max_turn: int = MAX_TURN, final_answer: bool = True
+) -> GameStats:
     """Consistent-random on feedback misread with probability `p`."""
     return play_random(
-        secrets, rng, p_misread=p, max_turn=max_turn, agent=f"noisy p={p}"
+        secrets,
+        rng,
+        p_misread=p,
+        max_turn=max_turn,
+        agent=f"noisy p={p}",
+        final_answer=final_answer,
     )
+
+
+def chance_accuracy(n_guesses: int, *, repeats: bool) -> float:
+    """Exact accuracy of blind play with `n_guesses` uniform guesses (final answer included):
+    without repeats (guesses among the untried secrets) n/5040; with repeats (a guesser with no
+    memory) 1 − (1 − 1/5040)^n."""
+    if (
+        isinstance(n_guesses, bool)
+        or not isinstance(n_guesses, (int, np.integer))
+        or not 0 <= n_guesses <= 5040
+    ):
+        raise ValueError(f"n_guesses must be an int in [0, 5040], got {n_guesses!r}")
+    n = 5040
+    return 1.0 - (1.0 - 1.0 / n) ** n_guesses if repeats else n_guesses / n
 
 
 # ----------------------------------------------------------------------------------------------
@@ -487,6 +546,31 @@ def passive_determined(secrets, k_values, rng: np.random.Generator) -> np.ndarra
         )
     sizes = passive_sizes(secrets, int(ks.max()), rng)
     return (sizes[:, ks] == 1).T
+
+
+def final_answer_credit(sizes, k_values) -> np.ndarray:
+    """Expected share of games won by one answer drawn uniformly from the secrets consistent with
+    the first k answers, for each k: the mean of 1/|C_k| over games (`sizes[:, k]` = |C_k|; a game
+    already won has |C_k| = 1). The same rule credits an adaptive agent and a reasoner given k
+    fixed clues: one final answer among what the k answers leave."""
+    sizes = np.asarray(sizes)
+    ks = np.asarray(k_values)
+    if sizes.ndim != 2 or sizes.size == 0 or (sizes < 1).any():
+        raise ValueError(
+            "sizes must be a non-empty 2-D array of candidate counts ≥ 1, got shape "
+            f"{sizes.shape}"
+        )
+    if (
+        ks.ndim != 1
+        or ks.size == 0
+        or not np.issubdtype(ks.dtype, np.integer)
+        or ks.min() < 0
+        or ks.max() >= sizes.shape[1]
+    ):
+        raise ValueError(
+            f"k_values must be ints in [0, {sizes.shape[1] - 1}], got {k_values!r}"
+        )
+    return (1.0 / sizes[:, ks]).mean(0)
 
 
 def solved_by(turns, k_values) -> np.ndarray:

@@ -214,8 +214,9 @@ def client_from_settings(
 RULES = (
     "We play a number-guessing game. I hold a secret of 4 different digits (0-9; it may start "
     "with 0). Each turn you guess 4 different digits and I say how many of your digits are in "
-    "the secret at the same position, and how many are in the secret at another position. You "
-    "have {turns} guesses. Reply with your reasoning if you like, but end with 'Guess: dddd'."
+    "the secret at the same position, and how many are in the secret at another position. The "
+    "game lasts {turns} turns; then you give one final answer, which alone decides the game. "
+    "Reply with your reasoning if you like, but end with 'Guess: dddd'."
 )
 
 
@@ -228,14 +229,29 @@ def extract_guess(text: str) -> str | None:
     return runs[-1] if runs else None
 
 
+FINAL = (
+    "All {turns} turns are over. Based on the guesses and the feedback above, give your final "
+    "answer, ending with 'Guess: dddd'."
+)
+
+
 @dataclass(frozen=True)
 class LLMGame:
+    """One GN game. `solved` follows the official evaluator for plain prompting (zero-shot and
+    few-shot): all turns are played, then the final answer alone is judged. `turns` is the turn
+    of the first 4-bull guess (0 if none); with `stop_at_win` the game ends there and `solved`
+    means a 4-bull guess within the budget (the rule of the official ToT, UoT and proactive-CoT
+    runs)."""
+
     secret: str
     guesses: tuple[str, ...]
-    turns: int  # guesses used (0 if not solved)
+    turns: int  # turn of the first 4-bull guess (0 if none)
     solved: bool
-    invalid: int  # replies without a usable guess
+    invalid: int  # replies without a usable guess (the final answer included)
     error: str = ""  # the LLMError that ended the game, if any
+    final: str = (
+        ""  # the final answer ("" if none was given or the game stopped at a win)
+    )
 
 
 def play_gn_llm(
@@ -244,23 +260,37 @@ def play_gn_llm(
     *,
     max_turn: int = gn.MAX_TURN,
     temperature: float = 0.0,
+    stop_at_win: bool = False,
 ) -> LLMGame:
-    """One GN game against a chat endpoint; an endpoint failure ends the game with `error` set."""
+    """One GN game against a chat endpoint; an endpoint failure ends the game with `error` set.
+
+    By default the official rule for plain prompting: `max_turn` guesses, each answered with its
+    feedback (a 4-bull guess too), then a request for the final answer, which alone decides
+    `solved`. With `stop_at_win`, the game ends at the first 4-bull guess (solved)."""
     if not gn.is_valid_secret(secret):
         raise ValueError(f"secret must be 4 distinct digits, got {secret!r}")
+    if not isinstance(stop_at_win, bool):
+        raise TypeError(f"stop_at_win must be True or False, got {stop_at_win!r}")
     messages = [{"role": "system", "content": RULES.format(turns=max_turn)}]
-    guesses, invalid = [], 0
-    for t in range(1, max_turn + 1):
-        messages.append({"role": "user", "content": f"Turn {t}: your guess?"})
-        try:
-            reply = client.complete(messages, temperature=temperature)
-        except LLMError as exc:
-            return LLMGame(secret, tuple(guesses), 0, False, invalid, str(exc))
+    guesses, invalid, first_win = [], 0, 0
+
+    def ask(content):
+        messages.append({"role": "user", "content": content})
+        reply = client.complete(messages, temperature=temperature)
         messages.append({"role": "assistant", "content": reply})
         guess = extract_guess(reply)
-        if guess is None or not gn.is_valid_secret(guess):
+        return guess if guess is not None and gn.is_valid_secret(guess) else None, (
+            guess or ""
+        )
+
+    for t in range(1, max_turn + 1):
+        try:
+            guess, raw = ask(f"Turn {t}: your guess?")
+        except LLMError as exc:
+            return LLMGame(secret, tuple(guesses), first_win, False, invalid, str(exc))
+        if guess is None:
             invalid += 1
-            guesses.append(guess or "")
+            guesses.append(raw)
             messages.append(
                 {
                     "role": "user",
@@ -271,15 +301,28 @@ def play_gn_llm(
             continue
         guesses.append(guess)
         bulls, cows, _ = gn.compare_guess(secret, guess)
-        if bulls == gn.N_DIGITS:
-            return LLMGame(secret, tuple(guesses), t, True, invalid)
+        if bulls == gn.N_DIGITS and not first_win:
+            first_win = t
+            if stop_at_win:
+                return LLMGame(secret, tuple(guesses), t, True, invalid)
         messages.append(
             {
                 "role": "user",
                 "content": f"Feedback for {guess}: {gn.feedback_text(bulls, cows)}.",
             }
         )
-    return LLMGame(secret, tuple(guesses), 0, False, invalid)
+    if stop_at_win:
+        return LLMGame(secret, tuple(guesses), 0, False, invalid)
+    try:
+        final, raw = ask(FINAL.format(turns=max_turn))
+    except LLMError as exc:
+        return LLMGame(secret, tuple(guesses), first_win, False, invalid, str(exc))
+    if final is None:
+        invalid += 1
+    guesses.append(final or raw)
+    return LLMGame(
+        secret, tuple(guesses), first_win, final == secret, invalid, "", final or ""
+    )
 
 
 def evaluate_gn_llm(
@@ -288,11 +331,13 @@ def evaluate_gn_llm(
     *,
     max_turn: int = gn.MAX_TURN,
     max_consecutive_errors: int = 3,
+    stop_at_win: bool = False,
 ) -> list[LLMGame]:
     """Play every secret; after `max_consecutive_errors` games ended by endpoint errors in a row,
-    the remaining games are recorded as not played (same error) instead of waiting on a dead server."""
+    the remaining games are recorded as not played (same error) instead of waiting on a dead server.
+    `stop_at_win` as in `play_gn_llm` (off: the official rule for plain prompting)."""
     return _evaluate(
-        lambda s: play_gn_llm(client, s, max_turn=max_turn),
+        lambda s: play_gn_llm(client, s, max_turn=max_turn, stop_at_win=stop_at_win),
         secrets,
         max_consecutive_errors,
         lambda s, err: LLMGame(s, (), 0, False, 0, err),
