@@ -77,4 +77,4 @@ references: $(STAMP)
 	$(BIN)/python -m repbook references $(CH)
 
 clean:
-	rm -rf _build book/chapters book/generated book/scoreboard.md book/environment.md
+	$(if $(wildcard $(BIN)/python),$(BIN)/python,PYTHONPATH=lib $(PYTHON)) -m repbook clean

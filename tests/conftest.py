@@ -16,9 +16,11 @@ from pathlib import Path
 
 import pytest
 
+from repbook import layout
+
 os.environ.setdefault("MPLBACKEND", "Agg")
-os.environ["REPBOOK_LEDGER"] = os.path.join(
-    tempfile.mkdtemp(prefix="repbook-test-ledgers-"), "ledger.json"
+os.environ[layout.LEDGER_ENV] = os.path.join(
+    tempfile.mkdtemp(prefix="repbook-test-ledgers-"), layout.LEDGER_FILE
 )
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
@@ -162,11 +164,11 @@ def pytest_terminal_summary(terminalreporter):
 def pytest_sessionfinish(session, exitstatus):
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")
     skipped = reporter.stats.get("skipped", []) if reporter else []
-    if skipped and exitstatus == 0 and not os.environ.get("REPBOOK_ALLOW_SKIPS"):
+    if skipped and exitstatus == 0 and not os.environ.get(layout.ALLOW_SKIPS_ENV):
         reporter.write_line(
             f"{len(skipped)} test(s) skipped: a skip is not a pass. Install what "
             "they need (see their reasons above; `make test-deps`), or set "
-            "REPBOOK_ALLOW_SKIPS=1 to accept them knowingly.",
+            f"{layout.ALLOW_SKIPS_ENV}=1 to accept them knowingly.",
             red=True,
         )
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
@@ -177,4 +179,4 @@ def pytest_runtest_setup(item):
     """Under `--nbval(-lax)`, tell the reference's kernel which chapter it is, as the runner would
     (nbval starts the notebook's kernel when its first cell is set up, after this hook)."""
     if _nbval_requested(item.config) and item.path.suffix == ".ipynb":
-        os.environ["REPBOOK_CHAPTER"] = item.path.stem
+        os.environ[layout.CHAPTER_ENV] = item.path.stem

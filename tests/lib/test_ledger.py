@@ -4,13 +4,13 @@ from dataclasses import asdict
 
 import numpy as np
 import pytest
+from repbook import layout
 from repbook.core.criteria import CriterionError, all_of, at_least, at_most, within
 from repbook.core.ledger import (
     LOAD_MARK,
     VERDICTS,
     Claim,
     Ledger,
-    convert_old_claim,
     fmt,
     full_run_lines,
     read_record,
@@ -325,8 +325,8 @@ def test_round_trip_through_json(tmp_path):
 
 
 def test_default_path_is_the_runners_choice(tmp_path, monkeypatch):
-    monkeypatch.setenv("REPBOOK_LEDGER", str(tmp_path / "run" / "ledger.json"))
-    assert make_ledger().save() == tmp_path / "run" / "ledger.json"
+    monkeypatch.setenv(layout.LEDGER_ENV, str(layout.ledger_file(tmp_path / "run")))
+    assert make_ledger().save() == layout.ledger_file(tmp_path / "run")
     assert make_ledger().output_dir() == tmp_path / "run"
 
 
@@ -335,24 +335,6 @@ def test_records_keep_provenance_and_round_trip(tmp_path):
     path = write_record(tmp_path / "r.json", led, {"commit": "abc", "seconds": 3.5})
     back, prov = read_record(path)
     assert back.to_dict() == led.to_dict() and prov["commit"] == "abc"
-
-
-def test_old_free_text_claims_convert_without_inventing_numbers():
-    old = {
-        "chapter": "04_aurc",
-        "id": "2",
-        "statement": "s",
-        "paper": "p",
-        "measured": "max diff ≤ 1e-13",
-        "criterion": "max |difference| ≤ 1e-12",
-        "verdict": "reproduced",
-        "scale": "full",
-        "note": "",
-    }
-    c = convert_old_claim(old, "full")
-    assert c.measured == {} and c.ours() == "max diff ≤ 1e-13" and c.margin is None
-    assert c.criterion_text == "max |difference| ≤ 1e-12" and c.verdict == "reproduced"
-    assert Claim.from_dict(json.loads(json.dumps(c.__dict__))) == c
 
 
 def test_scoreboard_parts_come_from_the_ledger():

@@ -1,5 +1,7 @@
 import numpy as np
 import pytest
+
+from repbook import layout
 import torch
 
 from repbook.core.params import ParameterError
@@ -49,12 +51,12 @@ def test_unknown_size_names_what_exists():
 def test_chapter_name_comes_from_the_runner_or_jupyter(monkeypatch):
     from repbook.core.run import chapter_name
 
-    monkeypatch.delenv("REPBOOK_CHAPTER", raising=False)
+    monkeypatch.delenv(layout.CHAPTER_ENV, raising=False)
     monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
     assert chapter_name() == "interactive"
     monkeypatch.setenv("JPY_SESSION_NAME", "/home/me/book/notebooks/04_aurc.py")
     assert chapter_name() == "04_aurc"
-    monkeypatch.setenv("REPBOOK_CHAPTER", "17_online_conformal")
+    monkeypatch.setenv(layout.CHAPTER_ENV, "17_online_conformal")
     assert chapter_name() == "17_online_conformal"
     assert (
         setup(scale="quick", seed=0, sizes=SIZES, quiet=True).chapter

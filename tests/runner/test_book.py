@@ -4,12 +4,13 @@ import json
 
 import pytest
 
-from repbook.runner.book import (
+from repbook import layout
+from repbook.runner.pages import (
     environment_markdown,
-    record_full_run,
     scoreboard_markdown,
     stage_chapters,
 )
+from repbook.runner.records import record_full_run
 from repbook.runner.chapters import resolve
 from repbook.runner.execute import RunRecord, execute, load_ledger, run_dir
 
@@ -33,7 +34,7 @@ def ran(tmp_path_factory):
 def test_full_run_is_recorded_with_provenance(ran):
     root, tiny = ran
     path = record_full_run(root, tiny, "full-seed0")
-    assert path == root / "data" / "full_runs" / "01_tiny.json"
+    assert path == layout.full_run_path(root, "01_tiny")
     rec = json.loads(path.read_text())
     assert rec["params"]["scale"] == "full" and rec["counts"]["reproduced"] == 1
     for key in (
@@ -64,7 +65,7 @@ def test_scoreboard_shows_quick_and_full_side_by_side_and_flags_slow_chapters(ra
     rec.seconds = 120.0
     rec.save(run_dir(root, tiny))
     text = scoreboard_markdown(root, chapters)
-    assert "⚠ over the 90 s quick budget" in text
+    assert "⚠ over its 90 s quick budget" in text
     assert (
         "1 / 1 (" in text.split("\n## 01_tiny")[0].split("| [01_tiny]")[1]
     )  # full tally
@@ -77,7 +78,7 @@ def test_scoreboard_shows_quick_and_full_side_by_side_and_flags_slow_chapters(ra
 def test_environment_page_lists_runs_and_full_provenance(ran):
     root, tiny = ran
     chapters = resolve(root, [])
-    (root / "data" / "full_runs" / "01_tiny.json").unlink(missing_ok=True)
+    (layout.full_run_path(root, "01_tiny")).unlink(missing_ok=True)
     text = environment_markdown(root, chapters, {"01_tiny"})
     assert "no full-scale run recorded yet" in text and "| 01_tiny | ok |" in text
     assert "executed |" in text
@@ -93,7 +94,7 @@ def test_staging_hides_the_injected_parameters(ran):
     root, tiny = ran
     (root / "book").mkdir(exist_ok=True)
     stage_chapters(root, [tiny])
-    nb = json.loads((root / "book" / "chapters" / "01_tiny.ipynb").read_text())
+    nb = json.loads((layout.staged_chapter(root, "01_tiny")).read_text())
     injected = [
         c for c in nb["cells"] if "injected-parameters" in c["metadata"].get("tags", [])
     ]
@@ -103,7 +104,7 @@ def test_staging_hides_the_injected_parameters(ran):
 
 def test_a_two_seed_stability_record_reaches_the_scoreboard(ran):
     from repbook.core.ledger import read_stability
-    from repbook.runner.book import record_stability
+    from repbook.runner.records import record_stability
 
     root, tiny = ran
     recs = [
@@ -113,7 +114,7 @@ def test_a_two_seed_stability_record_reaches_the_scoreboard(ran):
         for s in (0, 1)
     ]
     path = record_stability(root, tiny, recs)
-    assert path == root / "data" / "stability" / "01_tiny.json"
+    assert path == layout.stability_path(root, "01_tiny")
     rec = read_stability(path)
     assert rec.seeds == [0, 1] and rec.claim("1").cell() == "✓ 2/2 (value 3)"
     text = scoreboard_markdown(root, resolve(root, []))
@@ -124,7 +125,7 @@ def test_a_two_seed_stability_record_reaches_the_scoreboard(ran):
 
 def test_a_failed_seed_is_recorded_never_dropped(ran):
     from repbook.core.ledger import read_stability
-    from repbook.runner.book import record_stability
+    from repbook.runner.records import record_stability
 
     root, tiny = ran
     ok = execute(root, tiny, QUICK, "quick")
@@ -143,11 +144,11 @@ def test_a_failed_seed_is_recorded_never_dropped(ran):
 
 
 def test_a_stale_stability_record_is_flagged(ran):
-    from repbook.runner.book import record_stability
+    from repbook.runner.records import record_stability
 
     root, tiny = ran
     record_stability(root, tiny, [execute(root, tiny, QUICK, "quick")])
-    path = root / "data" / "stability" / "01_tiny.json"
+    path = layout.stability_path(root, "01_tiny")
     data = json.loads(path.read_text())
     data["claims"][0]["statement"] = "an older wording"
     path.write_text(json.dumps(data))
@@ -160,7 +161,7 @@ def test_the_claims_data_set_and_figure_hold_exactly_the_ledgers_claims(ran):
 
     root, tiny = ran
     text = scoreboard_markdown(root, resolve(root, []), assets=True)
-    out = root / "book" / "generated"
+    out = root / layout.GENERATED
     rows = json.loads((out / "claims.json").read_text())
     ledger = load_ledger(run_dir(root, tiny))
     assert [(r["chapter"], r["claim"], r["verdict"]) for r in rows] == [

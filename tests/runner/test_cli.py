@@ -4,6 +4,8 @@ import sys
 
 import pytest
 
+from repbook import layout
+
 from repbook.runner.cli import main, parse_value
 
 
@@ -25,7 +27,7 @@ def test_parse_value_like_papermill(text, value):
 
 def test_bogus_scale_fails_before_any_kernel_starts(tmp_path):
     log = tmp_path / "kernels.log"
-    env = {**os.environ, "REPBOOK_KERNEL_LOG": str(log)}
+    env = {**os.environ, layout.KERNEL_LOG_ENV: str(log)}
     proc = subprocess.run(
         [sys.executable, "-m", "repbook", "run", "04", "-p", "scale", "bogus"],
         capture_output=True,

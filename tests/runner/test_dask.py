@@ -8,9 +8,11 @@ import distributed
 import pytest
 
 from minibook import HEADER
+from repbook import layout
 from repbook.runner.chapters import resolve
 from repbook.runner.execute import cached_record, run_dir
 from repbook.runner.executors import DaskExecutor, executor_for
+from repbook.runner.jobs import Job
 
 
 def killer(marker, always: bool) -> str:
@@ -44,7 +46,7 @@ def client():
 
 def test_results_come_back_where_the_local_executor_puts_them(book_root, client):
     jobs = [
-        (
+        Job(
             c,
             {"scale": "quick", "seed": 0, "width": 3}
             if c.stem == "01_tiny"
@@ -58,12 +60,12 @@ def test_results_come_back_where_the_local_executor_puts_them(book_root, client)
     assert records["02_broken"].error["ename"] == "RuntimeError"
     tiny = resolve(book_root, ["01"])[0]
     folder = run_dir(book_root, tiny)
-    assert {"notebook.ipynb", "ledger.json", "run.json"} <= {
-        p.name for p in folder.iterdir()
-    }
-    assert json.loads((folder / "ledger.json").read_text())["counts"]["reproduced"] == 1
+    assert set(layout.RUN_FILES) <= {p.name for p in folder.iterdir()}
+    assert (
+        json.loads(layout.ledger_file(folder).read_text())["counts"]["reproduced"] == 1
+    )
     assert cached_record(
-        book_root, tiny, jobs[0][1], "quick"
+        book_root, tiny, jobs[0].params, "quick"
     )  # the cache sees the Dask run
 
 
@@ -71,11 +73,11 @@ def test_a_worker_that_dies_once_is_retried(book_root, client, tmp_path):
     (book_root / "notebooks" / "05_killer.py").write_text(
         killer(tmp_path / "once", always=False)
     )
-    job = (resolve(book_root, ["05"])[0], {"scale": "quick", "seed": 0}, "quick")
+    job = Job(resolve(book_root, ["05"])[0], {"scale": "quick", "seed": 0})
     (rec,) = DaskExecutor(client=client).map(book_root, [job])
     assert (tmp_path / "once").exists(), "the worker was never killed"
     assert rec.status == "ok"
-    nb = json.loads((run_dir(book_root, job[0]) / "notebook.ipynb").read_text())
+    nb = json.loads(layout.notebook_file(run_dir(book_root, job.chapter)).read_text())
     assert "survived" in json.dumps(nb)
 
 
@@ -85,7 +87,7 @@ def test_a_chapter_that_keeps_killing_workers_is_reported_failed(
     (book_root / "notebooks" / "06_killer.py").write_text(
         killer(tmp_path / "always", always=True)
     )
-    job = (resolve(book_root, ["06"])[0], {"scale": "quick", "seed": 0}, "quick")
+    job = Job(resolve(book_root, ["06"])[0], {"scale": "quick", "seed": 0})
     (rec,) = DaskExecutor(client=client).map(book_root, [job])
     assert rec.status == "failed" and rec.error["ename"] == "KilledWorker"
     assert "Dask task failed" in rec.error["evalue"]

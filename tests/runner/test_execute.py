@@ -2,6 +2,7 @@
 
 import json
 
+from repbook import layout
 from repbook.runner.chapters import resolve
 from repbook.runner.execute import (
     cached_record,
@@ -11,6 +12,7 @@ from repbook.runner.execute import (
     run_tag,
 )
 from repbook.runner.executors import LocalExecutor
+from repbook.runner.jobs import Job
 
 PARAMS = {"scale": "quick", "seed": 0, "width": 3}
 
@@ -27,12 +29,12 @@ def test_execute_ok_then_cached(book_root):
     rec = execute(book_root, ch, PARAMS, "quick")
     assert rec.status == "ok", rec.error
     folder = run_dir(book_root, ch)
-    ledger = json.loads((folder / "ledger.json").read_text())
+    ledger = json.loads(layout.ledger_file(folder).read_text())
     assert ledger["counts"]["reproduced"] == 1 and rec.summary == "1/1 reproduced"
     assert (
         ledger["chapter"] == "01_tiny"
     )  # the runner named it; the chapter did not say
-    nb = json.loads((folder / "notebook.ipynb").read_text())
+    nb = json.loads(layout.notebook_file(folder).read_text())
     assert nb["metadata"]["papermill"]["parameters"] == PARAMS
     assert cached_record(book_root, ch, PARAMS, "quick").cached
     assert cached_record(book_root, ch, {**PARAMS, "width": 4}, "quick") is None
@@ -42,7 +44,7 @@ def test_execute_ok_then_cached(book_root):
 
 def test_failures_are_reported_with_the_cell_and_never_raised(book_root):
     jobs = [
-        (c, {"scale": "quick", "seed": 0} if c.stem == "02_broken" else PARAMS, "quick")
+        Job(c, {"scale": "quick", "seed": 0} if c.stem == "02_broken" else PARAMS)
         for c in resolve(book_root, [])
     ]
     records = {r.chapter: r for r in LocalExecutor(2).map(book_root, jobs)}
@@ -62,9 +64,9 @@ def test_failures_are_reported_with_the_cell_and_never_raised(book_root):
 
 
 def test_force_re_executes_a_cached_chapter(book_root, capsys):
-    from repbook.runner.cli import run_jobs
+    from repbook.runner.jobs import Job, run_jobs
 
-    job = (resolve(book_root, ["01"])[0], PARAMS, "quick")
+    job = Job(resolve(book_root, ["01"])[0], PARAMS, "quick")
     _, executed = run_jobs(book_root, [job], workers=1, force=False)
     assert executed == {"01_tiny"}
     records, executed = run_jobs(book_root, [job], workers=1, force=False)

@@ -5,6 +5,8 @@ import math
 import textwrap
 
 import pytest
+
+from repbook import layout
 from minibook import HEADER
 
 from repbook.core.ledger import Ledger
@@ -73,7 +75,7 @@ def test_environment_variables_enter_the_cache_key(book_root, monkeypatch):
     for var in NUMERIC_ENV_VARS:  # this test may itself run in a numerical environment
         monkeypatch.delenv(var, raising=False)
     plain = chapter_key(book_root, tiny, {})
-    assert chapter_key(book_root, tiny, {}, {"REPBOOK_THREADS": "1"}) != plain
+    assert chapter_key(book_root, tiny, {}, {layout.THREADS_ENV: "1"}) != plain
     monkeypatch.setenv("ATEN_CPU_CAPABILITY", "default")
     assert numeric_environment() == {"ATEN_CPU_CAPABILITY": "default"}
     assert chapter_key(book_root, tiny, {}) != plain
@@ -103,7 +105,7 @@ def test_the_numerics_command_runs_each_environment_and_records_it(
 ):
     (book_root / "notebooks" / "04_threads.py").write_text(THREADS)
     monkeypatch.setattr("repbook.runner.cli._root", lambda: book_root)
-    monkeypatch.delenv("REPBOOK_THREADS", raising=False)
+    monkeypatch.delenv(layout.THREADS_ENV, raising=False)
     assert main(["numerics", "04", "--envs", "one-thread", "--workers", "1"]) == 0
     out = capsys.readouterr().out
     assert "recorded in data/numerics/04_threads.json" in out
@@ -130,10 +132,12 @@ def test_unknown_environments_and_no_chapter_are_refused(capsys):
 def test_bad_thread_count_is_refused(monkeypatch):
     from repbook.core.run import quick_threads
 
-    monkeypatch.setenv("REPBOOK_THREADS", "two")
-    with pytest.raises(ValueError, match=r"\$REPBOOK_THREADS must be a whole number"):
+    monkeypatch.setenv(layout.THREADS_ENV, "two")
+    with pytest.raises(
+        ValueError, match=rf"\${layout.THREADS_ENV} must be a whole number"
+    ):
         quick_threads()
-    monkeypatch.setenv("REPBOOK_THREADS", "3")
+    monkeypatch.setenv(layout.THREADS_ENV, "3")
     assert quick_threads() == 3
 
 

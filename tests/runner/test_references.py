@@ -4,10 +4,12 @@ import json
 import textwrap
 
 import pytest
+
+from repbook import layout
 from minibook import HEADER
 
 from repbook.runner.chapters import resolve
-from repbook.runner.cli import build_jobs, run_jobs
+from repbook.runner.jobs import build_jobs, run_jobs
 from repbook.runner.references import (
     ReferenceMismatch,
     compare_chapter,
@@ -26,7 +28,7 @@ def kernel_starts(log):
 
 def test_a_book_run_serves_the_reference_comparison(book_root, tmp_path, monkeypatch):
     log = tmp_path / "kernels.log"
-    monkeypatch.setenv("REPBOOK_KERNEL_LOG", str(log))
+    monkeypatch.setenv(layout.KERNEL_LOG_ENV, str(log))
     tiny = resolve(book_root, ["01"])[0]
     run_jobs(
         book_root, build_jobs([tiny], {}), workers=1, force=False
@@ -101,7 +103,7 @@ def test_injected_regressions_fail_with_a_message_and_noise_passes(
     (book_root / "notebooks" / "03_claims.py").write_text(CLAIMS)
     chapter = resolve(book_root, ["03"])[0]
     log = tmp_path / "kernels.log"
-    monkeypatch.setenv("REPBOOK_KERNEL_LOG", str(log))
+    monkeypatch.setenv(layout.KERNEL_LOG_ENV, str(log))
     run_jobs(book_root, build_jobs([chapter], {}), workers=1, force=False)
     write_reference(book_root, chapter)
     shutil.copy(repo_root() / "tests" / "conftest.py", book_root / "tests")

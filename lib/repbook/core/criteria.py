@@ -34,9 +34,7 @@ from typing import Any
 
 import numpy as np
 
-
-class CriterionError(ValueError):
-    """A criterion is malformed, or the measured values do not give it what it reads."""
+from .ledger.values import CriterionError, as_float, elements
 
 
 @dataclass(frozen=True)
@@ -61,53 +59,6 @@ def number_text(x: float) -> str:
     if x == 0:
         return "0"
     return f"{x:.6g}".replace("e-0", "e-").replace("e+0", "e+")
-
-
-# ---------------------------------------------------------------------------------------------
-# Measured values
-# ---------------------------------------------------------------------------------------------
-def _as_number(name: str, x: Any) -> float:
-    if isinstance(x, (bool, np.bool_)):
-        return float(x)
-    if isinstance(x, (int, float, np.integer, np.floating)):
-        return float(x)
-    if hasattr(x, "item") and getattr(x, "ndim", None) == 0:
-        return _as_number(name, x.item())
-    raise CriterionError(
-        f"measured value {name!r} must be a number (or numbers), "
-        f"got {type(x).__name__}: {x!r}"
-    )
-
-
-def elements(name: str, value: Any) -> list[tuple[str, float]]:
-    """The numbers of one measured value with their labels: `name`, `name[i]` or `name[key]`."""
-    if isinstance(value, Mapping):
-        if not value:
-            raise CriterionError(f"measured value {name!r} is empty")
-        return [
-            (f"{name}[{k}]", _as_number(f"{name}[{k}]", v)) for k, v in value.items()
-        ]
-    if isinstance(value, (str, bytes)):
-        raise CriterionError(
-            f"measured value {name!r} must be a number (or numbers), "
-            f"got the text {value!r}"
-        )
-    if isinstance(value, np.ndarray) and value.ndim == 0:
-        return [(name, _as_number(name, value))]
-    if isinstance(value, (Sequence, np.ndarray)):
-        flat = (
-            list(np.asarray(value, dtype=object).ravel())
-            if isinstance(value, np.ndarray)
-            else list(value)
-        )
-        if not flat:
-            raise CriterionError(f"measured value {name!r} is empty")
-        if len(flat) == 1:
-            return [(name, _as_number(name, flat[0]))]
-        return [
-            (f"{name}[{i}]", _as_number(f"{name}[{i}]", v)) for i, v in enumerate(flat)
-        ]
-    return [(name, _as_number(name, value))]
 
 
 def _lookup(values: Mapping[str, Any], name: str, criterion: "Criterion") -> Any:
@@ -713,7 +664,7 @@ class Custom(Criterion):
         result = self.test(values)
         if isinstance(result, (bool, np.bool_)):
             return Outcome(bool(result), math.nan, math.nan, "")
-        margin = _as_number("the custom test's margin", result)
+        margin = as_float("the custom test's margin", result)
         if math.isnan(margin):
             return _nan_outcome("")
         return Outcome(margin >= 0, margin, margin, "")

@@ -13,17 +13,18 @@ from typing import Any
 
 import numpy as np
 
+from .. import layout
 from .params import SCALES, ParameterError, validate_parameters
 
 QUICK_THREADS = 2
 """Thread count at quick scale: the reference machine has 2 cores, and float reductions can depend
-on the thread count, so quick runs use 2 (unless $REPBOOK_THREADS says otherwise: one of the
+on the thread count, so quick runs use 2 (unless `layout.THREADS_ENV` says otherwise: one of the
 numerical environments `repbook numerics` compares)."""
-THREADS_ENV = "REPBOOK_THREADS"
+THREADS_ENV = layout.THREADS_ENV
 
 
 def quick_threads() -> int:
-    """The thread count of a quick run: QUICK_THREADS, or $REPBOOK_THREADS when set."""
+    """The thread count of a quick run: QUICK_THREADS, or `layout.THREADS_ENV` when set."""
     text = os.environ.get(THREADS_ENV, "").strip()
     if not text:
         return QUICK_THREADS
@@ -104,12 +105,12 @@ def _make_torch_deterministic(scale: str) -> tuple[str, int]:
 
 
 def chapter_name(explicit: str | None = None) -> str:
-    """The running chapter's stem: as given, else as the runner says ($REPBOOK_CHAPTER), else the
+    """The running chapter's stem: as given, else as the runner says (`layout.CHAPTER_ENV`), else the
     notebook's file name when Jupyter tells it ($JPY_SESSION_NAME), else "interactive"."""
     if explicit:
         return explicit
-    if os.environ.get("REPBOOK_CHAPTER"):
-        return os.environ["REPBOOK_CHAPTER"]
+    if layout.chapter_from_environment():
+        return layout.chapter_from_environment()
     session = os.environ.get("JPY_SESSION_NAME", "")
     if session:
         stem = os.path.basename(session).split(".")[0]

@@ -29,6 +29,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .ledger.values import stored_items
+
 DEFAULT_REL = 1e-9
 """The default tolerance: relative, for numbers that no environment should move."""
 TINY = 1e-14
@@ -138,11 +140,8 @@ def _tolerance_of(claim, name: str) -> Tolerance:
 
 
 def _elements(value: Any) -> list[tuple[str, Any]]:
-    if isinstance(value, Mapping):
-        return [(f"[{k}]", v) for k, v in value.items()]
-    if isinstance(value, list):
-        return [(f"[{i}]", v) for i, v in enumerate(value)]
-    return [("", value)]
+    """A stored value's numbers labelled as the comparison reports them: `[key]`, or `` alone."""
+    return [("" if k is None else f"[{k}]", v) for k, v in stored_items(value)]
 
 
 def _shape(value: Any) -> str:

@@ -16,6 +16,7 @@ import platform
 from functools import lru_cache
 from pathlib import Path
 
+from .. import layout
 from .chapters import Chapter, paper_modules
 
 
@@ -54,10 +55,9 @@ def inputs_of(root: Path, chapter: Chapter) -> list[Path]:
         files += _files(lib / "papers" / "__init__.py")
         for mod in mods:
             files += _files(lib / "papers" / f"{mod}.py") + _files(lib / "papers" / mod)
-    files += _files(root / "data" / chapter.stem)
-    files += _files(
-        root / "data" / "stability" / f"{chapter.stem}.json"
-    )  # its verdict table shows it
+    files += _files(layout.data_dir(root, chapter.stem))
+    # its verdict table shows the stability record
+    files += _files(layout.stability_path(root, chapter.stem))
     return [f for f in files if f.is_file()]
 
 
@@ -70,7 +70,7 @@ NUMERIC_ENV_VARS = (
     "OPENBLAS_CORETYPE",
     "OPENBLAS_NUM_THREADS",
     "OMP_NUM_THREADS",
-    "REPBOOK_THREADS",
+    layout.THREADS_ENV,
 )
 """Environment variables that choose which kernels compute a chapter's numbers: a run under other
 values is another run (see `repbook.runner.numerics`)."""

@@ -7,9 +7,11 @@ import sys
 import time
 from pathlib import Path
 
-from ..core.params import SCALES, ParameterError, validate_parameters
-from .chapters import Chapter, ChapterError, parameters_of, resolve
+from .. import layout
+from ..core.params import SCALES, ParameterError
+from .chapters import ChapterError, parameters_of, resolve
 from .executors import EXECUTORS
+from .jobs import build_jobs, run_jobs
 
 
 def _root() -> Path:
@@ -34,74 +36,6 @@ def parse_value(text: str):
     return text
 
 
-def build_jobs(chapters: list[Chapter], overrides: dict) -> list:
-    """Validate the parameters against each chapter's parameters cell (no kernel needed)."""
-    from .execute import run_tag
-    from .executors import Job
-
-    jobs = []
-    for ch in chapters:
-        defaults = parameters_of(ch.path)
-        try:
-            params = validate_parameters(overrides, defaults)
-        except ParameterError as exc:
-            raise ParameterError(f"{ch.stem}: {exc}") from None
-        jobs.append(Job(ch, params, run_tag(params, defaults)))
-    return jobs
-
-
-def run_jobs(
-    root: Path,
-    jobs,
-    *,
-    workers: int | None,
-    force: bool,
-    executor: str = "local",
-    scheduler: str | None = None,
-):
-    """Run what is out of date; print progress; return (records, stems executed now)."""
-    from .execute import cached_record, describe_failure
-    from .executors import Job, executor_for
-
-    records, todo = [], []
-    for job in map(lambda j: Job(*j), jobs):
-        rec = (
-            None
-            if force
-            else cached_record(root, job.chapter, job.params, job.tag, dict(job.env))
-        )
-        if rec:
-            records.append(rec)
-            print(
-                f"  cached    {rec.chapter:<28} {rec.summary} (ran {rec.seconds:.1f} s)"
-            )
-        else:
-            todo.append(job)
-    ex = executor_for(executor, workers, scheduler)
-    if todo:
-        where = (
-            f"the Dask cluster at {scheduler}"
-            if scheduler
-            else f"{min(ex.workers, len(todo))} {executor} worker(s)"
-        )
-        print(f"executing {len(todo)} chapter(s) on {where}", flush=True)
-    done = 0
-    for rec in ex.map(
-        root,
-        todo,
-        on_start=lambda j: print(f"  started   {j.chapter.stem} [{j.tag}]", flush=True),
-    ):
-        done += 1
-        state = "ok" if rec.status == "ok" else "FAILED"
-        detail = rec.summary if rec.status == "ok" else describe_failure(rec)
-        print(
-            f"  [{done}/{len(todo)}] {state:<6} {rec.chapter:<24} {rec.seconds:6.1f} s  {detail}",
-            flush=True,
-        )
-        records.append(rec)
-    return records, {j.chapter.stem for j in todo}
-
-
 def cmd_run(args) -> int:
     root = _root()
     chapters = resolve(root, args.chapters)
@@ -121,13 +55,14 @@ def cmd_run(args) -> int:
     )
     failed = [r for r in records if r.status != "ok"]
     for r in records:
-        print(f"{r.chapter}: {r.status} — outputs in _build/runs/{r.chapter}/{r.tag}/")
+        folder = layout.run_dir(root, r.chapter, r.tag).relative_to(root)
+        print(f"{r.chapter}: {r.status} — outputs in {folder}/")
     return 1 if failed else 0
 
 
 def cmd_full(args) -> int:
     """Run chapters at full scale and record each success in data/full_runs/."""
-    from .book import record_full_run
+    from .records import record_full_run
 
     if not args.chapters and not args.all:
         raise ChapterError(
@@ -165,7 +100,7 @@ def cmd_full(args) -> int:
 
 def cmd_stability(args) -> int:
     """Run chapters at quick scale on seeds 0..K−1 and record each claim's verdicts per seed."""
-    from .book import record_stability
+    from .records import record_stability
 
     if args.seeds < 2:
         raise ValueError(f"--seeds must be at least 2, got {args.seeds}")
@@ -208,9 +143,8 @@ def cmd_stability(args) -> int:
 
 def cmd_numerics(args) -> int:
     """Run chapters in each numerical environment and record how far their numbers move."""
-    from .book import provenance_of
+    from .records import provenance_of
     from .execute import load_ledger, run_dir
-    from .executors import Job
     from .numerics import (
         ENVIRONMENTS,
         env_tag,
@@ -234,8 +168,7 @@ def cmd_numerics(args) -> int:
     jobs = list(base)
     for job in base:
         for name in envs:
-            env = tuple(sorted(environment(name).items()))
-            jobs.append(Job(job.chapter, job.params, env_tag(name), env))
+            jobs.append(job.with_environment(env_tag(name), environment(name)))
     records, _ = run_jobs(
         root,
         jobs,
@@ -300,7 +233,8 @@ def cmd_observe(args) -> int:
 
 
 def cmd_book(args) -> int:
-    from .book import render, stage_chapters, write_pages
+    from .pages import stage_chapters, write_pages
+    from .render import render
 
     t0 = time.perf_counter()
     root = _root()
@@ -325,7 +259,7 @@ def cmd_book(args) -> int:
     if rc:
         print(f"\nJupyter Book failed (exit {rc}); see the messages above.")
     else:
-        print(f"\nbook: {root / '_build' / 'html' / 'index.html'}")
+        print(f"\nbook: {root / layout.HTML / 'index.html'}")
     print(
         f"done in {time.perf_counter() - t0:.1f} s"
         + (f"; failed chapters: {', '.join(failed)}" if failed else "")
@@ -417,6 +351,20 @@ def cmd_lab(args) -> int:
     return subprocess.call(cmd, cwd=root)
 
 
+def cmd_clean(args) -> int:
+    """Remove what building the book wrote: the build folder and the generated book pages."""
+    import shutil
+
+    root = _root()
+    for rel in (layout.BUILD, *layout.GENERATED_PATHS):
+        path = root / rel
+        if path.is_dir():
+            shutil.rmtree(path)
+        elif path.exists():
+            path.unlink()
+    return 0
+
+
 def cmd_list(args) -> int:
     root = _root()
     for ch in resolve(root, []):
@@ -473,7 +421,8 @@ def make_parser() -> argparse.ArgumentParser:
     )
     r.set_defaults(func=cmd_run)
     f = sub.add_parser(
-        "full", help="run chapters at full scale and record them in data/full_runs"
+        "full",
+        help=f"run chapters at full scale and record them in {layout.FULL_RUNS.as_posix()}",
     )
     common(f)
     f.add_argument(
@@ -494,7 +443,7 @@ def make_parser() -> argparse.ArgumentParser:
     st = sub.add_parser(
         "stability",
         help="run chapters on seeds 0..K-1 at quick scale and record "
-        "each claim's verdicts in data/stability",
+        f"each claim's verdicts in {layout.STABILITY.as_posix()}",
     )
     common(st)
     st.add_argument(
@@ -504,7 +453,7 @@ def make_parser() -> argparse.ArgumentParser:
     nu = sub.add_parser(
         "numerics",
         help="run chapters in other numerical environments (kernels, threads) and record "
-        "how far each claim's numbers move in data/numerics",
+        f"how far each claim's numbers move in {layout.NUMERICS.as_posix()}",
     )
     common(nu)
     nu.add_argument(
@@ -549,6 +498,10 @@ def make_parser() -> argparse.ArgumentParser:
     lab.set_defaults(func=cmd_lab)
     ls = sub.add_parser("list", help="list chapters and their parameters")
     ls.set_defaults(func=cmd_list)
+    cl = sub.add_parser(
+        "clean", help="remove the build folder and the generated book pages"
+    )
+    cl.set_defaults(func=cmd_clean)
     return p
 
 

@@ -9,13 +9,11 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
+from .. import layout
+from ..layout import DEFAULT_TAG
 from .cache import chapter_key
 from .chapters import Chapter
 from .netguard import ipython_dir
-
-DEFAULT_TAG = "quick"
-LEDGER_FILE = "ledger.json"
-"""The name of the claims ledger in a run folder (the chapter writes it where the runner says)."""
 
 
 def run_tag(params: dict, defaults: dict) -> str:
@@ -39,7 +37,7 @@ def run_tag(params: dict, defaults: dict) -> str:
 
 
 def run_dir(root: Path, chapter: Chapter, tag: str = DEFAULT_TAG) -> Path:
-    return root / "_build" / "runs" / chapter.stem / tag
+    return layout.run_dir(root, chapter.stem, tag)
 
 
 @dataclass
@@ -57,11 +55,11 @@ class RunRecord:
     cached: bool = False
 
     def save(self, folder: Path) -> None:
-        (folder / "run.json").write_text(json.dumps(asdict(self), indent=1) + "\n")
+        layout.run_file(folder).write_text(json.dumps(asdict(self), indent=1) + "\n")
 
     @classmethod
     def load(cls, folder: Path) -> "RunRecord | None":
-        f = folder / "run.json"
+        f = layout.run_file(folder)
         if not f.is_file():
             return None
         try:
@@ -80,7 +78,7 @@ def cached_record(
         rec
         and rec.status == "ok"
         and rec.key == chapter_key(root, chapter, params, env)
-        and (folder / "notebook.ipynb").is_file()
+        and layout.notebook_file(folder).is_file()
     ):
         rec.cached = True
         return rec
@@ -88,7 +86,7 @@ def cached_record(
 
 
 def ledger_path(folder: Path) -> Path:
-    return folder / LEDGER_FILE
+    return layout.ledger_file(folder)
 
 
 def load_ledger(folder: Path):
@@ -131,15 +129,14 @@ def execute(
     saved_env = dict(os.environ)
     os.environ.update(env or {})
     # the kernel inherits this environment: where its ledger goes, and which chapter it is
-    os.environ["REPBOOK_LEDGER"] = str(ledger_path(folder))
-    os.environ["REPBOOK_CHAPTER"] = chapter.stem
+    os.environ.update(layout.kernel_environment(folder, chapter.stem))
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
     os.environ["IPYTHONDIR"] = ipython_dir()  # installs the network guard in the kernel
     os.environ.setdefault(
         "OMP_WAIT_POLICY", "PASSIVE"
     )  # idle OpenMP threads sleep, not spin
-    log = os.environ.get("REPBOOK_KERNEL_LOG")
+    log = os.environ.get(layout.KERNEL_LOG_ENV)
     if log:  # tests count kernel starts
         with open(log, "a") as f:
             f.write(f"{chapter.stem} {tag}\n")
@@ -148,7 +145,7 @@ def execute(
         nb = jupytext.read(chapter.path)
         pm.execute_notebook(
             nb,
-            str(folder / "notebook.ipynb"),
+            str(layout.notebook_file(folder)),
             parameters=params,
             kernel_name="python3",
             cwd=str(chapter.path.parent),

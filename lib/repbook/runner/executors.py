@@ -9,40 +9,22 @@ import uuid
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
-from typing import NamedTuple
 
-from .chapters import Chapter
-from .execute import RunRecord, execute, run_dir
-
-
-class Job(NamedTuple):
-    """One chapter run: its parameters, its run folder's tag, and the environment variables it
-    runs under (a numerical environment of `repbook numerics`; empty: the caller's)."""
-
-    chapter: Chapter
-    params: dict
-    tag: str
-    env: tuple = ()  # ((name, value), ...)
+from .execute import RunRecord
+from .jobs import Job
 
 
 EXECUTORS = ("local", "dask")
 
 
 def _work(root: str, job: Job) -> RunRecord:
-    return execute(Path(root), job.chapter, job.params, job.tag, env=dict(job.env))
+    return job.execute(Path(root))
 
 
 def _work_remote(root: str, job: Job) -> tuple[RunRecord, dict[str, bytes]]:
     """Run a chapter on a worker into a scratch folder and send its files back to the client."""
     with tempfile.TemporaryDirectory(prefix="repbook-run-") as tmp:
-        rec = execute(
-            Path(root),
-            job.chapter,
-            job.params,
-            job.tag,
-            folder=Path(tmp),
-            env=dict(job.env),
-        )
+        rec = job.execute(Path(root), folder=Path(tmp))
         files = {p.name: p.read_bytes() for p in Path(tmp).iterdir() if p.is_file()}
     return rec, files
 
@@ -81,7 +63,6 @@ class LocalExecutor:
     ) -> Iterator[RunRecord]:
         if not jobs:
             return
-        jobs = [Job(*j) for j in jobs]  # plain (chapter, params, tag) tuples too
         if on_start:
             for job in jobs[: self.workers]:
                 on_start(job)
@@ -141,7 +122,6 @@ class DaskExecutor:
     ) -> Iterator[RunRecord]:
         if not jobs:
             return
-        jobs = [Job(*j) for j in jobs]
         from distributed import as_completed as dask_completed
 
         client, cluster = self._connect()
@@ -161,7 +141,7 @@ class DaskExecutor:
                 except Exception as exc:  # KilledWorker, a lost connection, ...
                     yield _lost(job, exc, "the Dask task failed")
                     continue
-                folder = run_dir(root, job.chapter, job.tag)
+                folder = job.folder(root)
                 folder.mkdir(parents=True, exist_ok=True)
                 for stale in folder.glob("*"):
                     if stale.is_file():

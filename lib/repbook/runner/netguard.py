@@ -3,7 +3,7 @@
 The runner (and the test suite) point IPYTHONDIR at a folder whose startup script calls `install()`,
 so a chapter that tries to resolve or reach any host other than this machine's loopback fails at once
 with `NetworkBlockedError` naming the host. The kernel's own ZeroMQ sockets are not Python sockets
-and are unaffected. Set REPBOOK_ALLOW_NETWORK=1 to run without the guard (e.g. a chapter's optional
+and are unaffected. Set `layout.ALLOW_NETWORK_ENV` to 1 to run without the guard (e.g. a chapter's optional
 LLM endpoint).
 """
 
@@ -15,7 +15,8 @@ import socket
 import tempfile
 from pathlib import Path
 
-ALLOW_ENV = "REPBOOK_ALLOW_NETWORK"
+from ..layout import ALLOW_NETWORK_ENV as ALLOW_ENV
+
 LOCAL_NAMES = {
     "localhost",
     "localhost.localdomain",
@@ -54,7 +55,7 @@ def _blocked(host, port=None):
 def install() -> bool:
     """Patch `socket` so that name lookups and connections to non-loopback hosts raise.
 
-    Returns False (and patches nothing) when REPBOOK_ALLOW_NETWORK=1.
+    Returns False (and patches nothing) when `ALLOW_ENV` is 1.
     """
     if os.environ.get(ALLOW_ENV) == "1":
         return False

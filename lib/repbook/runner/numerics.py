@@ -21,6 +21,8 @@ import re
 from datetime import datetime, timezone
 from pathlib import Path
 
+from .. import layout
+from ..core.ledger.values import stored_items, stored_shape
 from .chapters import Chapter
 
 ENVIRONMENTS: dict[str, dict[str, str]] = {
@@ -36,7 +38,7 @@ ENVIRONMENTS: dict[str, dict[str, str]] = {
         "ONEDNN_MAX_CPU_ISA": "SSE41",
         "OPENBLAS_CORETYPE": "Nehalem",
     },
-    "one-thread": {"REPBOOK_THREADS": "1"},
+    "one-thread": {layout.THREADS_ENV: "1"},
 }
 """Name → environment variables. `generic` is the most different from a modern CPU's defaults:
 torch's scalar kernels and the SSE4 code paths of MKL, oneDNN and OpenBLAS."""
@@ -63,7 +65,7 @@ def env_tag(name: str) -> str:
 
 
 def record_path(root: Path, chapter: Chapter) -> Path:
-    return root / "data" / "numerics" / f"{chapter.stem}.json"
+    return layout.numerics_path(root, chapter.stem)
 
 
 def round_up(x: float) -> float:
@@ -75,14 +77,6 @@ def round_up(x: float) -> float:
     return float(f"{m}e{e}")
 
 
-def _elements(value):
-    if isinstance(value, dict):
-        return list(value.items())
-    if isinstance(value, list):
-        return list(enumerate(value))
-    return [(None, value)]
-
-
 def _rebuild(value, numbers):
     if isinstance(value, dict):
         return dict(zip(value, numbers))
@@ -91,24 +85,16 @@ def _rebuild(value, numbers):
     return numbers[0]
 
 
-def _shape(value):
-    if isinstance(value, dict):
-        return ("map", tuple(value))
-    if isinstance(value, list):
-        return ("list", len(value))
-    return ("number",)
-
-
 def value_difference(reference, others: list) -> object:
     """The largest |other − reference| over the environments, element by element, in the shape of
     the value. An element that is not a number in one run but is in another, or a value whose shape
     differs, gives inf (no tolerance covers it)."""
-    ref_el = _elements(reference)
+    ref_el = stored_items(reference)
     out = [0.0] * len(ref_el)
     for other in others:
-        if _shape(other) != _shape(reference):
+        if stored_shape(other) != stored_shape(reference):
             return _rebuild(reference, [math.inf] * len(ref_el))
-        for i, ((_, r), (_, o)) in enumerate(zip(ref_el, _elements(other))):
+        for i, ((_, r), (_, o)) in enumerate(zip(ref_el, stored_items(other))):
             if r is None and o is None:
                 continue
             d = math.inf if (r is None or o is None) else abs(o - r)
@@ -150,7 +136,7 @@ def differences(reference, runs: dict) -> list[dict]:
             entry["values"][vname] = {
                 "reference": value,
                 "difference": _rebuild(
-                    value, [_json_number(d) for _, d in _elements(diff)]
+                    value, [_json_number(d) for _, d in stored_items(diff)]
                 ),
             }
         out.append(entry)
@@ -159,7 +145,7 @@ def differences(reference, runs: dict) -> list[dict]:
 
 def largest(difference) -> float:
     """The largest element of a recorded difference ("inf" read as inf)."""
-    vals = [math.inf if d == "inf" else d for _, d in _elements(difference)]
+    vals = [math.inf if d == "inf" else d for _, d in stored_items(difference)]
     return max(vals) if vals else 0.0
 
 
@@ -180,7 +166,9 @@ def element_differences(claim_entry: dict, name: str, observed: dict) -> list:
     seen = observed.get((claim_entry["id"], name), 0.0)
     return [
         (r, max(math.inf if d == "inf" else d, seen))
-        for (_, r), (_, d) in zip(_elements(v["reference"]), _elements(v["difference"]))
+        for (_, r), (_, d) in zip(
+            stored_items(v["reference"]), stored_items(v["difference"])
+        )
     ]
 
 
@@ -291,7 +279,7 @@ def _number(text: str) -> float | None:
     return float(text)
 
 
-def _shown_elements(text: str, value) -> list[tuple[str, object]]:
+def _shownstored_items(text: str, value) -> list[tuple[str, object]]:
     """(printed text, our number) for each element the table shows of `value`."""
     text = text.strip()
     if isinstance(value, dict):
@@ -318,7 +306,8 @@ def observe_row(ours_text: str, margin_text: str, claim) -> dict:
     margin's, for one claim. Printed numbers are rounded to 3 significant figures, so an element
     that prints the same counts as no difference; one that prints otherwise counts as the
     difference between the printed number and ours."""
-    from ..core.ledger import LOAD_MARK, _show_number
+    from ..core.ledger import LOAD_MARK
+    from ..core.ledger.values import show_number
 
     text = ours_text.removeprefix(LOAD_MARK + " ")
     names = claim.shown or list(claim.measured)
@@ -333,8 +322,8 @@ def observe_row(ours_text: str, margin_text: str, claim) -> dict:
         end = text.find(nxt, pos) if nxt else len(text)
         shown, pos = text[pos:end], end + 2
         diff = 0.0
-        for printed, ours in _shown_elements(shown, claim.measured[name]):
-            mine = "nan" if ours is None else _show_number(ours)
+        for printed, ours in _shownstored_items(shown, claim.measured[name]):
+            mine = "nan" if ours is None else show_number(ours)
             if printed.strip() == mine:
                 continue
             theirs = _number(printed)

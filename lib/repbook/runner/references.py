@@ -15,15 +15,10 @@ import json
 import shutil
 from pathlib import Path
 
-from .chapters import Chapter, parameters_of
-from .execute import (
-    DEFAULT_TAG,
-    cached_record,
-    describe_failure,
-    execute,
-    ledger_path,
-    run_dir,
-)
+from .. import layout
+from .chapters import Chapter
+from .execute import describe_failure, ledger_path, run_dir
+from .jobs import current_run as _current_run
 
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/svg+xml", "application/pdf")
 
@@ -33,11 +28,11 @@ class ReferenceMismatch(AssertionError):
 
 
 def reference_path(root: Path, chapter: Chapter) -> Path:
-    return root / "tests" / "reference" / f"{chapter.stem}.ipynb"
+    return layout.reference_notebook(root, chapter.stem)
 
 
 def reference_ledger_path(root: Path, chapter: Chapter) -> Path:
-    return root / "tests" / "reference" / f"{chapter.stem}.json"
+    return layout.reference_ledger(root, chapter.stem)
 
 
 def strip_notebook(nb: dict) -> dict:
@@ -73,13 +68,11 @@ def load_reference(root: Path, chapter: Chapter):
 def current_run(root: Path, chapter: Chapter) -> Path:
     """The run folder of the chapter's default quick run, as the runner left it for the book.
     When it is missing or out of date (its inputs changed since), the chapter is executed here,
-    once, exactly as the runner executes it for the book."""
-    params = parameters_of(chapter.path)
-    if cached_record(root, chapter, params, DEFAULT_TAG) is None:
-        rec = execute(root, chapter, params, DEFAULT_TAG)
-        if rec.status != "ok":
-            raise ReferenceMismatch(f"{chapter.stem} {describe_failure(rec)}")
-    return run_dir(root, chapter)
+    once, exactly as the runner executes it for the book (`jobs.current_run`)."""
+    rec, folder = _current_run(root, chapter)
+    if rec.status != "ok":
+        raise ReferenceMismatch(f"{chapter.stem} {describe_failure(rec)}")
+    return folder
 
 
 def current_ledger(root: Path, chapter: Chapter):
@@ -140,7 +133,7 @@ def write_reference(root: Path, chapter: Chapter) -> tuple[Path, list[str]]:
     from ..core.ledger import Ledger
 
     folder = run_dir(root, chapter)
-    src = folder / "notebook.ipynb"
+    src = layout.notebook_file(folder)
     if not src.is_file() or not ledger_path(folder).is_file():
         raise FileNotFoundError(
             f"{chapter.stem} has no quick run to take a reference from"
