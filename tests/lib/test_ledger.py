@@ -571,3 +571,33 @@ def test_full_run_lines_read_the_record_and_pair_its_verdicts(tmp_path, capsys):
     assert full_run_lines(_gap_ledger("full", 0.5), path)[0].startswith(
         "This is a full-scale run"
     )
+
+
+def test_reading_lines_are_generated_from_the_ledger_and_records(monkeypatch, tmp_path):
+    from repbook.core.ledger import records, reading
+
+    led = make_ledger()
+    monkeypatch.setattr(records, "numerics_path", lambda ch: tmp_path / "none.json")
+    monkeypatch.setattr(Ledger, "stability", lambda self: None)
+    lines = reading.reading_lines(led)
+    assert lines[0].startswith("1 (paper): reproduced, margin +0.0235")
+    assert "No stability record" in lines[-1]
+    (tmp_path / "n.json").write_text(
+        json.dumps(
+            {
+                "chapter": led.chapter,
+                "environments": ["avx2"],
+                "claims": [
+                    {"id": "1", "verdicts": {"reference": "reproduced", "avx2": "within noise"},
+                     "margins": {"reference": 0.02, "avx2": -0.01}},
+                    {"id": "2", "verdicts": {"reference": "reproduced", "avx2": "reproduced"}},
+                ],
+            }
+        )
+    )  # fmt: skip
+    monkeypatch.setattr(records, "numerics_path", lambda ch: tmp_path / "n.json")
+    lines = reading.reading_lines(led)
+    assert lines[-1] == (
+        "claim 1 under other kernels and thread counts (numerics record, seed 0): "
+        "reference reproduced (+0.02), avx2 within noise (-0.01)"
+    )

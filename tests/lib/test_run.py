@@ -69,3 +69,28 @@ def test_deterministic_algorithms_are_strict():
     setup(chapter="99_demo", scale="quick", seed=0, sizes=SIZES, quiet=True)
     assert torch.are_deterministic_algorithms_enabled()
     assert not torch.is_deterministic_algorithms_warn_only_enabled()
+
+
+def test_setup_opens_the_ledger_applies_the_style_and_times_the_run(tmp_path):
+    import matplotlib
+
+    from repbook.core.plotting import ROLES, color_for
+
+    matplotlib.rcParams["figure.dpi"] = 50
+    run = setup(
+        chapter="99_demo",
+        scale="quick",
+        seed=0,
+        sizes=SIZES,
+        quiet=True,
+        regime="a toy",
+        colors={"my method": "baseline"},
+    )
+    assert run.ledger.chapter == "99_demo" and run.ledger.regime == "a toy"
+    assert run.ledger.seed == 0 and run.ledger.claims == []
+    assert matplotlib.rcParams["figure.dpi"] == 100  # the house style
+    assert color_for("my method") == ROLES["baseline"]
+    line = run.time_line()
+    assert line.startswith("chapter run time: ") and "budget 90 s" in line
+    full = setup(chapter="99_demo", scale="full", seed=0, sizes=SIZES, quiet=True)
+    assert "budget" not in full.time_line()

@@ -573,9 +573,9 @@ class PairedGain(Criterion):
         on n − 1 degrees of freedom (a two-sided 95 % interval whatever the number of seeds)."""
         if self.k != "t":
             return self.k
-        from scipy import stats
+        from .stats import t_quantile
 
-        return float(stats.t.ppf(0.975, n - 1))
+        return t_quantile(n)
 
     def text(self):
         bar = number_text(self.bar)

@@ -101,6 +101,63 @@ def reference_line(ax, y: float, label: str, *, horizontal: bool = True) -> None
     )
 
 
+def plain_number(v: float, _pos=None) -> str:
+    """A tick label as a plain number: 1,000 rather than 10³ (and 0.05 below 1)."""
+    return f"{v:,.0f}" if v >= 1 else f"{v:g}"
+
+
+def log_ticks(ax, which: str = "xy", *, subs=(1.0, 2.0, 5.0), formatter=None) -> None:
+    """Log-scale ticks at 1, 2, 5 × 10^k on the axes named in `which`, labelled as plain numbers
+    (`formatter` overrides the labels), with no minor labels. The axis must be on a log scale."""
+    from matplotlib import ticker
+
+    if not which or set(which) - {"x", "y"}:
+        raise ValueError(f"which must name axes among 'x' and 'y', got {which!r}")
+    for name in sorted(set(which)):
+        axis = ax.xaxis if name == "x" else ax.yaxis
+        axis.set_major_locator(ticker.LogLocator(base=10, subs=tuple(subs)))
+        axis.set_major_formatter(formatter or ticker.FuncFormatter(plain_number))
+        axis.set_minor_formatter(ticker.NullFormatter())
+
+
+def slope_guide(
+    ax, x, y0: float, slope: float, *, label: str, x0: float | None = None, **style
+) -> None:
+    """A dashed reference line y0 · (x / x0)^slope through (x0, y0) (x0: the first x), drawn
+    over `x`: the rate a claim predicts, for the eye to compare with the data."""
+    import numpy as np
+
+    x = np.asarray(x, dtype=float)
+    if x.ndim != 1 or x.size < 2 or np.any(x <= 0):
+        raise ValueError("x must hold at least two positive values for a slope guide")
+    x0 = float(x[0] if x0 is None else x0)
+    kw = dict(color=ROLES["reference"], ls="--", lw=1.2, zorder=1)
+    kw.update(style)
+    ax.plot(x, y0 * (x / x0) ** slope, label=label, **kw)
+
+
+def seed_band(
+    ax, x, runs, *, color: str, label: str, band: str = "range", alpha=0.2, **line
+) -> None:
+    """The mean over seeds as a line and their spread as a band: `runs` is (seeds × len(x));
+    `band` is "range" (min to max) or "se" (mean ± one standard error)."""
+    import numpy as np
+
+    r = np.asarray(runs, dtype=float)
+    if r.ndim != 2 or r.shape[1] != len(x):
+        raise ValueError(f"runs must be (seeds, {len(x)}), got shape {r.shape}")
+    mean = r.mean(0)
+    if band == "range":
+        lo, hi = r.min(0), r.max(0)
+    elif band == "se":
+        se = r.std(0, ddof=1) / np.sqrt(r.shape[0]) if r.shape[0] > 1 else 0 * mean
+        lo, hi = mean - se, mean + se
+    else:
+        raise ValueError(f"band must be 'range' or 'se', got {band!r}")
+    ax.plot(x, mean, color=color, label=label, **line)
+    ax.fill_between(x, lo, hi, color=color, alpha=alpha, lw=0)
+
+
 def margin_dot_plot(points, path, *, title: str = "Every checked claim, by its margin"):
     """The book at a glance: one dot per checked claim of the papers at its normalised margin
     (symmetric log axis), grouped by chapter, coloured by verdict (within noise: the interval

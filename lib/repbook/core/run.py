@@ -52,6 +52,8 @@ class RunConfig:
     device_name: str = (
         ""  # for the record, e.g. "cuda: NVIDIA H200" or "cpu: x86_64, 2 cores"
     )
+    ledger: Any = field(default=None, repr=False, compare=False)
+    """The chapter's claims ledger (`repbook.core.ledger.Ledger`), made by `setup`."""
 
     def __getitem__(self, key: str) -> Any:
         try:
@@ -74,6 +76,18 @@ class RunConfig:
     def elapsed(self) -> float:
         """Seconds since set-up."""
         return time.perf_counter() - self.started
+
+    def time_line(self) -> str:
+        """The chapter's run time so far, with its quick-scale budget (load-dependent: print it
+        in a cell the references do not compare)."""
+        text = f"chapter run time: {self.elapsed():.1f} s at scale={self.scale!r} on {self.device}"
+        if self.scale == "quick":
+            from .budgets import budget_of
+            from .data import repo_root
+
+            b = budget_of(repo_root(), self.chapter)
+            text += f" (quick-scale budget {b.seconds:.0f} s on 2 CPU cores: {b.why})"
+        return text
 
 
 def _seed_everything(seed: int) -> None:
@@ -124,14 +138,21 @@ def setup(
     scale: str,
     seed: int,
     sizes: Mapping[str, Mapping[str, Any]],
+    regime: str = "",
+    colors: Mapping[str, str] | None = None,
+    style: bool = True,
     quiet: bool = False,
     chapter: str | None = None,
 ) -> RunConfig:
-    """Validate the chapter's parameters, seed numpy/random/torch, make torch deterministic.
+    """Validate the chapter's parameters, seed numpy/random/torch, make torch deterministic,
+    apply the house style and open the chapter's claims ledger (`run.ledger`).
 
     `sizes` maps every scale in SCALES to that scale's sizes. Fails at once, naming the parameter,
-    when `scale` or `seed` is wrong. Prints the effective configuration unless `quiet`. The
-    chapter's name comes from the runner (see `chapter_name`); pass `chapter` only in tests.
+    when `scale` or `seed` is wrong. `regime` says what the chapter's checks run on (data, model,
+    scale; a claim may say otherwise); `colors` gives named methods a role's colour, e.g.
+    {"MC plug-in": "ours", "SELE": "baseline"}. Prints the effective configuration unless
+    `quiet`. The chapter's name comes from the runner (see `chapter_name`); pass `chapter` only
+    in tests.
     """
     chapter = chapter_name(chapter)
     validate_parameters({"scale": scale, "seed": seed}, {"scale": "quick", "seed": 0})
@@ -160,6 +181,15 @@ def setup(
         device_name=name,
         rng=np.random.default_rng(seed),
     )
+    from .ledger import Ledger
+
+    object.__setattr__(cfg, "ledger", Ledger.for_run(cfg, regime=regime))
+    if style:
+        from .plotting import register_colors, use_style
+
+        use_style()
+        if colors:
+            register_colors(dict(colors))
     if not quiet:
         table = ", ".join(f"{k}={v}" for k, v in cfg.sizes.items())
         print(

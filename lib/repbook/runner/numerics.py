@@ -22,6 +22,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from .. import layout
+from ..core.ledger.records import read_numerics as read_record
 from ..core.ledger.values import stored_items, stored_shape
 from .chapters import Chapter
 
@@ -251,14 +252,6 @@ def write_record(
     return path
 
 
-def read_record(path: Path) -> dict:
-    d = json.loads(Path(path).read_text())
-    for key in ("chapter", "environments", "claims"):
-        if key not in d:
-            raise ValueError(f"{path} is not a numerics record: no {key!r}")
-    return d
-
-
 # ---------------------------------------------------------------------------------------------
 # Differences observed elsewhere: another machine's verdict table, read back against our ledger
 # ---------------------------------------------------------------------------------------------
@@ -279,7 +272,7 @@ def _number(text: str) -> float | None:
     return float(text)
 
 
-def _shownstored_items(text: str, value) -> list[tuple[str, object]]:
+def _shown_elements(text: str, value) -> list[tuple[str, object]]:
     """(printed text, our number) for each element the table shows of `value`."""
     text = text.strip()
     if isinstance(value, dict):
@@ -322,7 +315,7 @@ def observe_row(ours_text: str, margin_text: str, claim) -> dict:
         end = text.find(nxt, pos) if nxt else len(text)
         shown, pos = text[pos:end], end + 2
         diff = 0.0
-        for printed, ours in _shownstored_items(shown, claim.measured[name]):
+        for printed, ours in _shown_elements(shown, claim.measured[name]):
             mine = "nan" if ours is None else show_number(ours)
             if printed.strip() == mine:
                 continue

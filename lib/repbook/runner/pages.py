@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from .. import layout
-from .budgets import budget_of
+from ..core.budgets import budget_of
 from .chapters import Chapter
 from .execute import RunRecord, load_ledger, run_dir
 from .records import _memory_gib, load_full_run, load_stability, provenance_of

@@ -9,6 +9,7 @@ pages call it; they know nothing of verdict names or table markup.
 - `claims`: the verdict vocabulary, `Claim` and `Ledger` (what a chapter records);
 - `records`: the committed records (full runs, stability) and when they are stale;
 - `tables`: the verdict table and the scoreboard;
+- `reading`: the lines a chapter prints under its verdict table, generated from its records;
 - `dataset`: the book's claims as data (claims.csv, claims.json) and the margin figure's points.
 
 Names are loaded lazily, so that `repbook.core.criteria` can use `values` without a cycle.
@@ -55,6 +56,12 @@ _EXPORTS = {
     "claims_signature": "records",
     "is_stale": "records",
     "full_run_lines": "records",
+    "numerics_path": "records",
+    "read_numerics": "records",
+    "load_numerics": "records",
+    "environment_verdicts": "records",
+    # reading
+    "reading_lines": "reading",
     # tables
     "claim_rows": "tables",
     "verdict_table": "tables",

@@ -89,6 +89,23 @@ LOAD_DEPENDENT = re.compile(LOAD_MARK + r"(?:\\.|[^\\|\n])*")
 rest of the table cell, whose text may hold escaped pipes (`\\|`, as in "|V| ≥ 16k")."""
 
 
+PRINT_WIDTH = 100
+"""Printed lines wrap at this width (a 1280-px page shows about 100 output characters)."""
+
+
+def wrapped(line: str, width: int = PRINT_WIDTH) -> str:
+    """A long printed line wrapped at `width`, its continuation lines indented."""
+    import textwrap
+
+    return textwrap.fill(
+        line,
+        width,
+        subsequent_indent="    ",
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+
+
 def sanitize(text: str) -> str:
     """Text with every load-dependent cell reduced to its mark (what the references compare)."""
     return LOAD_DEPENDENT.sub(LOAD_MARK, text)
@@ -290,7 +307,7 @@ class Ledger:
             line += f" — {c.ours()} (margin {c.margin_text()})"
         elif c.gate and not c.gate.get("passed"):
             line += f" — {c.note}"
-        print(line)
+        print(wrapped(line))
 
     def check(
         self,

@@ -24,6 +24,13 @@ def stability_path(chapter: str) -> Path:
     return layout.stability_path(repo_root(), chapter)
 
 
+def numerics_path(chapter: str) -> Path:
+    """The chapter's numerics record in this checkout (`layout.numerics_path`)."""
+    from ..data import repo_root
+
+    return layout.numerics_path(repo_root(), chapter)
+
+
 def full_run_path(chapter: str) -> Path:
     """The chapter's full-scale record in this checkout (`layout.full_run_path`)."""
     from ..data import repo_root
@@ -315,3 +322,36 @@ def full_run_lines(ledger: Ledger, path: str | os.PathLike | None = None) -> lis
     if not differ:
         lines.append("  every claim's verdict is the same at both scales")
     return lines
+
+
+# ---------------------------------------------------------------------------------------------
+# Numerics records: how far each claim's values and verdict move under other kernels and
+# thread counts (`repbook numerics` writes them; `repbook.runner.numerics` builds them)
+# ---------------------------------------------------------------------------------------------
+def read_numerics(path: str | os.PathLike) -> dict:
+    """A numerics record (`data/numerics/<stem>.json`) as a dict, checked for its keys."""
+    d = json.loads(Path(path).read_text())
+    for key in ("chapter", "environments", "claims"):
+        if key not in d:
+            raise ValueError(f"{path} is not a numerics record: no {key!r}")
+    return d
+
+
+def load_numerics(chapter: str) -> dict | None:
+    """The chapter's committed numerics record, or None."""
+    path = numerics_path(chapter)
+    return read_numerics(path) if path.is_file() else None
+
+
+def environment_verdicts(record: dict | None) -> dict[str, dict[str, tuple[str, Any]]]:
+    """{claim id: {environment: (verdict, margin)}} for each claim whose verdict differs between
+    the numerical environments of `record` (empty without a record)."""
+    out = {}
+    for entry in (record or {}).get("claims", []):
+        verdicts = entry.get("verdicts", {})
+        if len(set(verdicts.values())) > 1:
+            margins = entry.get("margins", {})
+            out[entry["id"]] = {
+                env: (v, margins.get(env)) for env, v in verdicts.items()
+            }
+    return out

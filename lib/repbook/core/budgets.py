@@ -1,5 +1,6 @@
 """Each chapter's quick-scale time budget, as data (`layout.BUDGETS`): 90 s on 2 CPU cores, or
-150 s for a chapter its issue names training-heavy. The scoreboard flags a run over its budget."""
+150 s for a chapter its issue names training-heavy. A chapter prints its own with its run time;
+the scoreboard flags a run over its budget."""
 
 from __future__ import annotations
 
