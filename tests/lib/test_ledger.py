@@ -601,3 +601,10 @@ def test_reading_lines_are_generated_from_the_ledger_and_records(monkeypatch, tm
         "claim 1 under other kernels and thread counts (numerics record, seed 0): "
         "reference reproduced (+0.02), avx2 within noise (-0.01)"
     )
+
+
+def test_a_claim_is_found_by_its_id():
+    led = make_ledger()
+    assert led.claim(1).id == "1" and led.claim("1") is led.claims[0]
+    with pytest.raises(KeyError, match="no claim '9'.*it has: 1"):
+        led.claim("9")

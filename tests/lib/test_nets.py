@@ -72,3 +72,16 @@ def test_training_fits_a_separable_problem_and_is_repeatable():
         nets.train_epochs(a, None, None, X, y, -1, torch.Generator())
     with pytest.raises(ValueError, match="one row per label"):
         nets.train_epochs(a, None, None, X, y[:3], 1, torch.Generator())
+
+
+def test_single_threaded_restores_the_thread_count():
+    before = torch.get_num_threads()
+    with nets.single_threaded(preload=("json",)):
+        assert torch.get_num_threads() == 1
+    assert torch.get_num_threads() == before
+
+
+def test_accuracy_is_the_exact_ratio_of_counts():
+    net = torch.nn.Identity()
+    X = torch.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 0.0]])
+    assert nets.accuracy(net, X, torch.tensor([0, 1, 1])) == 2 / 3

@@ -103,6 +103,31 @@ def train_epochs(
 
 
 def accuracy(net: nn.Module, X: torch.Tensor, y: torch.Tensor) -> float:
-    """Share of rows whose arg-max output is the label (no gradients)."""
+    """Share of rows whose arg-max output is the label, as the exact ratio of counts (no
+    gradients)."""
     with torch.no_grad():
-        return float((net(X).argmax(1) == y).float().mean())
+        return int((net(X).argmax(1) == y).sum()) / len(y)
+
+
+@contextmanager
+def single_threaded(preload: Sequence[str] = ()):
+    """Torch and the BLAS/OpenMP pools on one thread inside the block, restored after it.
+
+    For tiny networks a second thread only adds synchronisation (several-fold slower on a busy
+    machine), and one thread makes every float reduction independent of the machine's thread
+    count. `preload` names modules to import first, so that the limit also covers the pools
+    they load (e.g. ("scipy.optimize", "sklearn.linear_model")); a pool loaded inside the block
+    is not limited."""
+    import importlib
+
+    from threadpoolctl import threadpool_limits
+
+    for name in preload:
+        importlib.import_module(name)
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        with threadpool_limits(limits=1):
+            yield
+    finally:
+        torch.set_num_threads(before)

@@ -600,6 +600,16 @@ class Ledger:
         self._print(claim)
 
     # -- summaries and tables -------------------------------------------------------------------
+    def claim(self, claim_id) -> Claim:
+        """The recorded claim with this id (a KeyError names the ids there are)."""
+        for c in self.claims:
+            if c.id == str(claim_id):
+                return c
+        have = ", ".join(c.id for c in self.claims) or "none"
+        raise KeyError(
+            f"no claim {claim_id!r} in the ledger of {self.chapter}; it has: {have}"
+        )
+
     def of_role(self, role: str = "paper") -> list[Claim]:
         if role not in ROLES:
             raise ValueError(f"role must be one of {', '.join(ROLES)}, got {role!r}")
