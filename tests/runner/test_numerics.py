@@ -182,6 +182,39 @@ def test_observing_another_machines_table():
     )  # what prints alike is alike
 
 
+def test_observing_another_machines_run_at_full_precision():
+    from repbook.runner.numerics import observe_run
+
+    def mine(x, seq):
+        led = Ledger("99_demo", "quick")
+        led.check(
+            "1", "s", paper="p", source="paper", measured={"x": x, "seq": seq},
+            criterion=at_least("x", 0.0),
+        )  # fmt: skip
+        led.check(
+            "2", "exact", paper="p", source="paper", measured={"n": 7},
+            criterion=at_least("n", 1),
+        )  # fmt: skip
+        return led
+
+    ours, theirs = mine(0.5001, [1.0, 2.0, 3.0]), mine(0.5, [1.0, 2.5, 3.0])
+    found = observe_run(ours, theirs, "a run elsewhere")
+    got = {(o["claim"], o["value"]): o["difference"] for o in found}
+    # full precision: 0.5001 against 0.5 is seen although both print as 0.5
+    assert got == {
+        ("1", "x"): pytest.approx(1e-4),
+        ("1", "seq"): pytest.approx(0.5),
+        ("1", "margin"): pytest.approx(1e-4),
+    }
+    assert all(o["source"] == "a run elsewhere" for o in found)
+    assert observe_run(ours, ours, "same") == []
+
+
+def test_observe_needs_one_source(capsys):
+    assert main(["observe", "04"]) == 2
+    assert "--git REV or --run LEDGER" in capsys.readouterr().err
+
+
 def test_observations_are_kept_while_they_describe_the_claims(book_root):
     from repbook.runner.numerics import (
         add_observations,

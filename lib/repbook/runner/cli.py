@@ -211,18 +211,35 @@ def cmd_numerics(args) -> int:
 
 
 def cmd_observe(args) -> int:
-    """Record in data/numerics how far another machine's reference differs from ours."""
+    """Record in data/numerics how far another machine's run differs from our reference: its
+    reference notebook at a git commit (`--git`, the table's rounded figures), or its run's
+    ledger (`--run`, full precision)."""
     from ..core.ledger import Ledger
-    from .numerics import add_observations, observe_git
+    from .numerics import add_observations, observe_git, observe_run
+    from .records import provenance_of
     from .references import reference_ledger_path
 
+    if (args.git is None) == (args.run is None):
+        raise ChapterError("give --git REV or --run LEDGER, one of them")
     root = _root()
     chapters = resolve(root, args.chapters)
-    if args.ledger and len(chapters) != 1:
-        raise ChapterError("--ledger goes with one chapter")
+    if (args.ledger or args.run) and len(chapters) != 1:
+        raise ChapterError("--ledger and --run go with one chapter")
     for ch in chapters:
         ledger = Ledger.load(args.ledger or reference_ledger_path(root, ch))
-        found = observe_git(root, ch, ledger, args.git)
+        if args.run:
+            other = Ledger.load(args.run)
+            if other.chapter != ch.stem or other.scale != ledger.scale:
+                raise ChapterError(
+                    f"{args.run} is a {other.scale} run of {other.chapter}, not of "
+                    f"{ch.stem} at {ledger.scale} scale"
+                )
+            source = args.source or (
+                f"a run on {provenance_of(root)['machine']} (full precision)"
+            )
+            found = observe_run(ledger, other, source)
+        else:
+            found = observe_git(root, ch, ledger, args.git)
         path, added = add_observations(root, ch, found)
         print(f"{ch.stem}: {added} new observation(s) in {path.relative_to(root)}")
         for o in found:
@@ -465,11 +482,22 @@ def make_parser() -> argparse.ArgumentParser:
     nu.set_defaults(func=cmd_numerics)
     ob = sub.add_parser(
         "observe",
-        help="add to a chapter's numerics record how far another machine's reference (at a "
-        "git commit) differs from the current reference, as far as its table shows",
+        help="add to a chapter's numerics record how far another machine's run differs from "
+        "the current reference: its reference notebook at a git commit (as far as its table "
+        "shows) or its run's ledger (full precision)",
     )
     ob.add_argument("chapters", nargs="+", help="chapter numbers, stems or slugs")
-    ob.add_argument("--git", required=True, metavar="REV", help="the commit to read")
+    ob.add_argument(
+        "--git", metavar="REV", help="read the reference notebook at this commit"
+    )
+    ob.add_argument(
+        "--run",
+        metavar="LEDGER",
+        help="read this run's ledger (the same chapter, another machine), full precision",
+    )
+    ob.add_argument(
+        "--source", help="how the observation is described (default: this machine)"
+    )
     ob.add_argument(
         "--ledger",
         metavar="PATH",

@@ -373,6 +373,41 @@ def observe_table(markdown: str, ledger, source: str) -> list[dict]:
     return out
 
 
+def observe_run(reference, other, source: str) -> list[dict]:
+    """Observations from another machine's run of the same chapter, read at full precision from
+    its ledger: one per measured value (and margin) that differs from the reference ledger's."""
+    entries = {e["id"]: e for e in differences(reference, {"elsewhere": other})}
+    out = []
+    for c in reference.claims:
+        if c.load_dependent or not c.measured:
+            continue
+        e = entries[c.id]
+        for name, v in e["values"].items():
+            d = largest(v["difference"])
+            if d > 0:
+                out.append(
+                    {
+                        "claim": c.id,
+                        "value": name,
+                        "difference": _json_number(d),
+                        "criterion": c.criterion_text,
+                        "source": source,
+                    }
+                )
+        ref_m, other_m = e["margins"]["reference"], e["margins"]["elsewhere"]
+        if ref_m is not None and other_m is not None and other_m != ref_m:
+            out.append(
+                {
+                    "claim": c.id,
+                    "value": "margin",
+                    "difference": abs(other_m - ref_m),
+                    "criterion": c.criterion_text,
+                    "source": source,
+                }
+            )
+    return out
+
+
 def checked_table(nb: dict) -> str:
     """The verdict table a notebook's checked cell shows (Markdown)."""
     for cell in nb.get("cells", []):
