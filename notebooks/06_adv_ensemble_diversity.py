@@ -541,9 +541,9 @@ ledger.sanity(
         for k in RESID + ["min prediction diversity", "min gradient diversity"]
     },
     criterion=all_of(at_most(RESID[0], 1e-5), at_most(RESID[1], 1e-10)),
-    tolerance={  # data/numerics
-        "max relative residual (float32)": tol(abs=6e-09),
-        "min prediction diversity": tol(abs=6e-13),
+    tolerance={  # data/numerics (with a run on an AVX-512 machine)
+        "max relative residual (float32)": tol(abs=2e-07),
+        "min prediction diversity": tol(abs=8e-12),
         "min gradient diversity": tol(abs=5e-09),
     },
 )
@@ -558,7 +558,7 @@ ledger.ours(
         at_least(SIGN[0], 0, strict=True, scale=0.01),
         at_least(SIGN[1], 0.1),
     ),
-    tolerance={"mean |cross| / mean gradient": tol(abs=5e-08)},
+    tolerance={"mean |cross| / mean gradient": tol(abs=2e-07)},
 )
 cross_mean = float(cross_all.mean())
 term_means = {t: float(reg_df[reg_df.m >= 2][t].mean()) for t in TERMS}
@@ -817,7 +817,10 @@ ledger.ours(
         at_least("Spearman(ε, error)", 0.8, strict=True),
         at_most(f"error at ε={eps_grid[0]}", 0.05),
     ),
-    tolerance={f"error at ε={eps_grid[0]}": tol(abs=6e-08)},
+    tolerance={  # data/numerics (with a run on an AVX-512 machine)
+        f"error at ε={eps_grid[0]}": tol(abs=1e-06),
+        f"error at ε={eps_grid[-1]}": tol(abs=5e-05),
+    },
 )
 lo, hi = fo_df.iloc[0], fo_df.iloc[-1]
 print(
@@ -1393,6 +1396,12 @@ if stale:
 # %% [markdown]
 # ## Deviations from the paper
 #
+# - **Tolerances widened for a second machine (2026-12-06).** A run on an Intel Xeon with
+#   AVX-512 kernels moved sanity check 2's residual and prediction-diversity values, our check 2b's ratio and our check 4's errors at the smallest and largest ε beyond the tolerances measured on the AMD
+#   machine that made the reference. The run is recorded in the numerics record
+#   (`repbook observe --run`, full precision) and those tolerances are now about three
+#   times the largest difference seen; no verdict moved beyond its boundary's tolerance,
+#   and the reference was re-made on the Intel machine.
 # - **Paper text.** Only the abstract and the official code were available offline. The
 #   decompositions follow `show_diversity.py`; the AdvEOAP loss follows `loss/adv_oap_loss.py`;
 #   the independent baseline is an independent PGD-AT baseline present in the official code

@@ -936,13 +936,18 @@ for cid, name in [("3a", "cut-init (c = 3)"), ("3b", "GradScale (p = 1)")]:
             else "GradScale's rate tuned by our rule, with the default's warm-up (the "
             "official run gives it a 10× longer one): a verdict on our schedule"
         ),
-        tolerance={  # from data/numerics (steps to target move by whole evaluations)
+        # from data/numerics (steps to target move by whole evaluations; on an AVX-512
+        # machine GradScale's bracketed rate moved one grid step, 0.03 → 0.01)
+        tolerance={
             gain_name: tol(abs=200),
-            **{k: tol(abs=v) for k, v in zip(gate_growth, [0.02, 0.04, 0.2])},
+            **{k: tol(abs=v) for k, v in zip(gate_growth, [0.06, 0.04, 0.2])},
             **(
                 {}
                 if name == "cut-init (c = 3)"
-                else {f"mean steps, {name}": tol(abs=60)}
+                else {
+                    f"mean steps, {name}": tol(abs=200),
+                    f"learning rate, {name}": tol(abs=0.06),
+                }
             ),
             "mean steps, default": tol(abs=20),
             "target k-NN accuracy": tol(abs=0.02),
@@ -1276,6 +1281,12 @@ if num_path.is_file():
 # %% [markdown]
 # ## Deviations from the paper
 #
+# - **Tolerances widened for a second machine (2026-12-06).** A run on an Intel Xeon with
+#   AVX-512 kernels moved claims 3a and 3b's norm-growth gate on seed 0, GradScale's mean steps and its bracketed learning rate (0.03 there, 0.01 here: the tuning rule's choice moved one grid step) beyond the tolerances measured on the AMD
+#   machine that made the reference. The run is recorded in the numerics record
+#   (`repbook observe --run`, full precision) and those tolerances are now about three
+#   times the largest difference seen; no verdict moved beyond its boundary's tolerance,
+#   and the reference was re-made on the Intel machine.
 # - **Criteria changed after their results were known** (verdict audits found checks
 #   that could not fail or did not test what the paper claims). Second audit (issue 34):
 #   - *2d.* Before: the mean test norm never falls between two evaluations, in every

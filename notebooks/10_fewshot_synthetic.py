@@ -464,11 +464,11 @@ out3 = ledger.check(
     show=[GATE3, C3],
     gate=paired_gain(GATE3, k="t"),
     criterion=paired_gain(C3, k="t"),
-    tolerance={
-        GATE3: tol(abs=0.001),
-        C3: tol(abs=0.001),
-        f"{CONFIG} − naive, per cell": tol(abs=0.0006),
-        "oracle − naive, per cell": tol(abs=0.0006),
+    tolerance={  # data/numerics (with a run on an AVX-512 machine)
+        GATE3: tol(abs=0.009),
+        C3: tol(abs=0.002),
+        f"{CONFIG} − naive, per cell": tol(abs=0.002),
+        "oracle − naive, per cell": tol(abs=0.002),
     },
     note=f"configuration {CONFIG} (ce_real {cfg.ce_real:g}, ce_syn {cfg.ce_syn:g}, "
     f"λ_dis {cfg.lam_dis:g}, λ_rob {cfg.lam_rob:g}); terms and CE weights not "
@@ -486,7 +486,7 @@ _ = ledger.ours(
     show=[C3S],
     gate=paired_gain(GATE3, k="t"),
     criterion=paired_gain(C3S, k="t"),
-    tolerance={GATE3: tol(abs=0.001), C3S: tol(abs=0.002), C3S_CELLS: tol(abs=0.003)},
+    tolerance={GATE3: tol(abs=0.009), C3S: tol(abs=0.003), C3S_CELLS: tol(abs=0.003)},
 )
 c3 = next(c for c in ledger.claims if c.id == "3")  # for the figure
 for name, comp in [(GATE3, oracle), (C3, official), (C3S, lam1)]:
@@ -744,6 +744,12 @@ print("\n".join(reading_lines(ledger)))
 # %% [markdown]
 # ## Deviations from the paper
 #
+# - **Tolerances widened for a second machine (2026-12-06).** A run on an Intel Xeon with
+#   AVX-512 kernels moved claim 3's and 3s's gate (the oracle's gain, 0.0630 there and 0.0659 here on seed 0), claim 3's gains and both claims' per-cell gains beyond the tolerances measured on the AMD
+#   machine that made the reference. The run is recorded in the numerics record
+#   (`repbook observe --run`, full precision) and those tolerances are now about three
+#   times the largest difference seen; no verdict moved beyond its boundary's tolerance,
+#   and the reference was re-made on the Intel machine.
 # - **Answered in this revision (an independent verdict audit)** — old → new, the reason, and
 #   what was known when the change was made:
 #   - *Claim 3, the paper's method.* Old: $\lambda_{dis}=\lambda_{rob}=1$ with equal
