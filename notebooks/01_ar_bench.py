@@ -79,77 +79,40 @@ llm_base_url = ""  # OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1 (
 llm_model = ""  # the model name the endpoint serves
 
 # %%
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-import matplotlib.pyplot as plt
 
-from repbook.core import (
-    Ledger,
-    setup,
-    use_style,
-    color_for,
-    reference_line,
-    data_file,
-    register_colors,
-    all_of,
-    at_least,
-    at_most,
-    paired_gain,
-)
-from repbook.core.ledger import is_stale, read_record, unstable_sentence
-from repbook.core.data import repo_root
-from repbook.papers.ar_bench import dc, gn, llm, load_arbench, metrics, sp
-from repbook.papers.ar_bench import protocols as P
+from repbook.core import all_of, at_least, at_most, paired_gain, paired_summary
+from repbook.core import color_for, data_file, full_run_lines, reading_lines
+from repbook.core import reference_line, setup
+from repbook.papers.ar_bench import dc, gn, llm, load_arbench, protocols, sp
 
+# %%
+SWEEPS = dict(memories=[0, 1, 2, 3, 4, 6, 25], noises=[0.0, 0.05, 0.1, 0.2, 0.3, 0.5])
+QUICK = dict(lookahead_width=4, dc_reps=40, sp_reps=200, sp_distractors=2)
+FULL = dict(lookahead_width=16, dc_reps=400, sp_reps=2000, sp_distractors=2)
 SIZES = {
-    "quick": dict(
-        seeds=3,
-        ablation_games=1000,
-        memories=[0, 1, 2, 3, 4, 6, 25],
-        noises=[0.0, 0.05, 0.1, 0.2, 0.3, 0.5],
-        lookahead_width=4,
-        dc_reps=40,
-        sp_reps=200,
-        sp_distractors=2,
-        llm_games=10,
-    ),
-    "full": dict(
-        seeds=10,
-        ablation_games=5040,
-        memories=[0, 1, 2, 3, 4, 6, 25],
-        noises=[0.0, 0.05, 0.1, 0.2, 0.3, 0.5],
-        lookahead_width=16,
-        dc_reps=400,
-        sp_reps=2000,
-        sp_distractors=2,
-        llm_games=100,
-    ),
+    "quick": dict(seeds=3, ablation_games=1000) | SWEEPS | QUICK | dict(llm_games=10),
+    "full": dict(seeds=10, ablation_games=5040) | SWEEPS | FULL | dict(llm_games=100),
 }
-run = setup(scale=scale, seed=seed, sizes=SIZES)
-ledger = Ledger.for_run(
-    run,
-    regime=(
-        "all 5,040 bulls-and-cows secrets and our own DC/SP fixtures; algorithmic "
-        "agents, no LLM; CPU"
-    ),
-)
-use_style()
-register_colors(
-    {
-        "entropy": "ours",
-        "lookahead": "alt",
-        "consistent random": "baseline",
-        "minimax (Knuth)": "peer",
-        "fixed clues (random)": "muted",
-        "ignores feedback": "alt2",
-        "info gain": "ours",
-        "random": "baseline",
-        "follow-up": "ours",
-        "forgetful k=1": "alt3",
-        "noisy p=0.3": "muted",
-    }
-)
+REGIME = "all 5,040 bulls-and-cows secrets and our own DC/SP fixtures; "
+REGIME += "algorithmic agents, no LLM; CPU"
+COLORS = {"entropy": "ours", "lookahead": "alt", "consistent random": "baseline"}
+COLORS |= {"minimax (Knuth)": "peer", "fixed clues (random)": "muted"}
+COLORS |= {"ignores feedback": "alt2", "info gain": "ours", "random": "baseline"}
+COLORS |= {"follow-up": "ours", "forgetful k=1": "alt3", "noisy p=0.3": "muted"}
+
+# %%
+run = setup(scale=scale, seed=seed, sizes=SIZES, regime=REGIME, colors=COLORS)
+ledger = run.ledger
 MAX_TURN = gn.MAX_TURN  # the benchmark's default budget: 25 turns
+
+
+def streams(first: int, n: int) -> list:
+    """n independent random streams: run.child_rng(first + j) for j < n."""
+    return [run.child_rng(first + j) for j in range(n)]
+
 
 # %% [markdown]
 # ## The guessing-numbers judge
@@ -166,17 +129,14 @@ secret, guess = "0521", "1250"
 bulls = sum(a == b for a, b in zip(secret, guess))
 cows = len(set(secret) & set(guess)) - bulls
 print(f"by hand: secret {secret}, guess {guess} → {bulls} bulls, {cows} cows")
-print(
-    f"judge:   {gn.compare_guess(secret, guess)[:2]} → "
-    f"'{gn.feedback_text(*gn.compare_guess(secret, guess)[:2])}'"
-)
+
+# %%
+judged = gn.compare_guess(secret, guess)[:2]
+print(f"judge:   {judged} → '{gn.feedback_text(*judged)}'")
 F = gn.feedback_matrix()
-i_s, i_g = gn.index_of(secret), gn.index_of(guess)
-print(
-    f"matrix:  F[{guess}, {secret}] = {F[i_g, i_s]} = 5·{F[i_g, i_s] // 5} + "
-    f"{F[i_g, i_s] % 5}; "
-    f"{F.shape[0]:,} secrets, {F.nbytes / 1e6:.1f} MB"
-)
+code = F[gn.index_of(guess), gn.index_of(secret)]
+size = f"{F.shape[0]:,} secrets, {F.nbytes / 1e6:.1f} MB"
+print(f"matrix:  F[{guess}, {secret}] = {code} = 5·{code // 5} + {code % 5}; {size}")
 
 # %% [markdown]
 # After a guess, the secrets that would have produced the same feedback are the only ones left.
@@ -185,19 +145,13 @@ print(
 
 # %%
 first = np.bincount(F[0], minlength=gn.N_CODES)
-split = pd.DataFrame(
-    [
-        dict(feedback=f"{c // 5}B{c % 5}C", secrets_left=int(first[c]))
-        for c in np.flatnonzero(first)
-    ]
-)
+rows = [(f"{c // 5}B{c % 5}C", int(first[c])) for c in np.flatnonzero(first)]
+split = pd.DataFrame(rows, columns=["feedback", "secrets_left"])
 p = first[first > 0] / first.sum()
 print(split.sort_values("secrets_left", ascending=False).to_string(index=False))
-print(
-    f"entropy of the first split: {-(p * np.log2(p)).sum():.3f} bits of the "
-    f"{np.log2(5040):.3f} needed (lib: "
-    f"{gn.partition_entropy(F, [0], np.arange(5040))[0]:.3f})"
-)
+lib_entropy = gn.partition_entropy(F, [0], np.arange(5040))[0]
+bits = f"{-(p * np.log2(p)).sum():.3f} bits of the {np.log2(5040):.3f} needed"
+print(f"entropy of the first split: {bits} (lib: {lib_entropy:.3f})")
 
 # %% [markdown]
 # Our fixtures are 100 secrets of our own in the benchmark's GN schema (a JSON list of strings);
@@ -206,11 +160,9 @@ print(
 
 # %%
 fixture_secrets = load_arbench(data_file("01_ar_bench", "gn_mini.json"))
-print(
-    f"{len(fixture_secrets)} fixture secrets, "
-    f"{sum(s[0] == '0' for s in fixture_secrets)} with a "
-    f"leading zero; first five: {fixture_secrets[:5]}"
-)
+zeros = sum(s[0] == "0" for s in fixture_secrets)
+print(f"{len(fixture_secrets)} fixture secrets, {zeros} with a leading zero; ", end="")
+print(f"first five: {fixture_secrets[:5]}")
 all_idx = np.arange(5040)
 
 # %% [markdown]
@@ -261,103 +213,50 @@ all_idx = np.arange(5040)
 # more information than guesses fixed in advance.
 
 # %%
-ks = np.arange(1, 9)
-K1B = 5
-avf = P.adaptive_vs_fixed(
-    all_idx,
-    ks,
-    [run.child_rng(100 + r) for r in range(run["seeds"])],
-    [run.child_rng(200 + r) for r in range(run["seeds"])],
-)
-tree = {
-    name: gn.solve_tree(name, width=run["lookahead_width"])
-    for name in ("entropy", "lookahead")
-}
-table1 = pd.DataFrame(
-    {
-        "k": ks,
-        "adaptive: consistent random": avf.adaptive.mean(0),
-        "adaptive: entropy": gn.final_answer_credit(tree["entropy"].sizes, ks),
-        "fixed: k random clues": avf.fixed.mean(0),
-    }
-)
+ks, K1B = np.arange(1, 9), 5
+rngs_adaptive, rngs_fixed = streams(100, run["seeds"]), streams(200, run["seeds"])
+avf = protocols.adaptive_vs_fixed(all_idx, ks, rngs_adaptive, rngs_fixed)
+width = run["lookahead_width"]
+tree = {name: gn.solve_tree(name, width=width) for name in ("entropy", "lookahead")}
+
+# %%
+table1 = protocols.credit_table(avf, tree["entropy"].sizes)
 print("share credited to one final answer after k answers (mean over seeds):")
 print(table1.round(3).to_string(index=False))
 gap5 = avf.gap(K1B)
-j5 = int(np.flatnonzero(ks == K1B)[0])
-old_gap5 = avf.adaptive_won[:, j5] - avf.fixed_unique[:, j5]
 print(f"adaptive − fixed at k = {K1B} per seed: {np.round(gap5, 3).tolist()}")
-print(
-    f"the earlier, unequal statistic (adaptive won by guess {K1B + 1} − fixed clues "
-    f"leaving one secret): {np.round(old_gap5, 3).tolist()}"
-)
+earlier = f"adaptive won by guess {K1B + 1} − fixed clues leaving one secret"
+print(f"the earlier, unequal statistic ({earlier}): ", end="")
+print(np.round(avf.unequal_gap(K1B), 3).tolist())
 
 # %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(11, 4))
-ax = axes[0]
-w = 0.38
-for j, (lab, vals) in enumerate(
-    [("consistent random", avf.adaptive), ("fixed clues (random)", avf.fixed)]
-):
-    ax.bar(
-        ks + (j - 0.5) * w,
-        vals.mean(0),
-        w,
-        yerr=vals.std(0),
-        label=("adaptive: " if j == 0 else "") + lab,
-        color=color_for(lab),
-        capsize=2,
-    )
-ax.plot(
-    ks,
-    table1["adaptive: entropy"],
-    "o-",
-    color=color_for("entropy"),
-    ms=4,
-    label="adaptive: entropy agent",
-)
-ax.set(
-    xlabel="answers received k",
-    ylabel="share right with one final answer",
-    title="One final answer after k answers",
-    ylim=(0, 1.05),
-    xticks=ks,
-)
+ax, w = axes[0], 0.38
+bars = [("consistent random", avf.adaptive), ("fixed clues (random)", avf.fixed)]
+for j, (lab, vals) in enumerate(bars):
+    label = ("adaptive: " if j == 0 else "") + lab
+    bar = dict(yerr=vals.std(0), label=label, color=color_for(lab), capsize=2)
+    ax.bar(ks + (j - 0.5) * w, vals.mean(0), w, **bar)
+entropy = dict(color=color_for("entropy"), ms=4, label="adaptive: entropy agent")
+ax.plot(ks, table1["adaptive: entropy"], "o-", **entropy)
+ax.set(xlabel="answers received k", ylabel="share right with one final answer")
+ax.set(title="One final answer after k answers", ylim=(0, 1.05), xticks=ks)
 ax.legend(loc="upper left")
-ax = axes[1]
-turns_axis = np.arange(0, 11)
-for lab, S in [
-    ("consistent random", np.concatenate([a.sizes for a in avf.adaptive_stats])),
-    ("entropy", tree["entropy"].sizes),
-]:
-    ax.plot(
-        turns_axis,
-        np.log2(S[:, turns_axis]).mean(0),
-        "o-",
-        ms=3,
-        color=color_for(lab),
-        label=f"adaptive: {lab}",
-    )
+ax, turns_axis = axes[1], np.arange(0, 11)
+adaptive_sizes = np.concatenate([a.sizes for a in avf.adaptive_stats])
+log_sizes = [("consistent random", adaptive_sizes), ("entropy", tree["entropy"].sizes)]
+for lab, S in log_sizes:
+    line = dict(ms=3, color=color_for(lab), label=f"adaptive: {lab}")
+    ax.plot(turns_axis, np.log2(S[:, turns_axis]).mean(0), "o-", **line)
 PS = np.concatenate(avf.fixed_sizes)
-ax.plot(
-    np.arange(PS.shape[1]),
-    np.log2(PS).mean(0),
-    "s--",
-    ms=3,
-    color=color_for("fixed clues (random)"),
-    label="fixed: random clues",
-)
-ax.set(
-    xlabel="answers received",
-    ylabel="mean log₂(candidates left)",
-    title="Candidates left after each answer (log₂)",
-    xticks=turns_axis,
-)
+fixed = dict(ms=3, color=color_for("fixed clues (random)"), label="fixed: random clues")
+ax.plot(np.arange(PS.shape[1]), np.log2(PS).mean(0), "s--", **fixed)
+ax.set(xlabel="answers received", ylabel="mean log₂(candidates left)")
+ax.set(title="Candidates left after each answer (log₂)", xticks=turns_axis)
 ax.legend()
 plt.show()
 
 # %%
-G1B = f"final-answer credit, adaptive − fixed, k={K1B}, per seed"
 ledger.not_checked(
     1,
     "models solve passive versions of the tasks far better than active ones",
@@ -373,25 +272,24 @@ ledger.not_checked(
     "three task families, t(2) = 4.30) would not test the abstract's 'stark "
     "divergence', only a gap three families resolve",
 )
-ledger.ours(
+
+# %%
+G1B = f"final-answer credit, adaptive − fixed, k={K1B}, per seed"
+adaptive_credit, fixed_credit = avf.credits(K1B)
+CREDITS = {"adaptive credit": adaptive_credit, "fixed-clue credit": fixed_credit}
+_ = ledger.ours(
     "1b",
     "after the same k answers, one final answer is right more often when the questions "
     "were chosen adaptively than when they were fixed in advance (differences of "
     "independent runs, by seed index)",
     why="our simulation of why active questioning is the bottleneck, with ideal agents "
     "credited by one rule; the paper's claim 1 is about language models",
-    measured={
-        G1B: gap5,
-        "adaptive credit": avf.adaptive[:, j5].mean(),
-        "fixed-clue credit": avf.fixed[:, j5].mean(),
-    },
+    measured={G1B: gap5} | CREDITS,
     criterion=paired_gain(G1B, k="t"),
 )
-m1b, _, half1b, n1b = paired_gain(G1B, k="t").interval({G1B: gap5})
-print(
-    f"1b: gap {m1b:+.3f} ± {half1b:.3f} (t·SE, {n1b} seeds); adaptive credit "
-    f"{avf.adaptive[:, j5].mean():.3f}, fixed {avf.fixed[:, j5].mean():.3f}"
-)
+s1b = paired_summary(gap5)
+print(f"1b: gap {s1b.mean:+.3f} ± {s1b.half:.3f} (t·SE, {s1b.n} seeds); ", end="")
+print(f"adaptive credit {adaptive_credit:.3f}, fixed {fixed_credit:.3f}")
 
 # %% [markdown]
 # Read the left panel with the table above: after the same number of answers, a final answer
@@ -408,7 +306,7 @@ print(
 # (each non-winning answer is misread, with probability $p$, as another possible answer; when no
 # secret fits what it believes it drops its oldest observations). Accuracy is the benchmark's: the
 # share of games won by the official rule (25 guesses, then a final answer), on the same
-# `ablation_games` secrets at every setting (`P.sweep`).
+# `ablation_games` secrets at every setting (`protocols.wasted_information`).
 #
 # **Sanity check 2s.** An agent that ignores every answer, or keeps none ($k = 0$), can win only
 # by chance: with 26 guesses (the final answer included) its exact accuracy is 26/5,040 without
@@ -433,94 +331,44 @@ print(
 
 # %%
 games = all_idx[run.child_rng(300).permutation(5040)[: run["ablation_games"]]]
-ignore = gn.ignore_feedback(games, run.child_rng(301))
 K2 = 2  # the memory of claim 2 (b), chosen after seeing the sweep (Deviations)
-if run["memories"][0] != 0 or run["noises"][0] != 0.0 or K2 not in run["memories"]:
-    raise ValueError(
-        f"the sweeps must start at k = 0 and p = 0 and hold k = {K2} (2s, claim 2)"
-    )
-mem = P.sweep(
-    games,
-    "memory",
-    run["memories"],
-    [run.child_rng(400 + j) for j in range(len(run["memories"]))],
-)
-noise = P.sweep(
-    games,
-    "misreading",
-    run["noises"],
-    [run.child_rng(500 + j) for j in range(len(run["noises"]))],
-)
-n_games = len(games)
-ign_acc = ignore.solved.mean()
-chance_norep = gn.chance_accuracy(MAX_TURN + 1, repeats=False)
-chance_rep = gn.chance_accuracy(MAX_TURN + 1, repeats=True)
-
-
-def z_from(acc, p0, n):
-    return abs(acc - p0) / np.sqrt(p0 * (1 - p0) / n)
-
-
-z_ign = z_from(ign_acc, chance_norep, n_games)
-z_k0 = z_from(mem.accuracy[0], chance_rep, n_games)
+memories, noises = run["memories"], run["noises"]
+RNGS2 = dict(rng_ignore=run.child_rng(301), rngs_memory=streams(400, len(memories)))
+RNGS2["rngs_misreading"] = streams(500, len(noises))
+waste = protocols.wasted_information(games, memories, noises, keep=K2, **RNGS2)
+mem, noise = waste.memory, waste.misreading
 z_mem, z_noise = mem.worst_wrong_step(+1), noise.worst_wrong_step(-1)
-drop_p = noise.drop(0, -1)
-drop_k = mem.drop(-1, run["memories"].index(K2))
-print(
-    f"ignores feedback: accuracy {ign_acc:.4f} over {n_games} games (chance "
-    f"{chance_norep:.4f}); no memory: {mem.accuracy[0]:.4f} (chance {chance_rep:.4f})"
-)
-print(
-    "forgetful-k: "
-    + ", ".join(f"k={k}: {a:.3f}" for k, a in zip(run["memories"], mem.accuracy))
-)
-print(
-    "noisy reader: "
-    + ", ".join(f"p={p}: {a:.3f}" for p, a in zip(run["noises"], noise.accuracy))
-)
-print(
-    f"largest step in the wrong direction: memory {max(0.0, z_mem):.2f} SE, "
-    f"noise {max(0.0, z_noise):.2f} SE (0 = none)"
-)
+drop_k, drop_p = waste.memory_drop(K2), waste.misreading_drop()
+
+# %%
+chance = f"chance {waste.chance_ignore:.4f}"
+ignored = f"{waste.ignore_accuracy:.4f} over {waste.n_games} games ({chance})"
+no_memory = f"{mem.accuracy[0]:.4f} (chance {waste.chance_no_memory:.4f})"
+print(f"ignores feedback: accuracy {ignored}; no memory: {no_memory}")
+by_k = ", ".join(f"k={k}: {a:.3f}" for k, a in zip(memories, mem.accuracy))
+by_p = ", ".join(f"p={p}: {a:.3f}" for p, a in zip(noises, noise.accuracy))
+print(f"forgetful-k: {by_k}")
+print(f"noisy reader: {by_p}")
+steps = f"memory {max(0.0, z_mem):.2f} SE, noise {max(0.0, z_noise):.2f} SE"
+print(f"largest step in the wrong direction: {steps} (0 = none)")
 
 # %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(11, 3.8), sharey=True)
-ax = axes[0]
-labels = [str(k) if k < 25 else "all" for k in run["memories"]]
-ax.errorbar(
-    range(len(labels)),
-    mem.accuracy,
-    yerr=2 * mem.se,
-    fmt="o-",
-    color=color_for("forgetful k=1"),
-    capsize=3,
-    label="forgetful-k (±2 SE)",
-)
-ax.axhline(
-    ign_acc, color=color_for("ignores feedback"), ls=":", label="ignores feedback"
-)
-ax.set(
-    xticks=range(len(labels)),
-    xticklabels=labels,
-    xlabel="answers remembered k",
-    ylabel="accuracy (official rule)",
-    title="Forgetting answers costs accuracy",
-    ylim=(-0.02, 1.05),
-)
+ignored = dict(color=color_for("ignores feedback"), ls=":", label="ignores feedback")
+ax, labels = axes[0], [str(k) if k < 25 else "all" for k in memories]
+err = dict(fmt="o-", color=color_for("forgetful k=1"), capsize=3)
+err["label"] = "forgetful-k (±2 SE)"
+ax.errorbar(range(len(labels)), mem.accuracy, yerr=2 * mem.se, **err)
+ax.axhline(waste.ignore_accuracy, **ignored)
+ax.set(xticks=range(len(labels)), xticklabels=labels, xlabel="answers remembered k")
+ax.set(ylabel="accuracy (official rule)", title="Forgetting answers costs accuracy")
+ax.set(ylim=(-0.02, 1.05))
 ax.legend(loc="lower right")
 ax = axes[1]
-ax.errorbar(
-    run["noises"],
-    noise.accuracy,
-    yerr=2 * noise.se,
-    fmt="o-",
-    color=color_for("noisy p=0.3"),
-    capsize=3,
-    label="noisy reader (±2 SE)",
-)
-ax.axhline(
-    ign_acc, color=color_for("ignores feedback"), ls=":", label="ignores feedback"
-)
+err = dict(fmt="o-", color=color_for("noisy p=0.3"), capsize=3)
+err["label"] = "noisy reader (±2 SE)"
+ax.errorbar(noises, noise.accuracy, yerr=2 * noise.se, **err)
+ax.axhline(waste.ignore_accuracy, **ignored)
 ax.set(
     xlabel="probability p of misreading an answer",
     title="Misreading answers costs accuracy",
@@ -531,53 +379,43 @@ plt.show()
 # %%
 Z_IGN = "ignores feedback: |accuracy − chance| (binomial SE)"
 Z_K0 = "no memory (k=0): |accuracy − chance| (binomial SE)"
-ledger.sanity(
+ACC2S = {"accuracy, ignores feedback": waste.ignore_accuracy}
+ACC2S["accuracy, no memory"] = mem.accuracy[0]
+_ = ledger.sanity(
     "2s",
     "agents that ignore or keep no answers win only by chance",
     why="with no answer used, 26 uniform guesses among 5,040 secrets win with the "
     "exact chance probability; only a broken simulator misses it by more than 4 SE",
-    measured={
-        Z_IGN: z_ign,
-        Z_K0: z_k0,
-        "accuracy, ignores feedback": ign_acc,
-        "accuracy, no memory": mem.accuracy[0],
-    },
+    measured={Z_IGN: waste.z_ignore, Z_K0: waste.z_no_memory} | ACC2S,
     criterion=at_most([Z_IGN, Z_K0], 4),
     show=[Z_IGN, Z_K0],
 )
-D2 = f"won at p=0 − won at p={run['noises'][-1]}, per secret"
+
+# %%
+D2 = f"won at p=0 − won at p={noises[-1]}, per secret"
 D2K = f"won with all answers − won keeping the last {K2}, per secret"
-ledger.ours(
+STEPS = ["worst wrong-way step in k (SE)", "worst wrong-way step in p (SE)"]
+ACC2 = {"accuracy by k": dict(zip(map(str, memories), mem.accuracy))}
+ACC2["accuracy by p"] = dict(zip(map(str, noises), noise.accuracy))
+_ = ledger.ours(
     2,
     f"accuracy is monotone in memory and misreading, and keeping only the last {K2} "
-    f"answers or misreading answers with p = {run['noises'][-1]} loses games",
+    f"answers or misreading answers with p = {noises[-1]} loses games",
     why="our analogue of the abstract's 'fail to acquire or leverage information', "
     "with failure modes we control; the paper measures language models",
-    measured={
-        "worst wrong-way step in k (SE)": z_mem,
-        "worst wrong-way step in p (SE)": z_noise,
-        D2K: drop_k,
-        D2: drop_p,
-        "accuracy by k": dict(zip(map(str, run["memories"]), mem.accuracy)),
-        "accuracy by p": dict(zip(map(str, run["noises"]), noise.accuracy)),
-    },
+    measured={STEPS[0]: z_mem, STEPS[1]: z_noise, D2K: drop_k, D2: drop_p} | ACC2,
     criterion=all_of(
-        at_most(
-            ["worst wrong-way step in k (SE)", "worst wrong-way step in p (SE)"], 2
-        ),
-        paired_gain(D2K, k="t"),
-        paired_gain(D2, k="t"),
+        at_most(STEPS, 2), paired_gain(D2K, k="t"), paired_gain(D2, k="t")
     ),
-    show=["worst wrong-way step in k (SE)", "worst wrong-way step in p (SE)"],
+    show=STEPS,
 )
-m2k, _, half2k, n2k = paired_gain(D2K, k="t").interval({D2K: drop_k})
-m2, _, half2, n2 = paired_gain(D2, k="t").interval({D2: drop_p})
-print(
-    f"2: keeping only the last {K2} answers costs {m2k:.3f} ± {half2k:.3f} of the "
-    "games; "
-    f"misreading at p = {run['noises'][-1]} costs {m2:.3f} ± {half2:.3f} (t·SE over "
-    f"{n2} secrets, differences of independent runs on the same secret)"
-)
+
+# %%
+s2k, s2 = paired_summary(drop_k), paired_summary(drop_p)
+forget, misread = f"{s2k.mean:.3f} ± {s2k.half:.3f}", f"{s2.mean:.3f} ± {s2.half:.3f}"
+print(f"2: keeping only the last {K2} answers costs {forget} of the games; ", end="")
+how = f"t·SE over {s2.n} secrets, differences of independent runs on the same secret"
+print(f"misreading at p = {noises[-1]} costs {misread} ({how})")
 
 # %% [markdown]
 # The agent that ignores answers almost never wins, while the same guessing rule with full memory
@@ -619,125 +457,77 @@ print(
 # optimal bulls-and-cows play as recalled (Tanaka 1996), not read; not from AR-Bench
 OPTIMUM_MEAN = 26274 / 5040
 tree["minimax (Knuth)"] = gn.solve_tree("minimax")
-cr_means = np.array([a.turns.mean() for a in avf.adaptive_stats])
-rows = [
-    dict(
-        agent="consistent random",
-        mean_guesses=cr_means.mean(),
-        sd_over_seeds=cr_means.std(),
-        worst=max(a.turns.max() for a in avf.adaptive_stats),
-        solved=np.mean([a.solved.mean() for a in avf.adaptive_stats]),
-    )
-]
-for name, res in tree.items():
-    rows.append(
-        dict(
-            agent=name,
-            mean_guesses=res.turns.mean(),
-            sd_over_seeds=0.0,
-            worst=res.turns.max(),
-            solved=(res.turns > 0).mean(),
-        )
-    )
-table3 = pd.DataFrame(rows).set_index("agent")
-print(table3.round(4).to_string())
+print(protocols.search_table(avf, tree).round(4).to_string())
+cr_means = avf.mean_guesses
 gain3 = {n: cr_means - tree[n].turns.mean() for n in ("entropy", "lookahead")}
 room = (cr_means.mean() - OPTIMUM_MEAN) / cr_means.mean()
-print(
-    "guesses saved over consistent random (mean over seeds): "
-    + ", ".join(f"{n} {g.mean():.3f}" for n, g in gain3.items())
-    + f"; optimal play would save {cr_means.mean() - OPTIMUM_MEAN:.3f} "
-    f"({100 * room:.2f} % of consistent random's mean)"
-)
-print(
-    f"secrets needing 8 guesses: entropy {(tree['entropy'].turns == 8).sum()}, "
-    f"lookahead {(tree['lookahead'].turns == 8).sum()}, minimax "
-    f"{(tree['minimax (Knuth)'].turns == 8).sum()}"
-)
+saved = ", ".join(f"{n} {g.mean():.3f}" for n, g in gain3.items())
+print(f"guesses saved over consistent random (mean over seeds): {saved}; ", end="")
+optimal = f"{cr_means.mean() - OPTIMUM_MEAN:.3f} ({100 * room:.2f} %"
+print(f"optimal play would save {optimal} of consistent random's mean)")
+eights = ", ".join(f"{n.split()[0]} {(tree[n].turns == 8).sum()}" for n in tree)
+print(f"secrets needing 8 guesses: {eights}")
 
 # %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(11, 3.9))
-ax = axes[0]
-t = np.arange(0, MAX_TURN + 2)
-curves = {
-    "ignores feedback": ignore.turns,
-    "forgetful k=1": mem.stats[run["memories"].index(1)].turns,
-    "noisy p=0.3": noise.stats[run["noises"].index(0.3)].turns,
-    "consistent random": np.concatenate([a.turns for a in avf.adaptive_stats]),
-    "entropy": tree["entropy"].turns,
-    "lookahead": tree["lookahead"].turns,
-}
+ax, t = axes[0], np.arange(0, MAX_TURN + 2)
+curves = {"ignores feedback": waste.ignore.turns}
+curves["forgetful k=1"] = mem.stats[memories.index(1)].turns
+curves["noisy p=0.3"] = noise.stats[noises.index(0.3)].turns
+curves["consistent random"] = np.concatenate([a.turns for a in avf.adaptive_stats])
+curves |= {name: tree[name].turns for name in ("entropy", "lookahead")}
+styles = {"entropy": dict(lw=3.5, alpha=0.6), "lookahead": dict(ls=":", lw=2)}
+styles["consistent random"] = {}
 for lab, tt in curves.items():
-    style = {
-        "entropy": dict(lw=3.5, alpha=0.6),
-        "lookahead": dict(ls=":", lw=2),
-        "consistent random": {},
-    }.get(lab, dict(ls="--"))
-    ax.step(
-        t,
-        [np.mean((tt > 0) & (tt <= x)) for x in t],
-        where="post",
-        color=color_for(lab),
-        label=lab + (" (on top of entropy)" if lab == "lookahead" else ""),
-        **style,
-    )
+    share = [np.mean((tt > 0) & (tt <= x)) for x in t]
+    label = lab + (" (on top of entropy)" if lab == "lookahead" else "")
+    style = styles.get(lab, dict(ls="--"))
+    ax.step(t, share, where="post", color=color_for(lab), label=label, **style)
 ax.axvline(MAX_TURN + 1, color=color_for("reference"), lw=1, ls=":")
-ax.set(
-    xlabel="guess number (26 = the final answer)",
-    ylabel="share of games solved",
-    title="Solved by turn (25 turns, then a final answer)",
-    xlim=(0, MAX_TURN + 1.5),
-)
+ax.set(xlabel="guess number (26 = the final answer)", ylabel="share of games solved")
+ax.set(title="Solved by turn (25 turns, then a final answer)", xlim=(0, MAX_TURN + 1.5))
 ax.legend(fontsize=8, loc="center right", bbox_to_anchor=(1.0, 0.4))
 ax = axes[1]
 names = ["consistent random", "entropy", "lookahead", "minimax (Knuth)"]
 means = [cr_means.mean()] + [tree[n].turns.mean() for n in names[1:]]
-errs = [cr_means.std()] + [0, 0, 0]
-bars = ax.bar(
-    range(4), means, yerr=errs, color=[color_for(n) for n in names], capsize=3
-)
+bar = dict(yerr=[cr_means.std()] + [0, 0, 0], color=[color_for(n) for n in names])
+bars = ax.bar(range(4), means, **bar, capsize=3)
 ax.bar_label(bars, labels=[f"{v:.3f}" for v in means], padding=2, fontsize=9)
 reference_line(ax, OPTIMUM_MEAN, "optimal play 26,274/5,040 ≈ 5.213 (recalled)")
-ax.set(
-    xticks=range(4),
-    xticklabels=["consistent\nrandom", "entropy", "lookahead", "minimax"],
-    ylabel="mean guesses over 5,040 secrets",
-    ylim=(0, 7.2),
-    title="Mean guesses per agent, against optimal play",
-)
+ticks = ["consistent\nrandom", "entropy", "lookahead", "minimax"]
+ax.set(xticks=range(4), xticklabels=ticks, ylabel="mean guesses over 5,040 secrets")
+ax.set(ylim=(0, 7.2), title="Mean guesses per agent, against optimal play")
 ax.legend(loc="upper center")
 plt.show()
 
 # %%
 G3E = "guesses saved by entropy over consistent random, per seed"
 G3L = "guesses saved by lookahead over consistent random, per seed"
-ledger.ours(
+CONTEXT3 = {"mean guesses, consistent random": cr_means.mean()}
+CONTEXT3["room left by optimal play (share of the mean)"] = room
+_ = ledger.ours(
     3,
     "information-gain and lookahead search need fewer guesses than consistent random "
     "guessing",
     why="our algorithmic analogue of the abstract's tree search (ToT, UoT); the paper "
     "measures language models",
-    measured={
-        G3E: gain3["entropy"],
-        G3L: gain3["lookahead"],
-        "mean guesses, consistent random": cr_means.mean(),
-        "room left by optimal play (share of the mean)": room,
-    },
+    measured={G3E: gain3["entropy"], G3L: gain3["lookahead"]} | CONTEXT3,
     criterion=all_of(paired_gain(G3E, k="t"), paired_gain(G3L, k="t")),
     show=[G3E, G3L],
 )
-TREE_MEANS = [f"{n} mean" for n in tree]
-TREE_WORST = [f"{n} worst case" for n in tree]
-ledger.sanity(
+
+# %%
+TREE_MEANS = {f"{n} mean": tree[n].turns.mean() for n in tree}
+TREE_WORST = {f"{n} worst case": int(tree[n].turns.max()) for n in tree}
+_ = ledger.sanity(
     "3b",
     "no search agent beats optimal play",
     why="26,274/5,040 mean guesses and a worst case of 7 are optimal (Tanaka 1996, "
     "recalled, not read); an agent below either would mean a miscounting solver",
-    measured={
-        **{f"{n} mean": tree[n].turns.mean() for n in tree},
-        **{f"{n} worst case": int(tree[n].turns.max()) for n in tree},
-    },
-    criterion=all_of(at_least(TREE_MEANS, OPTIMUM_MEAN), at_least(TREE_WORST, 7)),
+    measured=TREE_MEANS | TREE_WORST,
+    criterion=all_of(
+        at_least(list(TREE_MEANS), OPTIMUM_MEAN), at_least(list(TREE_WORST), 7)
+    ),
 )
 
 # %% [markdown]
@@ -756,7 +546,7 @@ ledger.sanity(
 # question deduce that X had / did not have …". A question asks one suspect about one attribute.
 # Both agents keep an exact belief over who can be the murderer; one asks uniformly random new
 # questions, the other the question with the largest expected drop in the entropy of "who did
-# it". Both go on asking after they are certain (`P.dc_race`), so their questions can be compared
+# it". Both go on asking after they are certain (`protocols.dc_race`), so their questions can be compared
 # at equal counts. The process score is the benchmark's: the share of the case's key questions
 # asked.
 #
@@ -802,71 +592,37 @@ ledger.sanity(
 cases = load_arbench(data_file("01_ar_bench", "dc_mini.json"))
 puzzles = load_arbench(data_file("01_ar_bench", "sp_mini.json"))
 Q4 = (1, 2, 3, 4)  # the equal question counts of criterion 4 (b), fixed in advance
-dc_res = P.dc_race(
-    cases,
-    run["dc_reps"],
-    {"info_gain": run.child_rng(600), "random": run.child_rng(601)},
-    max_turn=MAX_TURN,
-    equal_at=Q4,
-)
-sp_res = P.sp_race(
-    puzzles,
-    run["sp_reps"],
-    {"follow_up": run.child_rng(700), "random": run.child_rng(701)},
-    n_distractors=run["sp_distractors"],
-    max_turn=MAX_TURN,
-)
-dc_df, sp_df = pd.DataFrame(dc_res.rows), pd.DataFrame(sp_res.rows)
-summary4 = pd.concat(
-    {
-        "DC": dc_df.groupby("agent")[
-            ["correct", "questions", "process", "process_fixed", "process_equal"]
-        ].mean(),
-        "SP": sp_df.groupby("agent")[["correct", "questions", "process"]].mean(),
-    }
-)
-summary4.columns = [
-    "accuracy",
-    "mean questions",
-    "process score (own stop)",
-    "process at q = 1–4",
-    "process at q_info",
-]
+
+dc_rngs = {"info_gain": run.child_rng(600), "random": run.child_rng(601)}
+DC = dict(max_turn=MAX_TURN, equal_at=Q4)
+dc_res = protocols.dc_race(cases, run["dc_reps"], dc_rngs, **DC)
+SP = dict(n_distractors=run["sp_distractors"], max_turn=MAX_TURN)
+sp_rngs = {"follow_up": run.child_rng(700), "random": run.child_rng(701)}
+sp_res = protocols.sp_race(puzzles, run["sp_reps"], sp_rngs, **SP)
+
+# %%
+summary4 = protocols.race_summary(dc_res, sp_res)
 print(summary4.round(3).to_string())
 dc_passive = np.mean([dc.passive_accuracy(c) for c in cases])
 bank = max(len(sp.question_bank(p, run["sp_distractors"])[0]) for p in puzzles)
-print(
-    f"DC passive accuracy (all facts given up front): {dc_passive:.2f}; largest SP "
-    f"question bank: {bank} questions"
-)
+print(f"DC passive accuracy (all facts given up front): {dc_passive:.2f}; ", end="")
+print(f"largest SP question bank: {bank} questions")
 
 # %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(11, 3.8))
-ax = axes[0]
-bins = np.arange(0.5, 16.5)
+ax, bins, dc_games = axes[0], np.arange(0.5, 16.5), dc_res.frame()
 for lab in ("random", "info gain"):
-    ax.hist(
-        dc_df[dc_df.agent == lab].questions,
-        bins=bins,
-        alpha=0.6,
-        color=color_for(lab),
-        label=f"{lab}: mean {dc_df[dc_df.agent == lab].questions.mean():.1f}",
-    )
-ax.set(
-    xlabel="questions until the murderer is certain",
-    ylabel="games",
-    title="Detective cases: questions needed",
-)
+    q = dc_games[dc_games.agent == lab].questions
+    hist = dict(alpha=0.6, color=color_for(lab), label=f"{lab}: mean {q.mean():.1f}")
+    ax.hist(q, bins=bins, **hist)
+ax.set(xlabel="questions until the murderer is certain", ylabel="games")
+ax.set(title="Detective cases: questions needed")
 ax.legend()
 ax = axes[1]
 for lab, curve in sp_res.curves.items():
     ax.plot(np.arange(MAX_TURN + 1), curve, color=color_for(lab), label=lab)
-ax.set(
-    xlabel="question number",
-    ylabel="share of key facts uncovered (mean)",
-    title="Situation puzzles: key-question hit rate",
-    ylim=(0, 1.03),
-)
+ax.set(xlabel="question number", ylabel="share of key facts uncovered (mean)")
+ax.set(title="Situation puzzles: key-question hit rate", ylim=(0, 1.03))
 ax.legend()
 plt.show()
 
@@ -876,55 +632,44 @@ G4P = "DC key-question share at q = 1–4, info gain − random, per repetition"
 G4B = "SP questions saved by follow-up, per repetition"
 g4q = dc_res.paired("questions", lower_is_better=True)
 g4p = dc_res.paired("process_fixed")
-g4p_info = dc_res.paired(
-    "process_equal"
-)  # at q_info: ≥ 0.5 for info gain by construction
+g4p_info = dc_res.paired("process_equal")  # at q_info: ≥ 0.5 for info gain, by design
 g4b = sp_res.paired("questions", lower_is_better=True)
-ledger.ours(
+questions = summary4["mean questions"]
+Q_INFO = "key-question share at q_info, info gain − random (by construction)"
+
+# %%
+MEAN_Q = {f"mean questions: {a}": questions["DC", a] for a in ("info gain", "random")}
+_ = ledger.ours(
     4,
     "information-gain questioning is certain after fewer questions and, among its "
     "first 1–4 questions, has asked more key questions (detective cases; differences "
     "of independent runs, by repetition index)",
     why="our simulator of the DC task with exact answers; the paper measures language "
     "models, whose questions an LLM judges",
-    measured={
-        G4Q: g4q,
-        G4P: g4p,
-        "key-question share at q_info, info gain − random (by construction)": (
-            g4p_info.mean()
-        ),
-        "mean questions: info gain": summary4.loc[
-            ("DC", "info gain"), "mean questions"
-        ],
-        "mean questions: random": summary4.loc[("DC", "random"), "mean questions"],
-    },
+    measured={G4Q: g4q, G4P: g4p, Q_INFO: g4p_info.mean()} | MEAN_Q,
     criterion=all_of(paired_gain(G4Q, k="t"), paired_gain(G4P, k="t")),
     show=[G4Q, G4P],
 )
-ledger.ours(
+
+# %%
+MEAN_Q = {f"mean questions: {a}": questions["SP", a] for a in ("follow-up", "random")}
+_ = ledger.ours(
     "4b",
     "following up the oldest uncovered fact uncovers the story with fewer questions "
     "(situation puzzles; differences of independent runs, by repetition index)",
     why="our simulator of the SP task on the story tree, with exact answers; the paper "
     "measures language models",
-    measured={
-        G4B: g4b,
-        "mean questions: follow-up": summary4.loc[
-            ("SP", "follow-up"), "mean questions"
-        ],
-        "mean questions: random": summary4.loc[("SP", "random"), "mean questions"],
-    },
+    measured={G4B: g4b} | MEAN_Q,
     criterion=paired_gain(G4B, k="t"),
     show=[G4B],
 )
-ACC4 = {
-    "DC accuracy: info gain": summary4.loc[("DC", "info gain"), "accuracy"],
-    "DC accuracy: random": summary4.loc[("DC", "random"), "accuracy"],
-    "DC accuracy: passive": dc_passive,
-    "SP accuracy: follow-up": summary4.loc[("SP", "follow-up"), "accuracy"],
-    "SP accuracy: random": summary4.loc[("SP", "random"), "accuracy"],
-}
-ledger.sanity(
+
+# %%
+acc = summary4["accuracy"]
+ACC4 = {f"DC accuracy: {a}": acc["DC", a] for a in ("info gain", "random")}
+ACC4 |= {"DC accuracy: passive": dc_passive}
+ACC4 |= {f"SP accuracy: {a}": acc["SP", a] for a in ("follow-up", "random")}
+_ = ledger.sanity(
     "4s",
     "our exact DC and SP simulators always end right",
     why="an exact belief names the murderer once certain, and every fixture case obeys "
@@ -933,24 +678,16 @@ ledger.sanity(
     criterion=all_of(at_least(list(ACC4), 1), at_most("largest SP question bank", 25)),
     show=list(ACC4),
 )
+
+# %%
 for cid, name, g in (("4 (a)", G4Q, g4q), ("4 (b)", G4P, g4p), ("4b", G4B, g4b)):
-    m, _, half, n = paired_gain(name, k="t").interval({name: g})
-    print(f"{cid}: {name} = {m:+.3f} ± {half:.3f} (t·SE, {n} repetitions)")
-by_q = {
-    q: P.dc_race(
-        cases,
-        run["dc_reps"],
-        {"info_gain": run.child_rng(600), "random": run.child_rng(601)},
-        max_turn=MAX_TURN,
-        equal_at=(q,),
-    ).paired("process_fixed")
-    for q in Q4
-}
-print(
-    "4 (b) by q (not judged one by one): "
-    + ", ".join(f"q={q}: {g.mean():+.3f}" for q, g in by_q.items())
-    + f"; at q_info (≥ 0.5 for info gain by construction): {g4p_info.mean():+.3f}"
-)
+    s4 = paired_summary(g)
+    print(f"{cid}: {name} = {s4.mean:+.3f} ± {s4.half:.3f} (t·SE, {s4.n} repetitions)")
+
+# %%
+by_q = ", ".join(f"q={q}: {dc_res.paired(f'process_q{q}').mean():+.3f}" for q in Q4)
+print(f"4 (b) by q (not judged one by one): {by_q}; ", end="")
+print(f"at q_info (≥ 0.5 for info gain by construction): {g4p_info.mean():+.3f}")
 
 # %% [markdown]
 # Read the verdicts with the table above. The columns *process score (own stop)* and *process at
@@ -977,6 +714,8 @@ ledger.quote(
     source="abstract",
     note="its per-model accuracies are in its main tables",
 )
+
+# %%
 ledger.not_checked(
     6,
     "models ask vague or repetitive questions, and extra turns give diminishing "
@@ -1025,45 +764,21 @@ client = llm.client_from_settings(llm_base_url, llm_model)
 if client is None:
     print("no LLM endpoint set (llm_base_url is empty): the LLM agent is off")
 else:
-    llm_games = llm.evaluate_gn_llm(
-        client, fixture_secrets[: run["llm_games"]], max_turn=MAX_TURN
-    )
-    solved = [g.solved for g in llm_games]
-    hit = [g.turns > 0 for g in llm_games]
-    errors = [g.error for g in llm_games if g.error]
-    print(
-        f"{client.model} at {client.base_url}: accuracy (final answer judged, the "
-        f"official rule) {metrics.accuracy(solved):.2f} on {len(llm_games)} fixture "
-        f"secrets; some guess had four bulls in {metrics.accuracy(hit):.2f}"
-        + (
-            ", first four-bull guess at turn "
-            f"{metrics.mean_turns([g.turns for g in llm_games], hit):.1f} on average"
-            if any(hit)
-            else ""
-        )
-        + f"; invalid replies {sum(g.invalid for g in llm_games)}; endpoint errors "
-        f"{len(errors)}"
-    )
-    if errors:
-        print(f"first error: {errors[0]}")
-    same = gn.index_of(fixture_secrets[: run["llm_games"]])
+    secrets = fixture_secrets[: run["llm_games"]]
+    played = llm.summarise_gn(llm.evaluate_gn_llm(client, secrets, max_turn=MAX_TURN))
+    print(f"{client.model} at {client.base_url}: {played.describe('fixture secrets')}")
+    if played.errors:
+        print(f"first error: {played.errors[0]}")
+    same = gn.index_of(secrets)
     cr_same = gn.consistent_random(same, run.child_rng(800)).solved.mean()
     ent_same = (tree["entropy"].turns[same] > 0).mean()
-    print(
-        f"for comparison on the same secrets: consistent random {cr_same:.2f}, "
-        f"entropy {ent_same:.2f}"
-    )
-    llm_cases = llm.evaluate_dc_llm(client, cases, max_turn=MAX_TURN)
-    dc_info = dc_df[dc_df.agent == "info gain"]
-    print(
-        "detective cases: accuracy "
-        f"{metrics.accuracy([c.correct for c in llm_cases]):.2f}, "
-        f"mean questions {np.mean([c.turns for c in llm_cases]):.1f}, "
-        f"process score {np.nanmean([c.process_score for c in llm_cases]):.2f}, "
-        f"endpoint errors {sum(bool(c.error) for c in llm_cases)} "
-        f"(info-gain agent stopping when certain: {dc_info.correct.mean():.2f}, "
-        f"{dc_info.questions.mean():.1f}, {dc_info.process.mean():.2f})"
-    )
+    both = f"consistent random {cr_same:.2f}, entropy {ent_same:.2f}"
+    print(f"for comparison on the same secrets: {both}")
+    asked = llm.summarise_dc(llm.evaluate_dc_llm(client, cases, max_turn=MAX_TURN))
+    info = summary4.loc[("DC", "info gain")]
+    own = f"{info.iloc[0]:.2f}, {info.iloc[1]:.1f}, {info.iloc[2]:.2f}"
+    print(f"detective cases: {asked.describe()} ", end="")
+    print(f"(info-gain agent stopping when certain: {own})")
 
 # %% [markdown]
 # ## Verdicts
@@ -1072,45 +787,18 @@ else:
 ledger.show()
 
 # %% tags=["nbval-ignore-output"]
-print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.device}")
-_stab_runs = [
-    r["seconds"]
-    for r in (ledger.stability().runs if ledger.stability() else [])
-    if isinstance(r.get("seconds"), (int, float))
-]
-if _stab_runs:
-    print(
-        f"runner's time per quick run in the stability record (kernel start included): "
-        f"{min(_stab_runs):.0f}–{max(_stab_runs):.0f} s over {len(_stab_runs)} seeds"
-    )
+print(run.time_line())
 
 # %% [markdown]
 # **Reading the verdicts.** The lines below are generated from this run's ledger and from the
-# committed stability record (quick scale, seeds 0–4, `data/stability/01_ar_bench.json`; a claim
-# changed since reads "stale record" in the table). The paper's tally has no judged claim: claims
-# 1 and 6 need a language model and claim 5 is quoted; every verdict here is one of our checks.
+# committed records (quick scale): the stability record (seeds 0–4,
+# `data/stability/01_ar_bench.json`; a claim changed since it was made is named) and the numerics
+# record (verdicts that move under other kernels and thread counts). The paper's tally has no
+# judged claim: claims 1 and 6 need a language model and claim 5 is quoted; every verdict here is
+# one of our checks.
 
 # %%
-for c in ledger.claims:
-    if c.checked:
-        print(c.reading_line())
-stab = ledger.stability()
-print(
-    unstable_sentence(ledger, stab)
-    or "No claim the record still describes flips between its seeds."
-)
-stale = [
-    c.id
-    for c in ledger.claims
-    if c.checked
-    and (stab is None or stab.claim(c.id) is None or stab.current(c) is None)
-]
-if stale:
-    print(
-        f"The record does not describe claim {', '.join(stale)} as it is now (new or "
-        "changed since it was made): its seeds column says so until the record is "
-        "re-made."
-    )
+print("\n".join(reading_lines(ledger)))
 
 # %% [markdown]
 # ## Deviations from the paper
@@ -1169,7 +857,11 @@ if stale:
 #     We did not run the official evaluator itself (it needs an LLM server).
 #   - *Protocols in the tested module.* The experiment loops are now `protocols.adaptive_vs_fixed`,
 #     `protocols.sweep`, `protocols.dc_race` and `protocols.sp_race`, with `gn.final_answer_credit`
-#     and `gn.chance_accuracy`, unit-tested (`tests/lib/test_ar_bench_protocols.py`).
+#     and `gn.chance_accuracy`, unit-tested (`tests/lib/test_ar_bench_protocols.py`). Since then
+#     (no value changed) the tables and claim 2's three agents are `protocols.credit_table`,
+#     `search_table`, `race_summary` and `wasted_information`, and the per-count key-question
+#     shares printed under claim 4 are read from the one DC race (`process_q1` … `process_q4`)
+#     instead of four re-runs of it on the same random streams.
 # - **Answered after a second, independent audit of this revision** — old → new, the reason, and
 #   what was known:
 #   - *Claim 4 (b): key-question share at fixed counts.* Old: the share among the first
@@ -1240,39 +932,19 @@ if stale:
 # - **Not run.** The paper's post-training (SFT/DPO) and its ToT/UoT prompting need an LLM; our
 #   lookahead and entropy agents are their algorithmic analogues.
 # - **Run time.** The quick scale must stay within 90 s on 2 CPU cores. The cell under the
-#   verdict table measures it on every run, and prints the runner's times (kernel start
-#   included) from the committed stability record.
+#   verdict table measures it on every run (the chapter's own clock, which leaves out the
+#   kernel's start) and prints it with the budget.
 #
 # ## Run it at full scale
 #
 # ```bash
-# .venv/bin/python -m repbook run 01 --scale full
-# # or record it: .venv/bin/python -m repbook full 01
+# .venv/bin/python -m repbook full 01   # runs it and records it in data/full_runs/
 # ```
 # Full scale uses 10 seeds, 5,040 games per ablation setting, a lookahead over the 16 best
-# guesses, and ten times more detective and puzzle games. It needs no GPU. The committed record
-# (`data/full_runs/01_ar_bench.json`) is read below: when and how long it ran, and each claim's
-# verdict there, or that it is stale (made before the claims were last changed).
+# guesses, and ten times more detective and puzzle games. It needs no GPU. The line below is
+# generated from the committed record (`data/full_runs/01_ar_bench.json`): when and how long it
+# ran, each claim's verdict and margin there, and the claims whose verdict differs from this
+# run's, or that it is stale (made before the claims were last changed).
 
 # %% tags=["nbval-ignore-output"]
-full_path = repo_root() / "data" / "full_runs" / f"{run.chapter}.json"
-if run.scale == "full":
-    print(f"this is the full-scale run: {run.elapsed():.1f} s on {run.device}")
-elif not full_path.is_file():
-    print("no full-scale run recorded yet (.venv/bin/python -m repbook full 01)")
-else:
-    full_ledger, prov = read_record(full_path)
-    stale_full = is_stale(full_ledger, ledger)
-    print(
-        f"full scale recorded {str(prov.get('finished', '?'))[:10]} in "
-        f"{prov.get('seconds', float('nan')):.0f} s on {prov.get('device', '?')}"
-        + (" — stale: the claims changed since" if stale_full else "")
-    )
-    quick = {c.id: c for c in ledger.claims}
-    for c in full_ledger.claims:
-        line = f"  {c.id}: {c.verdict_word()}"
-        if c.checked:
-            line += f" (margin {c.margin_text()})"
-        if not stale_full and c.id in quick and quick[c.id].verdict != c.verdict:
-            line += f"; quick scale: {quick[c.id].verdict_word()}"
-        print(line)
+print("\n".join(full_run_lines(ledger)))

@@ -318,3 +318,35 @@ def test_parse_dc_reply():
     assert llm.parse_dc_reply("ask: (c), weapon then Accuse: A", 5) == ("accuse", 0)
     assert llm.parse_dc_reply("Accuse: F", 5) is None  # only 5 suspects
     assert llm.parse_dc_reply("hmm", 5) is None
+
+
+# --- summaries ----------------------------------------------------------------------------------
+def test_summaries_of_llm_games():
+    games = [
+        llm.LLMGame("0521", ("1234", "0521"), 2, True, 0),
+        llm.LLMGame("1234", ("5678",), 0, False, 2),
+        llm.LLMGame("9876", ("9876",), 1, False, 1, final="1111"),
+        llm.LLMGame("3456", (), 0, False, 0, error="HTTP 500"),
+    ]
+    s = llm.summarise_gn(games)
+    assert (s.games, s.accuracy, s.hit, s.first_hit) == (4, 0.25, 0.5, 1.5)
+    assert s.invalid == 3 and s.errors == ("HTTP 500",)
+    assert s.describe("fixture secrets") == (
+        "accuracy (final answer judged, the official rule) 0.25 on 4 fixture secrets; "
+        "some guess had four bulls in 0.50, first four-bull guess at turn 1.5 on "
+        "average; invalid replies 3; endpoint errors 1"
+    )
+    none = llm.summarise_gn([llm.LLMGame("0521", (), 0, False, 0)])
+    assert none.accuracy == 0 and none.hit == 0 and np.isnan(none.first_hit)
+    assert "first four-bull" not in none.describe()
+    with pytest.raises(ValueError, match="at least one game"):
+        llm.summarise_gn([])
+    cases = [
+        llm.LLMCase("a", ((0, 0),), 0, True, 4, 0, 0.5),
+        llm.LLMCase("b", (), None, False, 0, 0, float("nan"), error="timeout"),
+    ]
+    d = llm.summarise_dc(cases)
+    assert (d.accuracy, d.questions, d.process, d.errors) == (0.5, 2.0, 0.5, 1)
+    assert d.describe() == (
+        "accuracy 0.50, mean questions 2.0, process score 0.50, endpoint errors 1"
+    )

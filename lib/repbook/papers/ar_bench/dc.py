@@ -25,6 +25,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from repbook.core import checks
+
 from .loaders import Case
 
 STRATEGIES = ("random", "info_gain")
@@ -33,12 +35,7 @@ STRATEGIES = ("random", "info_gain")
 @lru_cache(maxsize=8)
 def hypotheses(n_suspects: int) -> tuple[np.ndarray, np.ndarray]:
     """bits (H, 3n) bool — suspect i has attribute a at column 3i + a — and murderer (H,) int."""
-    if (
-        isinstance(n_suspects, bool)
-        or not isinstance(n_suspects, int)
-        or not 2 <= n_suspects <= 6
-    ):
-        raise ValueError(f"n_suspects must be an int in [2, 6], got {n_suspects!r}")
+    checks.integer("n_suspects", n_suspects, at_least=2, at_most=6)
     partial = [
         p for p in itertools.product([True, False], repeat=3) if not all(p)
     ]  # 7 patterns
@@ -69,8 +66,7 @@ class DCGame:
 
     def process_within(self, q: int, key_pairs, n_key: int) -> float:
         """Share of the `n_key` key questions (`key_pairs`) among the first `q` questions."""
-        if isinstance(q, bool) or not isinstance(q, (int, np.integer)) or q < 0:
-            raise ValueError(f"q must be a non-negative int, got {q!r}")
+        checks.integer("q", q, at_least=0)
         if not n_key:
             return float("nan")
         return len(set(self.questions[:q]) & set(key_pairs)) / n_key
@@ -93,12 +89,9 @@ def play_case(
 ) -> DCGame:
     """Question the suspects of `case` with `strategy` for at most `max_turn` questions (stopping
     once certain, unless `stop_when_certain` is False)."""
-    if strategy not in STRATEGIES:
-        raise ValueError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a numpy Generator, got {type(rng).__name__}")
-    if isinstance(max_turn, bool) or not isinstance(max_turn, int) or max_turn < 0:
-        raise ValueError(f"max_turn must be a non-negative int, got {max_turn!r}")
+    checks.one_of("strategy", strategy, STRATEGIES)
+    checks.generator("rng", rng)
+    checks.integer("max_turn", max_turn, at_least=0)
     if not isinstance(stop_when_certain, bool):
         raise TypeError(
             f"stop_when_certain must be True or False, got {stop_when_certain!r}"

@@ -31,6 +31,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from repbook.core import checks
+
 N_DIGITS = 4
 N_SYMBOLS = 10
 N_CODES = 25
@@ -319,14 +321,8 @@ def _check_common(secrets, max_turn, rng):
         )
     if secrets.min() < 0 or secrets.max() >= 5040:
         raise ValueError("secrets must be indices in [0, 5040)")
-    if (
-        isinstance(max_turn, bool)
-        or not isinstance(max_turn, (int, np.integer))
-        or not 1 <= max_turn <= 1000
-    ):
-        raise ValueError(f"max_turn must be an int in [1, 1000], got {max_turn!r}")
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a numpy Generator, got {type(rng).__name__}")
+    checks.integer("max_turn", max_turn, at_least=1, at_most=1000)
+    checks.generator("rng", rng)
     return secrets.astype(np.int64)
 
 
@@ -357,16 +353,9 @@ def play_random(
     counts `max_turn + 1` guesses. Without it, the game ends at `max_turn`.
     """
     secrets = _check_common(secrets, max_turn, rng)
-    if memory is not None and (
-        isinstance(memory, bool)
-        or not isinstance(memory, (int, np.integer))
-        or memory < 0
-    ):
-        raise ValueError(f"memory must be None or a non-negative int, got {memory!r}")
-    if not (isinstance(p_misread, (int, float)) and 0.0 <= p_misread <= 1.0):
-        raise ValueError(
-            f"p_misread must be a probability in [0, 1], got {p_misread!r}"
-        )
+    if memory is not None:
+        checks.integer("memory", memory, at_least=0)
+    checks.probability("p_misread", p_misread)
     if not isinstance(final_answer, bool):
         raise TypeError(f"final_answer must be True or False, got {final_answer!r}")
     last = max_turn + (1 if final_answer else 0)
@@ -497,12 +486,7 @@ def chance_accuracy(n_guesses: int, *, repeats: bool) -> float:
     """Exact accuracy of blind play with `n_guesses` uniform guesses (final answer included):
     without repeats (guesses among the untried secrets) n/5040; with repeats (a guesser with no
     memory) 1 − (1 − 1/5040)^n."""
-    if (
-        isinstance(n_guesses, bool)
-        or not isinstance(n_guesses, (int, np.integer))
-        or not 0 <= n_guesses <= 5040
-    ):
-        raise ValueError(f"n_guesses must be an int in [0, 5040], got {n_guesses!r}")
+    checks.integer("n_guesses", n_guesses, at_least=0, at_most=5040)
     n = 5040
     return 1.0 - (1.0 - 1.0 / n) ** n_guesses if repeats else n_guesses / n
 
@@ -513,12 +497,7 @@ def passive_sizes(secrets, n_clues: int, rng: np.random.Generator) -> np.ndarray
     """Non-adaptive play: for each secret draw `n_clues` distinct random guesses in advance and
     return sizes[i, k] = how many secrets are consistent with the first k clues (k = 0..n_clues)."""
     secrets = _check_common(secrets, 1, rng)
-    if (
-        isinstance(n_clues, bool)
-        or not isinstance(n_clues, (int, np.integer))
-        or not 0 <= n_clues <= 5040
-    ):
-        raise ValueError(f"n_clues must be an int in [0, 5040], got {n_clues!r}")
+    checks.integer("n_clues", n_clues, at_least=0, at_most=5040)
     F = feedback_matrix()
     n = F.shape[0]
     sizes = np.empty((len(secrets), n_clues + 1), dtype=np.int64)

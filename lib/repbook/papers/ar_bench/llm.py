@@ -24,9 +24,10 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
 
+import numpy as np
 import tenacity
 
-from . import gn
+from . import gn, metrics
 
 KEY_ENV = "REPBOOK_LLM_API_KEY"
 BASE_ENV = "REPBOOK_LLM_BASE_URL"
@@ -495,4 +496,71 @@ def evaluate_dc_llm(
         cases,
         max_consecutive_errors,
         lambda c, err: LLMCase(c.index, (), None, False, 0, 0, float("nan"), err),
+    )
+
+
+# ----------------------------------------------------------------------------------------------
+# what a chapter reads from a run of LLM games
+@dataclass(frozen=True)
+class GNSummary:
+    """GN games of an LLM: `accuracy` by the official rule (the final answer judged), `hit` the
+    share of games with a four-bull guess, `first_hit` the mean turn of the first one (NaN when
+    none), `invalid` replies and endpoint `errors` (one per game that ended with one)."""
+
+    games: int
+    accuracy: float
+    hit: float
+    first_hit: float
+    invalid: int
+    errors: tuple[str, ...]
+
+    def describe(self, secrets: str = "secrets") -> str:
+        """The summary in words (`secrets` names what was played, e.g. "fixture secrets")."""
+        first = f", first four-bull guess at turn {self.first_hit:.1f} on average"
+        return (
+            f"accuracy (final answer judged, the official rule) {self.accuracy:.2f} on "
+            f"{self.games} {secrets}; some guess had four bulls in {self.hit:.2f}"
+            + (first if self.hit > 0 else "")
+            + f"; invalid replies {self.invalid}; endpoint errors {len(self.errors)}"
+        )
+
+
+def summarise_gn(games) -> GNSummary:
+    """The numbers of `GNSummary` from `evaluate_gn_llm`'s games (at least one)."""
+    hit = [g.turns > 0 for g in games]
+    return GNSummary(
+        len(games),
+        metrics.accuracy([g.solved for g in games]),
+        metrics.accuracy(hit),
+        metrics.mean_turns([g.turns for g in games], hit) if any(hit) else np.nan,
+        sum(g.invalid for g in games),
+        tuple(g.error for g in games if g.error),
+    )
+
+
+@dataclass(frozen=True)
+class DCSummary:
+    """Detective cases played by an LLM: accuracy, mean questions, mean process score (cases
+    without key questions left out) and how many cases ended with an endpoint error."""
+
+    accuracy: float
+    questions: float
+    process: float
+    errors: int
+
+    def describe(self) -> str:
+        """The summary in words."""
+        return (
+            f"accuracy {self.accuracy:.2f}, mean questions {self.questions:.1f}, process "
+            f"score {self.process:.2f}, endpoint errors {self.errors}"
+        )
+
+
+def summarise_dc(cases) -> DCSummary:
+    """The numbers of `DCSummary` from `evaluate_dc_llm`'s cases (at least one)."""
+    return DCSummary(
+        metrics.accuracy([c.correct for c in cases]),
+        np.mean([c.turns for c in cases]),
+        np.nanmean([c.process_score for c in cases]),
+        sum(bool(c.error) for c in cases),
     )

@@ -4,10 +4,14 @@ comes in as numpy Generators, one per stream, so a chapter can keep its streams 
 
 - `adaptive_vs_fixed`: an adaptive agent against a reasoner given k clues fixed in advance, both
   credited by one rule (one final answer among the secrets the k answers leave);
+  (`credit_table` tabulates it);
 - `sweep`: accuracy of a one-parameter family of GN agents (memory k, misreading rate p) on the
   same secrets, with each setting's standard error and per-secret results for paired tests;
+  `wasted_information` runs the chapter's three ways of wasting answers (ignoring, forgetting,
+  misreading) against the chance accuracy of blind play;
+- `search_table`: the search agents' guesses against the consistent-random agent's;
 - `dc_race`, `sp_race`: two questioners on the same detective cases or puzzles, repeated, with
-  per-repetition paired differences.
+  per-repetition paired differences (`race_summary` tabulates both).
 """
 
 from __future__ import annotations
@@ -16,23 +20,23 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 import numpy as np
+import pandas as pd
+
+from repbook.core import checks
 
 from . import dc, gn, sp
 
 
 def _check_rngs(rngs, name: str, n: int | None = None) -> list[np.random.Generator]:
+    """A non-empty list of Generators (`n` of them when given): one random stream each."""
     rngs = list(rngs)
-    if not rngs or not all(isinstance(r, np.random.Generator) for r in rngs):
+    if not rngs:
         raise TypeError(f"{name} must be a non-empty sequence of numpy Generators")
+    for i, r in enumerate(rngs):
+        checks.generator(f"{name}[{i}]", r)
     if n is not None and len(rngs) != n:
         raise ValueError(f"{name} must hold {n} Generators, got {len(rngs)}")
     return rngs
-
-
-def _check_reps(reps) -> int:
-    if isinstance(reps, bool) or not isinstance(reps, (int, np.integer)) or reps < 2:
-        raise ValueError(f"reps must be an int ≥ 2, got {reps!r}")
-    return int(reps)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -53,12 +57,32 @@ class AdaptiveVsFixed:
     adaptive_stats: list = field(repr=False)
     fixed_sizes: list = field(repr=False)
 
-    def gap(self, k: int) -> np.ndarray:
-        """adaptive − fixed credit at k, one value per seed."""
+    def _column(self, k: int) -> int:
         j = np.flatnonzero(self.ks == k)
         if j.size != 1:
             raise ValueError(f"k must be one of {self.ks.tolist()}, got {k!r}")
-        return self.adaptive[:, j[0]] - self.fixed[:, j[0]]
+        return int(j[0])
+
+    def gap(self, k: int) -> np.ndarray:
+        """adaptive − fixed credit at k, one value per seed."""
+        j = self._column(k)
+        return self.adaptive[:, j] - self.fixed[:, j]
+
+    def unequal_gap(self, k: int) -> np.ndarray:
+        """The earlier, unequal statistic at k, per seed: the share the adaptive agent won by
+        guess k + 1 minus the share of secrets k fixed clues leave alone."""
+        j = self._column(k)
+        return self.adaptive_won[:, j] - self.fixed_unique[:, j]
+
+    def credits(self, k: int) -> tuple[float, float]:
+        """(adaptive, fixed) credit at k, each the mean over seeds."""
+        j = self._column(k)
+        return self.adaptive[:, j].mean(), self.fixed[:, j].mean()
+
+    @property
+    def mean_guesses(self) -> np.ndarray:
+        """Per seed, the consistent-random agent's mean number of guesses over the secrets."""
+        return np.array([a.turns.mean() for a in self.adaptive_stats])
 
 
 def adaptive_vs_fixed(
@@ -97,6 +121,47 @@ def adaptive_vs_fixed(
         stats,
         sizes,
     )
+
+
+def credit_table(avf: AdaptiveVsFixed, entropy_sizes) -> pd.DataFrame:
+    """Per k: the final-answer credit of the consistent-random agent and of the fixed clues
+    (means over seeds), and of the entropy agent whose candidate counts are `entropy_sizes`
+    (`gn.solve_tree("entropy").sizes`; deterministic, one run)."""
+    return pd.DataFrame(
+        {
+            "k": avf.ks,
+            "adaptive: consistent random": avf.adaptive.mean(0),
+            "adaptive: entropy": gn.final_answer_credit(entropy_sizes, avf.ks),
+            "fixed: k random clues": avf.fixed.mean(0),
+        }
+    )
+
+
+def search_table(avf: AdaptiveVsFixed, tree: dict) -> pd.DataFrame:
+    """One row per agent (index `agent`): mean guesses over the secrets (for consistent random,
+    the mean over seeds and its sd over seeds), worst case and share solved; `tree` maps names to
+    `gn.solve_tree` results (deterministic: sd 0)."""
+    cr = avf.mean_guesses
+    rows = [
+        dict(
+            agent="consistent random",
+            mean_guesses=cr.mean(),
+            sd_over_seeds=cr.std(),
+            worst=max(a.turns.max() for a in avf.adaptive_stats),
+            solved=np.mean([a.solved.mean() for a in avf.adaptive_stats]),
+        )
+    ]
+    for name, res in tree.items():
+        rows.append(
+            dict(
+                agent=name,
+                mean_guesses=res.turns.mean(),
+                sd_over_seeds=0.0,
+                worst=res.turns.max(),
+                solved=(res.turns > 0).mean(),
+            )
+        )
+    return pd.DataFrame(rows).set_index("agent")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -159,6 +224,86 @@ def sweep(games, parameter: str, values: Sequence, rngs: Sequence) -> Sweep:
     return Sweep(parameter, values, np.array([s.solved for s in stats]), stats)
 
 
+def binomial_z(accuracy: float, p0: float, n: int) -> float:
+    """|accuracy − p0| in binomial standard errors of n games won with probability p0."""
+    checks.probability("p0", p0)
+    checks.integer("n", n, at_least=1)
+    return abs(accuracy - p0) / np.sqrt(p0 * (1 - p0) / n)
+
+
+@dataclass(frozen=True)
+class Wasting:
+    """Three ways to waste answers, on the same games: `ignore` (the agent that ignores every
+    answer), `memory` (keeps the last k answers) and `misreading` (misreads each with
+    probability p), with the exact chance accuracies of blind play (26 guesses, the final
+    answer included): without repeats for the agent that ignores answers, with repeats for no
+    memory (k = 0)."""
+
+    ignore: gn.GameStats
+    memory: Sweep
+    misreading: Sweep
+    chance_ignore: float
+    chance_no_memory: float
+
+    @property
+    def n_games(self) -> int:
+        return len(self.ignore.secrets)
+
+    @property
+    def ignore_accuracy(self) -> float:
+        return self.ignore.solved.mean()
+
+    @property
+    def z_ignore(self) -> float:
+        """The ignoring agent's distance from chance, in binomial SE."""
+        return binomial_z(self.ignore_accuracy, self.chance_ignore, self.n_games)
+
+    @property
+    def z_no_memory(self) -> float:
+        """The agent with no memory (k = 0)'s distance from chance, in binomial SE."""
+        z = binomial_z(self.memory.accuracy[0], self.chance_no_memory, self.n_games)
+        return z
+
+    def memory_drop(self, keep: int) -> np.ndarray:
+        """Per secret: won with full memory (the last setting) − won keeping `keep` answers."""
+        if keep not in self.memory.values:
+            raise ValueError(f"keep must be one of {self.memory.values}, got {keep!r}")
+        return self.memory.drop(-1, self.memory.values.index(keep))
+
+    def misreading_drop(self) -> np.ndarray:
+        """Per secret: won at p = 0 − won at the largest p."""
+        return self.misreading.drop(0, -1)
+
+
+def wasted_information(
+    games,
+    memories: Sequence[int],
+    noises: Sequence[float],
+    *,
+    keep: int,
+    rng_ignore: np.random.Generator,
+    rngs_memory: Sequence,
+    rngs_misreading: Sequence,
+) -> Wasting:
+    """Play the agent that ignores answers and the two sweeps (`sweep`) on `games`. The memory
+    sweep must start at k = 0 and hold `keep` (the memory whose cost is judged), the misreading
+    sweep at p = 0: the chance and drop statistics read those settings."""
+    if memories[0] != 0 or noises[0] != 0.0 or keep not in memories:
+        raise ValueError(
+            f"the sweeps must start at k = 0 and p = 0 and hold k = {keep}, got "
+            f"memories {list(memories)!r}, noises {list(noises)!r}"
+        )
+    checks.generator("rng_ignore", rng_ignore)
+    ignore = gn.ignore_feedback(games, rng_ignore)
+    return Wasting(
+        ignore,
+        sweep(games, "memory", memories, rngs_memory),
+        sweep(games, "misreading", noises, rngs_misreading),
+        gn.chance_accuracy(gn.MAX_TURN + 1, repeats=False),
+        gn.chance_accuracy(gn.MAX_TURN + 1, repeats=True),
+    )
+
+
 # ----------------------------------------------------------------------------------------------
 # DC and SP: two questioners on the same records
 @dataclass(frozen=True)
@@ -181,6 +326,10 @@ class Race:
         for r in mine:
             out[r["rep"], r["record"]] = r[name]
         return out
+
+    def frame(self) -> pd.DataFrame:
+        """The rows as a table."""
+        return pd.DataFrame(self.rows)
 
     def paired(self, name: str, *, lower_is_better: bool = False) -> np.ndarray:
         """Per repetition, the mean over records of (first agent − second agent), signed so that
@@ -205,8 +354,9 @@ def dc_race(
     that stops when certain: key questions among its first `questions`), `process_equal` (key
     questions among the first q, q = the information-gain agent's `questions` on the same case and
     repetition; a stopping point, so not a fixed count) and `process_fixed` (the mean over the
-    counts `equal_at`, fixed in advance, of the share of key questions among the first q)."""
-    reps = _check_reps(reps)
+    counts `equal_at`, fixed in advance, of the share of key questions among the first q), with
+    each count's share as `process_q<q>` (e.g. `process_q3`)."""
+    reps = checks.integer("reps", reps, at_least=2)
     equal_at = tuple(equal_at)
     if not equal_at or not all(
         not isinstance(q, bool)
@@ -232,36 +382,26 @@ def dc_race(
     }
     rows = []
     for ci, case in enumerate(cases):
+        key, n_key = case.key_pairs, case.n_key_questions
         for r in range(reps):
             g_info = games["info_gain"][ci][r]
             q_info = g_info.certain_at if g_info.certain_at >= 0 else max_turn
             for s, lab in (("info_gain", "info gain"), ("random", "random")):
                 g = games[s][ci][r]
                 q = g.certain_at if g.certain_at >= 0 else max_turn
+                at = [g.process_within(int(qq), key, n_key) for qq in equal_at]
+                row = dict(
+                    agent=lab,
+                    record=ci,
+                    rep=r,
+                    questions=q,
+                    correct=bool(g.certain_at >= 0 and g.answer == case.label),
+                    process=g.process_within(q, key, n_key),
+                    process_equal=g.process_within(q_info, key, n_key),
+                    process_fixed=float(np.mean(at)),
+                )
                 rows.append(
-                    dict(
-                        agent=lab,
-                        record=ci,
-                        rep=r,
-                        questions=q,
-                        correct=bool(g.certain_at >= 0 and g.answer == case.label),
-                        process=g.process_within(
-                            q, case.key_pairs, case.n_key_questions
-                        ),
-                        process_equal=g.process_within(
-                            q_info, case.key_pairs, case.n_key_questions
-                        ),
-                        process_fixed=float(
-                            np.mean(
-                                [
-                                    g.process_within(
-                                        int(qq), case.key_pairs, case.n_key_questions
-                                    )
-                                    for qq in equal_at
-                                ]
-                            )
-                        ),
-                    )
+                    row | {f"process_q{int(qq)}": v for qq, v in zip(equal_at, at)}
                 )
     return Race(("info gain", "random"), rows)
 
@@ -272,7 +412,7 @@ def sp_race(
     """Follow-up against random questions on every puzzle, `reps` times; per game: `questions`
     (until every key fact is uncovered, `max_turn` if not), `correct` (solved) and `process` (share
     of key facts uncovered); `curves` the mean share uncovered after each question."""
-    reps = _check_reps(reps)
+    reps = checks.integer("reps", reps, at_least=2)
     if set(rngs) != {"follow_up", "random"}:
         raise ValueError("rngs must map 'follow_up' and 'random' to Generators")
     _check_rngs(rngs.values(), "rngs")
@@ -299,3 +439,30 @@ def sp_race(
                 hits.append(np.r_[h, np.full(max_turn + 1 - len(h), h[-1])])
         curves[lab] = np.mean(hits, axis=0)
     return Race(("follow-up", "random"), rows, curves)
+
+
+SUMMARY_COLUMNS = (
+    "accuracy",
+    "mean questions",
+    "process score (own stop)",
+    "process at q = 1–4",
+    "process at q_info",
+)
+"""`race_summary`'s columns: `correct`, `questions`, `process`, `process_fixed` (the chapter's
+counts q = 1–4) and `process_equal` (at the information-gain agent's q)."""
+
+
+def race_summary(dc_result: Race, sp_result: Race) -> pd.DataFrame:
+    """Means per task (DC, SP) and agent of accuracy, questions and the process scores (the
+    SP race has no equal-count columns: NaN)."""
+    dc_cols = ["correct", "questions", "process", "process_fixed", "process_equal"]
+    out = pd.concat(
+        {
+            "DC": dc_result.frame().groupby("agent")[dc_cols].mean(),
+            "SP": sp_result.frame()
+            .groupby("agent")[["correct", "questions", "process"]]
+            .mean(),
+        }
+    )
+    out.columns = list(SUMMARY_COLUMNS)
+    return out

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from repbook.core import checks
+
 from .loaders import Puzzle
 
 STRATEGIES = ("random", "follow_up")
@@ -39,14 +41,7 @@ def question_bank(
 ) -> tuple[np.ndarray, np.ndarray, int]:
     """(parent, reveals) per question and the number of facts. reveals = node index for a key
     question, −1 for a distractor; node 0 (the surface) is known from the start."""
-    if (
-        isinstance(n_distractors, bool)
-        or not isinstance(n_distractors, int)
-        or n_distractors < 0
-    ):
-        raise ValueError(
-            f"n_distractors must be a non-negative int, got {n_distractors!r}"
-        )
+    checks.integer("n_distractors", n_distractors, at_least=0)
     nodes, parent = [puzzle.story_tree], [-1]
     i = 0
     while i < len(nodes):
@@ -72,12 +67,9 @@ def play_puzzle(
     n_distractors: int = 2,
     max_turn: int = 25,
 ) -> SPGame:
-    if strategy not in STRATEGIES:
-        raise ValueError(f"strategy must be one of {STRATEGIES}, got {strategy!r}")
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a numpy Generator, got {type(rng).__name__}")
-    if isinstance(max_turn, bool) or not isinstance(max_turn, int) or max_turn < 1:
-        raise ValueError(f"max_turn must be a positive int, got {max_turn!r}")
+    checks.one_of("strategy", strategy, STRATEGIES)
+    checks.generator("rng", rng)
+    checks.integer("max_turn", max_turn, at_least=1)
     par, rev, n_nodes = question_bank(puzzle, n_distractors)
     n_keys = n_nodes - 1
     known_at = np.full(n_nodes, -1)
