@@ -96,89 +96,43 @@ scale = "quick"  # "quick" (≤ 90 s on 2 CPU cores) or "full" (larger graphs, h
 seed = 0
 
 # %%
-import numpy as np
-import pandas as pd
 import matplotlib.pyplot as plt
+import numpy as np
 
-from repbook.core import (
-    Ledger,
-    setup,
-    use_style,
-    color_for,
-    register_colors,
-    all_of,
-    at_least,
-    at_most,
-    paired_gain,
-    within,
-)
-from repbook.core.ledger import unstable_sentence
-from repbook.papers import strategic_reveal as S
+from repbook.core import all_of, at_least, at_most, paired_gain, within
+from repbook.core import color_for, full_run_lines, reading_lines, setup
+from repbook.papers import strategic_reveal
 
-SIZES = {
-    "quick": dict(
-        star_K=[2, 4, 8, 16, 32],
-        star_T=300,
-        star_gammas=[0.0, 0.5, 0.9, 0.99],
-        units=3,
-        switch_gammas=[0.5, 0.8, 0.9, 0.95, 0.98, 0.99, 0.995],
-        switch_wait=2000,
-        stale_gammas=[0.5, 0.9, 0.99, 0.999],
-        stale_history=20_000,
-        dag_n=30,
-        dag_kin=[2, 4, 8],
-        dag_per_kin=2,
-        n_hyp=50,
-        p_pos=0.1,
-        dag_gammas=[0.0, 0.5, 0.9, 0.99],
-        dag_T=600,
-    ),
-    "full": dict(
-        star_K=[2, 4, 8, 16, 32, 64, 128],
-        star_T=1000,
-        star_gammas=[0.0, 0.5, 0.9, 0.99, 0.999],
-        units=4,
-        switch_gammas=[0.5, 0.8, 0.9, 0.95, 0.98, 0.99, 0.995, 0.998, 0.999],
-        switch_wait=8000,
-        stale_gammas=[0.5, 0.9, 0.99, 0.999, 0.9999],
-        stale_history=200_000,
-        dag_n=120,
-        dag_kin=[2, 4, 8, 16],
-        dag_per_kin=5,
-        n_hyp=50,
-        p_pos=0.1,
-        dag_gammas=[0.0, 0.5, 0.9, 0.99],
-        dag_T=3000,
-    ),
+# %%
+QUICK = dict(star_K=[2, 4, 8, 16, 32], star_T=300, star_gammas=[0.0, 0.5, 0.9, 0.99])
+QUICK |= dict(units=3, switch_gammas=[0.5, 0.8, 0.9, 0.95, 0.98, 0.99, 0.995])
+QUICK |= dict(switch_wait=2000, stale_gammas=[0.5, 0.9, 0.99, 0.999])
+QUICK |= dict(stale_history=20_000, dag_n=30, dag_kin=[2, 4, 8], dag_per_kin=2)
+FULL = dict(star_K=[2, 4, 8, 16, 32, 64, 128], star_T=1000)
+FULL |= dict(star_gammas=[0.0, 0.5, 0.9, 0.99, 0.999], units=4)
+FULL |= dict(switch_gammas=[0.5, 0.8, 0.9, 0.95, 0.98, 0.99, 0.995, 0.998, 0.999])
+FULL |= dict(switch_wait=8000, stale_gammas=[0.5, 0.9, 0.99, 0.999, 0.9999])
+FULL |= dict(stale_history=200_000, dag_n=120, dag_kin=[2, 4, 8, 16], dag_per_kin=5)
+DAG = dict(n_hyp=50, p_pos=0.1, dag_gammas=[0.0, 0.5, 0.9, 0.99])
+SIZES = {"quick": QUICK | DAG | dict(dag_T=600), "full": FULL | DAG | dict(dag_T=3000)}
+
+# %%
+REGIME = "manipulation graphs of our own (stars, switch gadgets, random DAGs); "
+CONS, MONO = strategic_reveal.SWITCH_LEARNERS  # our Alg. 2 and Alg. 3 analogues
+COLORS = {
+    CONS: "ours",
+    MONO: "alt",
+    "revealed (Std)": "baseline",
+    "Revealed-Arb": "alt",
 }
-run = setup(scale=scale, seed=seed, sizes=SIZES)
-ledger = Ledger.for_run(
-    run,
-    regime=(
-        "manipulation graphs of our own (stars, switch gadgets, random DAGs);"
-        " exact simulation"
-    ),
-)
-use_style()
-register_colors(
-    {
-        "k_in = 2": "alt",
-        "k_in = 4": "alt2",
-        "k_in = 8": "alt3",
-        "k_in = 16": "peer",
-        "conservative (Alg. 2 analogue)": "ours",
-        "monotone reduction (Alg. 3 analogue)": "alt",
-        "revealed (Std)": "baseline",
-        "best hidden learner": "alt2",
-        "Revealed-Arb": "alt",
-    }
-)
+COLORS |= {"best hidden learner": "alt2", "k_in = 2": "alt", "k_in = 4": "alt2"}
+COLORS |= {"k_in = 8": "alt3", "k_in = 16": "peer"}
+REGIME += "exact simulation"
+run = setup(scale=scale, seed=seed, sizes=SIZES, regime=REGIME, colors=COLORS)
+ledger = run.ledger
 
 
-def span(xs, fmt="{:g}"):
-    """'a' when all equal, else 'a–b' (for generated text)."""
-    lo, hi = fmt.format(min(xs)), fmt.format(max(xs))
-    return lo if lo == hi else f"{lo}–{hi}"
+span = strategic_reveal.span  # 'a' when all equal, else 'a–b' (for generated text)
 
 
 # %% [markdown]
@@ -218,21 +172,18 @@ while gamma_demo**by_hand_stale * (2 - gamma_demo**m_demo) >= 1:
     by_hand_stale += 1
 hist = [np.array([0, 1, 0])] * m_demo  # nodes: agent x, old node a, new node b
 for extra in range(by_hand_stale + 1):
-    hbar = S.weighted_average(hist, gamma_demo)
+    hbar = strategic_reveal.weighted_average(hist, gamma_demo)
     if extra in (0, by_hand_stale - 1, by_hand_stale):
         print(f"after {extra} rounds of b: h̄(a) = {hbar[1]:.4f}, h̄(b) = {hbar[2]:.4f}")
     hist = hist + [np.array([0, 0, 1])]
-lib_stale = S.stale_rounds(gamma_demo, m_demo)
-print(
-    f"stale rounds: by hand {by_hand_stale}, library {lib_stale}, "
-    f"r*(γ) = {S.r_star(gamma_demo)}"
-)
-same = by_hand_stale == lib_stale == S.r_star(gamma_demo)
-print(
-    f"The library, which plays the rounds with its exact memory, "
-    f"{'agrees with' if same else 'DIFFERS from'} the count by hand and "
-    f"r*({gamma_demo})."
-)
+
+# %%
+lib_stale = strategic_reveal.stale_rounds(gamma_demo, m_demo)
+r_demo = strategic_reveal.r_star(gamma_demo)
+print(f"stale rounds: by hand {by_hand_stale}, library {lib_stale}, r*(γ) = {r_demo}")
+word = "agrees with" if by_hand_stale == lib_stale == r_demo else "DIFFERS from"
+print(f"The library, which plays the rounds with its exact memory, {word} the count "
+      f"by hand and r*({gamma_demo}).")  # fmt: skip
 
 # %% [markdown]
 # ## Claim 1 · Arbitrary tie-breaking costs a factor $k_{\text{in}}$
@@ -271,63 +222,42 @@ print(
 
 # %%
 records = []  # every run, for the bound check of claim 4
-star_recs = S.star_sweep(
-    run["star_K"],
-    [("std", None), ("arb", None)],
-    horizon=run["star_T"],
-    rng_for=run.child_rng,
-    tag="1",
-)
+STAR_RUN = dict(horizon=run["star_T"], rng_for=run.child_rng)
+revealed = [("std", None), ("arb", None)]
+star_recs = strategic_reveal.star_sweep(run["star_K"], revealed, **STAR_RUN, tag="1")
 records += star_recs
-star = pd.DataFrame(star_recs)
-print(
-    star.pivot_table(
-        index=["model", "learner"], columns="K", values="mistakes"
-    ).to_string()
-)
+star = strategic_reveal.summarise_star(star_recs, run["star_K"])
+print(star.mistakes.to_string())
 
 # %%
-Ks = np.array(run["star_K"])
-arb_best = star[star.model == "arb"].groupby("K").mistakes.min().loc[Ks].to_numpy()
-std_halving = (
-    star[(star.model == "std") & (star.learner == "halving")]
-    .set_index("K")
-    .mistakes.loc[Ks]
-    .to_numpy()
-)
-log2K = np.ceil(np.log2(Ks)).astype(int)
-arb_slope = float(np.polyfit(Ks, arb_best, 1)[0])
-print(f"best under Arb: {arb_best.tolist()}  (K − 1 = {(Ks - 1).tolist()})")
-print(f"halving under Std: {std_halving.tolist()}  (⌈log2 K⌉ = {log2K.tolist()})")
-print(f"slope of Arb mistakes on K: {arb_slope:.3f}")
+Ks, arb_best, std_halving, log2K = star.Ks, star.arb_best, star.std_halving, star.log2K
+print("\n".join(star.lines()))
+
 
 # %% tags=["hide-input"]
+def star_axes(ax, ylabel, title):
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set(xlabel="leaves K (hub in-degree k_in = K + 1)", ylabel=ylabel, title=title)
+    ax.set_xticks(Ks, [str(k) for k in Ks])
+    ax.yaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:g}"))
+
+
 fig, ax = plt.subplots(figsize=(6.4, 3.9))
-ax.plot(
-    Ks,
-    arb_best,
-    "o-",
-    color=color_for("ours"),
-    label="Revealed-Arb: fewest mistakes of six learners",
-)
-ax.plot(
-    Ks, std_halving, "s-", color=color_for("baseline"), label="Revealed-Std: halving"
-)
+best_label = "Revealed-Arb: fewest mistakes of six learners"
+ax.plot(Ks, arb_best, "o-", color=color_for("ours"), label=best_label)
+std_style = dict(color=color_for("baseline"), label="Revealed-Std: halving")
+ax.plot(Ks, std_halving, "s-", **std_style)
 ax.plot(Ks, Ks - 1, "--", color=color_for("reference"), lw=1.2, label="K − 1")
 ax.step(Ks, log2K, ":", where="mid", color=color_for("muted"), label="⌈log₂ K⌉")
-ax.set_xscale("log", base=2)
-ax.set_yscale("log")
-ax.set(
-    xlabel="leaves K (hub in-degree k_in = K + 1)",
-    ylabel="mistakes against the adaptive adversary",
-    title="Our star, revealed: K − 1 under arbitrary ties (by construction)",
-)
-ax.set_xticks(Ks, [str(k) for k in Ks])
-ax.yaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:g}"))
+title = "Our star, revealed: K − 1 under arbitrary ties (by construction)"
+star_axes(ax, "mistakes against the adaptive adversary", title)
 ax.legend()
 plt.show()
 
 # %%
+A1, S1 = "Arb best − (K − 1)", "Std halving − ⌈log2 K⌉"
+SL1 = "slope of Arb mistakes on K"
 _ = ledger.sanity(
     1,
     "arbitrary tie-breaking costs a factor k_in (star, our construction)",
@@ -337,26 +267,17 @@ _ = ledger.sanity(
     evidence="derivation",
     note="the paper (secondary summary): 'Ω(k_in) times more mistakes'; our star is "
     "not its construction",
-    measured={
-        "Arb best − (K − 1)": arb_best - (Ks - 1),
-        "Std halving − ⌈log2 K⌉": std_halving - log2K,
-        "slope of Arb mistakes on K": arb_slope,
-    },
-    criterion=all_of(
-        at_least("Arb best − (K − 1)", 0),
-        at_most("Std halving − ⌈log2 K⌉", 0),
-        within("slope of Arb mistakes on K", 0.9, 1.1),
-    ),
+    measured={A1: arb_best - (Ks - 1), S1: std_halving - log2K, SL1: star.slope},
+    criterion=all_of(at_least(A1, 0), at_most(S1, 0), within(SL1, 0.9, 1.1)),
 )
 
 # %%
-stuck = star[(star.model == "arb") & (star.learner == "halving")].mistakes
 print(
     f"Under Revealed-Arb the fewest mistakes of any learner equal K − 1 at "
-    f"{int((arb_best == Ks - 1).sum())} of {len(Ks)} sizes (slope {arb_slope:.2f}); "
+    f"{int((arb_best == Ks - 1).sum())} of {len(Ks)} sizes (slope {star.slope:.2f}); "
     f"halving under Revealed-Std makes at most {std_halving.max()} (one false "
     f"negative reveals the target). Halving under Revealed-Arb errs in "
-    f"{span(stuck)} of {run['star_T']} rounds: its all-reject "
+    f"{span(star.arb_halving)} of {run['star_T']} rounds: its all-reject "
     f"classifier sends every agent to the hub."
 )
 
@@ -380,66 +301,37 @@ print(
 # off-by-one.
 
 # %%
-stale_g = run["stale_gammas"]
-stale = np.array([S.stale_rounds(g, run["stale_history"]) for g in stale_g])
-rstar = np.array([S.r_star(g) for g in stale_g])
-stale_short = np.array([S.stale_rounds(g, 10) for g in stale_g])
-print(
-    pd.DataFrame(
-        {
-            "γ": stale_g,
-            "stale rounds": stale,
-            "r*(γ)": rstar,
-            "ln 2 / (1 − γ)": np.log(2) / (1 - np.array(stale_g)),
-            "stale after only 10 rounds": stale_short,
-        }
-    ).to_string(index=False)
-)
+stale = strategic_reveal.stale_sweep(run["stale_gammas"], run["stale_history"])
+print(stale.table.to_string(index=False))
 
 # %% tags=["hide-input"]
 fig, ax = plt.subplots(figsize=(6.4, 3.9))
-x = 1 / (1 - np.array(stale_g))
-ax.plot(
-    x,
-    stale,
-    "o",
-    ms=8,
-    color=color_for("ours"),
-    label=f"simulated, history {run['stale_history']:,} rounds",
-)
-ax.plot(
-    x, stale_short, "s", color=color_for("muted"), label="simulated, history 10 rounds"
-)
+x = 1 / (1 - np.array(stale.gammas))
+label = f"simulated, history {run['stale_history']:,} rounds"
+ax.plot(x, stale.stale, "o", ms=8, color=color_for("ours"), label=label)
+label = "simulated, history 10 rounds"
+ax.plot(x, stale.stale_short, "s", color=color_for("muted"), label=label)
 grid = np.logspace(np.log10(x.min()), np.log10(x.max()), 200)
-ax.plot(
-    grid,
-    np.ceil(np.log(2) / -np.log(1 - 1 / grid)),
-    "--",
-    color=color_for("reference"),
-    lw=1.2,
-    label="r*(γ) = ⌈ln 2 / ln(1/γ)⌉",
-)
-ax.set(
-    xscale="log",
-    yscale="log",
-    xlabel="memory length (1 − γ)⁻¹",
-    ylabel="rounds agents follow the old classifier",
-    title="After a swap, agents lag r*(γ) ≈ 0.69/(1 − γ) rounds",
-)
+curve, label = np.ceil(np.log(2) / -np.log(1 - 1 / grid)), "r*(γ) = ⌈ln 2 / ln(1/γ)⌉"
+ax.plot(grid, curve, "--", color=color_for("reference"), lw=1.2, label=label)
+ax.set(xscale="log", yscale="log", xlabel="memory length (1 − γ)⁻¹")
+ax.set(ylabel="rounds agents follow the old classifier")
+ax.set(title="After a swap, agents lag r*(γ) ≈ 0.69/(1 − γ) rounds")
 ax.legend()
 plt.show()
 
 # %%
+STALE, BY_GAMMA = "largest |stale rounds − r*|", [f"γ={g}" for g in stale.gammas]
 _ = ledger.sanity(
     "2a",
     "agents follow the stale classifier for r*(γ) rounds after a swap",
     why="r*(γ) = ⌈ln 2/ln(1/γ)⌉ follows from the discounted average's definition",
     evidence="derivation",
     measured={
-        "largest |stale rounds − r*|": int(np.abs(stale - rstar).max()),
-        "stale rounds": dict(zip([f"γ={g}" for g in stale_g], stale.tolist())),
+        STALE: stale.worst,
+        "stale rounds": dict(zip(BY_GAMMA, stale.stale.tolist())),
     },
-    criterion=at_most("largest |stale rounds − r*|", 0),
+    criterion=at_most(STALE, 0),
 )
 
 # %% [markdown]
@@ -470,119 +362,52 @@ _ = ledger.sanity(
 # growing like $\log(1-\gamma)^{-1}$, would fail it.
 
 # %%
-gad = S.switch_gadget(run["units"])
-sw_recs, sw_std = S.switch_sweep(
-    run["units"],
-    run["switch_gammas"],
-    wait=run["switch_wait"],
-    rng_for=run.child_rng,
-    tag="2",
+gad = strategic_reveal.switch_gadget(run["units"])
+SWITCH = dict(wait=run["switch_wait"], rng_for=run.child_rng, tag="2")
+sw_recs, sw_std = strategic_reveal.switch_sweep(
+    run["units"], run["switch_gammas"], **SWITCH
 )
 records += sw_recs + [sw_std]
-sw = pd.DataFrame(sw_recs)
-sw["stale per update"] = (sw.mistakes - sw.updates) / sw.updates
-print(
-    sw[["gamma", "label", "mistakes", "updates", "r_star", "stale per update"]]
-    .rename(columns={"label": "learner"})
-    .to_string(index=False)
-)
-std_sw = sw_std["mistakes"]
-print(f"revealed (Std), same gadget and adversary: {std_sw} mistakes")
-
-# %%
-cons = sw[sw.label.str.startswith("conservative")].reset_index(drop=True)
-mono = sw[sw.label.str.startswith("monotone")].reset_index(drop=True)
-mem_len = 1 / (1 - cons.gamma.to_numpy())
-sw_slope = float(np.polyfit(np.log(mem_len), np.log(cons.mistakes), 1)[0])
-stale_gap = np.abs(cons["stale per update"] - cons.r_star).to_numpy()
-best_hidden = np.minimum(cons.mistakes, mono.mistakes).to_numpy()
-hide_ratio = best_hidden / max(std_sw, 1)
-cross = mem_len[np.argmax(cons.mistakes.to_numpy() > mono.mistakes.to_numpy())]
-print(f"slope of log mistakes on log (1 − γ)⁻¹ (conservative): {sw_slope:.3f}")
-print(f"largest |stale mistakes per update − r*|: {stale_gap.max():.0f}")
-print(
-    f"monotone reduction: {mono.mistakes.min()}–{mono.mistakes.max()} mistakes at "
-    f"every γ; cheaper than the conservative learner from (1 − γ)⁻¹ = {cross:.0f} on"
-)
-print(
-    "best hidden / revealed: "
-    + ", ".join(f"γ={g}: {r:g}" for g, r in zip(cons.gamma, hide_ratio))
-)
-
+sw = strategic_reveal.summarise_switch(sw_recs, sw_std)
+cons, mono, hide_ratio, cross = sw.cons, sw.mono, sw.hide_ratio, sw.cross
+print("\n".join(sw.lines()))
 
 # %% tags=["hide-input"]
 fig, ax = plt.subplots(figsize=(6.6, 4.0))
-ax.plot(
-    mem_len,
-    cons.mistakes,
-    "o-",
-    color=color_for("conservative (Alg. 2 analogue)"),
-    label="conservative (Alg. 2 analogue)",
-)
-ax.plot(
-    mem_len,
-    mono.mistakes,
-    "s-",
-    color=color_for("monotone reduction (Alg. 3 analogue)"),
-    label="monotone reduction (Alg. 3 analogue)",
-)
-ax.plot(
-    mem_len,
-    best_hidden,
-    "-",
-    lw=5,
-    alpha=0.25,
-    color=color_for("best hidden learner"),
-    label=f"best hidden learner: {span(hide_ratio)}× revealed",
-)
-ax.axhline(
-    std_sw,
-    color=color_for("revealed (Std)"),
-    ls="-.",
-    label=f"revealed (Std): {std_sw}",
-)
-ax.plot(
-    mem_len,
-    run["units"] * (1 + cons.r_star),
-    "--",
-    color=color_for("reference"),
-    lw=1.2,
-    label="units · (1 + r*(γ)): the gadget's design",
-)
+for rows, marker, name in [(cons, "o-", CONS), (mono, "s-", MONO)]:
+    ax.plot(sw.mem_len, rows.mistakes, marker, color=color_for(name), label=name)
+style = dict(lw=5, alpha=0.25, color=color_for("best hidden learner"))
+label = f"best hidden learner: {span(hide_ratio)}× revealed"
+ax.plot(sw.mem_len, sw.best_hidden, "-", **style, label=label)
+label = f"revealed (Std): {sw.revealed}"
+ax.axhline(sw.revealed, color=color_for("revealed (Std)"), ls="-.", label=label)
+design = run["units"] * (1 + cons.r_star)
+label = "units · (1 + r*(γ)): the gadget's design"
+ax.plot(sw.mem_len, design, "--", color=color_for("reference"), lw=1.2, label=label)
 ax.axvline(cross, color=color_for("muted"), ls=":", lw=1)
-ax.annotate(
-    "the reduction\nbecomes cheaper",
-    (cross, mono.mistakes.max()),
-    xytext=(cross * 1.6, mono.mistakes.max() * 0.35),
-    fontsize=8,
-    arrowprops=dict(arrowstyle="->", color=color_for("muted")),
-)
-ax.set(
-    xscale="log",
-    yscale="log",
-    xlabel="memory length (1 − γ)⁻¹",
-    ylabel="mistakes on the switch gadget",
-    title=f"Our gadget: the best hidden learner pays {span(hide_ratio)}× the "
-    f"revealed mistakes",
-)
+top, arrow = mono.mistakes.max(), dict(arrowstyle="->", color=color_for("muted"))
+note = dict(xytext=(cross * 1.6, top * 0.35), fontsize=8, arrowprops=arrow)
+ax.annotate("the reduction\nbecomes cheaper", (cross, top), **note)
+ax.set(xscale="log", yscale="log", xlabel="memory length (1 − γ)⁻¹")
+title = f"Our gadget: the best hidden learner pays {span(hide_ratio)}× the revealed "
+title += "mistakes"
+ax.set(ylabel="mistakes on the switch gadget", title=title)
 ax.legend(fontsize=8, loc="upper left")
 plt.show()
 
 # %%
+SLOPE2, GAP2 = "slope of log mistakes on log (1−γ)⁻¹", "largest |stale per update − r*|"
 _ = ledger.sanity(
     "2b",
     "on the switch gadget, a conservative learner's mistakes grow like (1−γ)⁻¹",
     why="on our gadget each forced update costs 1 + r*(γ) mistakes by construction, "
     "and r*(γ) grows like (1−γ)⁻¹",
-    measured={
-        "slope of log mistakes on log (1−γ)⁻¹": sw_slope,
-        "largest |stale per update − r*|": float(stale_gap.max()),
-    },
-    criterion=all_of(
-        within("slope of log mistakes on log (1−γ)⁻¹", 0.9, 1.1),
-        at_most("largest |stale per update − r*|", 0),
-    ),
+    measured={SLOPE2: sw.slope, GAP2: float(sw.stale_gap.max())},
+    criterion=all_of(within(SLOPE2, 0.9, 1.1), at_most(GAP2, 0)),
 )
+
+# %%
+hide = {f"γ={g}": r for g, r in zip(cons.gamma, hide_ratio)}
 ledger.not_checked(
     2,
     "hiding costs a factor (1−γ)⁻¹: on some instance every learner pays for the "
@@ -592,11 +417,7 @@ ledger.not_checked(
     criterion=at_least(
         "slope of log(fewest hidden mistakes / revealed) on log (1−γ)⁻¹", 0.9
     ),
-    measured={
-        "best hidden / revealed on our gadget": {
-            f"γ={g}": r for g, r in zip(cons.gamma, hide_ratio)
-        }
-    },
+    measured={"best hidden / revealed on our gadget": hide},
     note="needs an instance on which every learner pays (1−γ)⁻¹ (the paper's "
     "lower-bound construction, which we could not read); on our switch gadget only "
     "the conservative learner pays it, and the best hidden learner (the monotone "
@@ -605,20 +426,7 @@ ledger.not_checked(
 )
 
 # %%
-units = run["units"]
-follows = bool((cons.mistakes == units * (1 + cons.r_star)).all())
-print(
-    f"Each forced update costs the conservative learner one mistake plus r*(γ) stale "
-    f"ones, so its total {'equals' if follows else 'differs from'} "
-    f"units·(1 + r*(γ)) at every γ, an identity of the gadget; the +1 keeps the "
-    f"slope ({sw_slope:.2f}) under one. Revealed, the same learner makes "
-    f"{std_sw / units:g} mistake(s) per unit; the monotone reduction makes "
-    f"{span(mono.mistakes / units)} per unit at every γ, so the best hidden learner "
-    f"pays {span(hide_ratio)}× the revealed mistakes whatever the memory, and is the "
-    f"reduction from (1 − γ)⁻¹ = {cross:.0f} on. The gadget forces the conservative "
-    f"learner, not every learner, to pay for the memory: the paper's (1 − γ)⁻¹ "
-    f"branch (claim 2) stays blocked."
-)
+print(sw.reading(run["units"]))
 
 # %% [markdown]
 # ### (c) Where the two branches meet
@@ -632,10 +440,13 @@ print(
 # in-degree (printed below). The claim is blocked.
 
 # %%
+per_unit = span(mono.mistakes / run["units"])
 print(
     f"gadget: k_in = {gad.k_in}, k_out = {gad.k_out}; reduction cost per unit: "
-    f"{span(mono.mistakes / units)}"
+    f"{per_unit}"
 )
+
+# %%
 ledger.not_checked(
     "2c",
     "the (1−γ)⁻¹ growth saturates near k_in, where the reduction becomes cheaper",
@@ -644,7 +455,7 @@ ledger.not_checked(
     criterion=within("saturation level / k_in", 0.5, 2.0),
     note="the abstract says '(1−γ)⁻¹ or k_in', not which applies when (the min is "
     "our reading), and the paper's construction was not readable; on our gadget the "
-    f"reduction costs {span(mono.mistakes / units)} per unit, set by the options, "
+    f"reduction costs {per_unit} per unit, set by the options, "
     "not by k_in",
     blocked=True,
 )
@@ -681,74 +492,35 @@ ledger.not_checked(
 
 # %%
 sg = run["star_gammas"]
-hs_recs = S.star_sweep(
-    run["star_K"],
-    [("weighted", g) for g in sg],
-    horizon=run["star_T"],
-    rng_for=run.child_rng,
-    stream0=200_000,
-    tag="2d",
+hidden = [("weighted", g) for g in sg]
+hs_recs = strategic_reveal.star_sweep(
+    run["star_K"], hidden, **STAR_RUN, stream0=200_000, tag="2d"
 )
 records += hs_recs
-hstar = pd.DataFrame(hs_recs)
-hbest = hstar.groupby(["gamma", "K"]).mistakes.min().unstack("K").loc[sg, Ks]
-print("fewest mistakes of any learner under γ-Weighted (rows γ, columns K):")
-print(hbest.to_string())
-judged = np.array([[1 / (1 - g) >= K + 1 for K in Ks] for g in sg])
-h_minus = {
-    f"γ={g}, K={K}": int(hbest.loc[g, K] - (K - 1))
-    for gi, g in enumerate(sg)
-    for ki, K in enumerate(Ks)
-    if judged[gi, ki]
-}
-g_top = max(sg)
-top_K = Ks[judged[sg.index(g_top)]]
-h_slope = float(np.polyfit(top_K, hbest.loc[g_top, top_K].to_numpy(), 1)[0])
-vs_arb = hbest.to_numpy() / arb_best[None, :]
-best_capped = int(
-    hstar.sort_values("mistakes", kind="stable")
-    .groupby(["gamma", "K"])
-    .capped.first()
-    .sum()
-)
-print(f"judged pairs: {len(h_minus)}; slope at γ = {g_top}: {h_slope:.3f}")
-print(
-    "hidden / Revealed-Arb (fewest of each): "
-    + "; ".join(f"γ={g}: {span(vs_arb[gi], '{:.2f}')}" for gi, g in enumerate(sg))
-)
-print(f"best hidden runs cut at the horizon: {best_capped}")
+hs = strategic_reveal.summarise_hidden_star(hs_recs, Ks, sg, arb_best)
+print("\n".join(hs.lines()))
 
 # %% tags=["hide-input"]
+hbest = hs.best
 fig, ax = plt.subplots(figsize=(6.4, 3.9))
 for gi, g in enumerate(sg):
-    ax.plot(
-        Ks,
-        hbest.loc[g].to_numpy(),
-        "o-",
-        ms=4 + 1.5 * gi,
-        alpha=0.8,
-        color=color_for(["peer", "alt2", "alt3", "ours", "muted"][gi % 5]),
-        label=f"hidden, γ = {g}",
-    )
+    color = color_for(["peer", "alt2", "alt3", "ours", "muted"][gi % 5])
+    style = dict(ms=4 + 1.5 * gi, alpha=0.8, color=color, label=f"hidden, γ = {g}")
+    ax.plot(Ks, hbest.loc[g].to_numpy(), "o-", **style)
 ax.plot(Ks, arb_best, "^:", color=color_for("Revealed-Arb"), label="Revealed-Arb")
-ax.plot(
-    Ks, std_halving, "s-", color=color_for("baseline"), label="Revealed-Std: halving"
-)
+ax.plot(Ks, std_halving, "s-", **std_style)
 ax.plot(Ks, Ks - 1, "--", color=color_for("reference"), lw=1.2, label="K − 1")
-ax.set_xscale("log", base=2)
-ax.set_yscale("log")
-ax.set(
-    xlabel="leaves K (hub in-degree k_in = K + 1)",
-    ylabel="fewest mistakes of our learners",
-    title="Our star with hidden agents: fewest mistakes "
-    f"{span(hbest.to_numpy().ravel())} against {span(arb_best)} under Revealed-Arb",
-)
-ax.set_xticks(Ks, [str(k) for k in Ks])
-ax.yaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:g}"))
+title = "Our star with hidden agents: fewest mistakes "
+title += f"{span(hbest.to_numpy().ravel())} against {span(arb_best)} under Revealed-Arb"
+star_axes(ax, "fewest mistakes of our learners", title)
 ax.legend(fontsize=8)
 plt.show()
 
 # %%
+h_minus, g_top, h_slope, vs_arb = hs.minus, hs.g_top, hs.slope, hs.vs_arb
+H_MINUS = "hidden best − (K − 1), judged (K, γ)"
+H_SLOPE = f"slope of hidden mistakes on K at γ={g_top}"
+pairs = [(f"γ={g}, K={K}", i, j) for i, g in enumerate(sg) for j, K in enumerate(Ks)]
 _ = ledger.ours(
     "2d",
     "what our learners pay on our star with hidden agents: at least K − 1 for every "
@@ -757,25 +529,17 @@ _ = ledger.ours(
     "abstract's 'or' (written after a probe printed the mistakes); our star is not a "
     "lower-bound instance for hidden agents",
     measured={
-        "hidden best − (K − 1), judged (K, γ)": h_minus,
-        f"slope of hidden mistakes on K at γ={g_top}": h_slope,
-        "hidden / Arb (fewest)": {
-            f"γ={g}, K={K}": float(vs_arb[gi, ki])
-            for gi, g in enumerate(sg)
-            for ki, K in enumerate(Ks)
-        },
+        H_MINUS: h_minus,
+        H_SLOPE: h_slope,
+        "hidden / Arb (fewest)": {k: float(vs_arb[gi, ki]) for k, gi, ki in pairs},
     },
-    show=[
-        "hidden best − (K − 1), judged (K, γ)",
-        f"slope of hidden mistakes on K at γ={g_top}",
-    ],
-    criterion=all_of(
-        at_least("hidden best − (K − 1), judged (K, γ)", 0),
-        within(f"slope of hidden mistakes on K at γ={g_top}", 0.9, 1.1),
-    ),
+    show=[H_MINUS, H_SLOPE],
+    criterion=all_of(at_least(H_MINUS, 0), within(H_SLOPE, 0.9, 1.1)),
     note="our star and learners, one of which (accept once) uses the agents' memory; "
     "the paper's construction was not readable",
 )
+
+# %%
 ledger.not_checked(
     "2e",
     "hiding costs a factor k_in: on some instance every learner pays k_in times the "
@@ -791,34 +555,7 @@ ledger.not_checked(
 )
 
 # %%
-once_name = S.accept_once().name
-once_m = hstar[hstar.learner == once_name].set_index(["gamma", "K"]).mistakes
-cheapest = (
-    hstar.sort_values("mistakes", kind="stable").groupby(["gamma", "K"]).learner.first()
-)
-pos_sg = [g for g in sg if g > 0]
-n_lt, n_gt = int((vs_arb < 1).sum()), int((vs_arb > 1).sum())
-below = [v for v in h_minus.values() if v < 0]
-print(
-    f"On the {len(h_minus)} judged (K, γ) pairs the fewest hidden mistakes minus "
-    f"(K − 1) are {span(list(h_minus.values()))} ({len(below)} below 0); at "
-    f"γ = {g_top} their slope in K is {h_slope:.2f}. Accept once makes "
-    f"{span(once_m.loc[pos_sg].to_numpy())} mistakes at every K for γ > 0 and "
-    f"{span(once_m.loc[[g for g in sg if g == 0]].to_numpy())} at γ = 0, and is the "
-    f"cheapest hidden learner at {int((cheapest == once_name).sum())} of "
-    f"{cheapest.size} (K, γ) pairs. Against Revealed-Arb the fewest hidden mistakes "
-    f"are {span(vs_arb.ravel(), '{:.2f}')}× (fewer at {n_lt}, more at {n_gt} of "
-    f"{vs_arb.size} pairs)."
-    + (
-        " On our star a DM that hides its classifier and uses the agents' memory "
-        "escapes the k_in factor that the tie rule costs a revealed one: the star is "
-        "not a lower bound for hidden agents and says nothing about the paper's k_in "
-        "branch (2e)."
-        if below
-        else " On our star no learner we run escapes the k_in factor with hidden "
-        "agents; the star is still our construction, not the paper's (2e)."
-    )
-)
+print(hs.reading())
 
 # %% [markdown]
 # ## Claim 3 · Withholding backfires on random instances
@@ -857,126 +594,47 @@ print(
 # it fail. The ratio $C=\max\text{ratio}/\min\{(1-\gamma)^{-1},k_{\text{in}}\}$ is
 # printed; its bound (3b) rests on our "min" reading and on the paper's constant.
 
-# %% tags=["hide-input"]
-dag = pd.DataFrame(
-    S.dag_sweep(
-        run["dag_n"],
-        run["dag_kin"],
-        run["dag_per_kin"],
-        run["n_hyp"],
-        run["p_pos"],
-        run["dag_gammas"],
-        horizon=run["dag_T"],
-        rng_for=run.child_rng,
-        tag="3",
-    )
+# %%
+DAG_SIZES = ("dag_n", "dag_kin", "dag_per_kin", "n_hyp", "p_pos", "dag_gammas")
+dag_recs = strategic_reveal.dag_sweep(
+    *[run[k] for k in DAG_SIZES], horizon=run["dag_T"], rng_for=run.child_rng, tag="3"
 )
-records += dag.to_dict("records")
-best = (
-    dag.groupby(["k_in", "rep", "model", "gamma"], dropna=False)
-    .mistakes.min()
-    .reset_index()
-)
-std_min = best[best.model == "std"].set_index(["k_in", "rep"]).mistakes
-arb_min = best[best.model == "arb"].set_index(["k_in", "rep"]).mistakes
-hid = best[best.model == "weighted"].copy()
-keys = list(zip(hid.k_in, hid.rep))
-hid["std"] = std_min.loc[keys].to_numpy()
-hid["arb"] = arb_min.loc[keys].to_numpy()
-hid["gain"] = hid.mistakes - hid["std"]
-hid["gain vs Arb"] = hid.mistakes - hid["arb"]
-hid["ratio"] = hid.mistakes / np.maximum(hid["std"], 1)
-hid["ratio vs Arb"] = hid.mistakes / np.maximum(hid["arb"], 1)
-hid["C"] = hid.ratio / np.minimum(1 / (1 - hid.gamma), hid.k_in)
-gam = run["dag_gammas"]
-n_inst = len(std_min)
-k_t = S.t_quantile_k(n_inst)
-mean_ratio = hid.groupby("gamma").ratio.mean()
-mean_ratio_arb = hid.groupby("gamma")["ratio vs Arb"].mean()
-C = float(hid.C.max())
-gains = {g: hid[hid.gamma == g].gain.to_numpy() for g in gam}
-gains_arb = {g: hid[hid.gamma == g]["gain vs Arb"].to_numpy() for g in gam}
-if 0.0 not in gam or max(gam) == 0.0:
-    raise ValueError(f"dag_gammas must hold 0 and some γ > 0, got {gam}")
-judged_g = [g for g in gam if g > 0]  # claim 3 judges γ > 0; γ = 0 is a diagnostic
-top_g, g0 = max(gam), 0.0
-per_inst = hid.pivot_table(index=["k_in", "rep"], columns="gamma", values="mistakes")
-mem_gain = (per_inst[top_g] - per_inst[g0]).to_numpy()  # 3c: the memory effect
-print(
-    hid.pivot_table(index=["k_in", "rep"], columns="gamma", values="ratio")
-    .round(2)
-    .to_string()
-)
-print(f"{n_inst} instances; k = t quantile(0.975, {n_inst - 1} df) = {k_t:.3f}")
-for g in gam:
-    d, e = gains[g], gains_arb[g]
-    se, se_a = d.std(ddof=1) / np.sqrt(d.size), e.std(ddof=1) / np.sqrt(e.size)
-    print(
-        f"γ={g}: hidden − Std {d.mean():.2f} ± {k_t * se:.2f}, ratio "
-        f"{mean_ratio[g]:.2f}; hidden − Arb {e.mean():.2f} ± {k_t * se_a:.2f}, "
-        f"ratio {mean_ratio_arb[g]:.2f}"
-    )
-se_m = mem_gain.std(ddof=1) / np.sqrt(mem_gain.size)
-print(
-    f"memory effect hidden(γ={top_g}) − hidden(γ={g0}): {mem_gain.mean():.2f} ± "
-    f"{k_t * se_m:.2f} (per instance: {mem_gain.astype(int).tolist()})"
-)
-print(f"C = max ratio / min((1 − γ)⁻¹, k_in) = {C:.2f}")
-winners = (
-    dag[dag.model == "weighted"]
-    .sort_values("mistakes", kind="stable")
-    .groupby(["k_in", "rep", "gamma"])
-    .learner.first()
-    .value_counts()
-)
-print(
-    "best hidden learner per (instance, γ): "
-    + ", ".join(f"{k} ×{v}" for k, v in winners.items())
-)
+dag = strategic_reveal.summarise_dag(dag_recs, run["dag_gammas"])
+records += dag.runs.to_dict("records")
+print("\n".join(dag.lines()))
+
+# %%
+hid, gam, gains, gains_arb = dag.hidden, dag.gammas, dag.gains, dag.gains_arb
+mean_ratio, mean_ratio_arb = dag.mean_ratio, dag.mean_ratio_arb
+mem_gain, n_inst, top_g, g0 = dag.memory_gain, dag.n_instances, dag.top, 0.0
 
 # %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(9.6, 4.0), sharey=True)
-for ax, col, means, ref in [
-    (axes[0], "ratio", mean_ratio, "Revealed-Std"),
-    (axes[1], "ratio vs Arb", mean_ratio_arb, "Revealed-Arb"),
-]:
+panels = [
+    ("ratio", mean_ratio, "Revealed-Std"),
+    ("ratio vs Arb", mean_ratio_arb, "Revealed-Arb"),
+]
+top = hid[["ratio", "ratio vs Arb"]].max().max() * 1.15
+for ax, (col, means, ref) in zip(axes, panels):
     for off, kin in zip(np.linspace(-0.2, 0.2, len(run["dag_kin"])), run["dag_kin"]):
         d = hid[hid.k_in == kin]
         xpos = np.array([gam.index(g) for g in d.gamma]) + off
-        ax.scatter(
-            xpos,
-            d[col],
-            s=28,
-            color=color_for(f"k_in = {kin}"),
-            label=f"k_in = {kin}",
-            zorder=3,
-        )
-    ax.plot(
-        range(len(gam)),
-        means.loc[gam].to_numpy(),
-        "k_",
-        ms=24,
-        mew=2,
-        label="mean over instances",
-    )
-    ax.axhline(
-        1, color=color_for("reference"), ls="--", lw=1.2, label="ratio 1 (no effect)"
-    )
-    ax.set(
-        xticks=range(len(gam)),
-        xticklabels=[f"γ = {g}" for g in gam],
-        ylim=(0, hid[["ratio", "ratio vs Arb"]].max().max() * 1.15),
-        title=f"hidden / {ref}: {span(hid[col], '{:.1f}')}×",
-    )
+        color, label = color_for(f"k_in = {kin}"), f"k_in = {kin}"
+        ax.scatter(xpos, d[col], s=28, color=color, label=label, zorder=3)
+    means = means.loc[gam].to_numpy()
+    ax.plot(range(len(gam)), means, "k_", ms=24, mew=2, label="mean over instances")
+    style = dict(color=color_for("reference"), ls="--", lw=1.2)
+    ax.axhline(1, **style, label="ratio 1 (no effect)")
+    ticks = dict(xticks=range(len(gam)), xticklabels=[f"γ = {g}" for g in gam])
+    ax.set(**ticks, ylim=(0, top), title=f"hidden / {ref}: {span(hid[col], '{:.1f}')}×")
 axes[0].set_ylabel("mistakes hidden / revealed (best learners)")
 axes[0].legend(fontsize=8, ncols=2)
-fig.suptitle(
-    "Hiding against publishing (left) and against Revealed-Arb, the same tie rule "
-    "without memory (right)"
-)
+title = "Hiding against publishing (left) and against Revealed-Arb, the same tie rule "
+fig.suptitle(title + "without memory (right)")
 plt.show()
 
 # %%
+GAIN3 = {g: f"hidden − revealed, γ={g}" for g in gam}
 _ = ledger.check(
     3,
     "withholding the classifier increases mistakes (random DAGs, every γ > 0)",
@@ -984,17 +642,18 @@ _ = ledger.check(
     "performance",
     source="abstract",
     measured={
-        **{f"hidden − revealed, γ={g}": gains[g] for g in gam},
+        **{GAIN3[g]: gains[g] for g in gam},
         "mean ratio hidden / revealed": {f"γ={g}": r for g, r in mean_ratio.items()},
-        "C": C,
+        "C": dag.C,
     },
-    show=[f"hidden − revealed, γ={g}" for g in judged_g],
-    criterion=all_of(
-        *[paired_gain(f"hidden − revealed, γ={g}", k="t") for g in judged_g]
-    ),
+    show=[GAIN3[g] for g in dag.judged],
+    criterion=all_of(*[paired_gain(GAIN3[g], k="t") for g in dag.judged]),
     note=f"γ = {g0} (agents follow the last classifier) is a diagnostic, not judged; "
     "one hidden learner of seven (accept once) uses the agents' memory",
 )
+
+# %%
+GAIN3M = {g: f"hidden − Arb, γ={g}" for g in gam}
 _ = ledger.ours(
     "3m",
     "hidden agents, even with a one-round lag, cost more than the tie rule "
@@ -1002,78 +661,41 @@ _ = ledger.ours(
     why="separates the hidden model from the tie-breaking convention: it breaks ties "
     "against the DM as Revealed-Arb does, Revealed-Std does not",
     measured={
-        **{f"hidden − Arb, γ={g}": gains_arb[g] for g in gam},
+        **{GAIN3M[g]: gains_arb[g] for g in gam},
         "mean ratio hidden / Arb": {f"γ={g}": r for g, r in mean_ratio_arb.items()},
     },
-    show=[f"hidden − Arb, γ={g}" for g in gam],
-    criterion=all_of(*[paired_gain(f"hidden − Arb, γ={g}", k="t") for g in gam]),
+    show=list(GAIN3M.values()),
+    criterion=all_of(*[paired_gain(GAIN3M[g], k="t") for g in gam]),
 )
+
+# %%
+MEMORY = f"hidden(γ={top_g}) − hidden(γ={g0})"
 _ = ledger.ours(
     "3c",
     f"the agents' memory costs mistakes: hidden at γ = {top_g} against hidden at "
     f"γ = {g0}, per instance",
     why="the paper's (1−γ)⁻¹ branch predicts a cost that grows with the memory; "
     "γ = 0 has the hidden model's one-round lag and tie rule without the memory",
-    measured={f"hidden(γ={top_g}) − hidden(γ={g0})": mem_gain},
-    criterion=paired_gain(f"hidden(γ={top_g}) − hidden(γ={g0})", k="t"),
+    measured={MEMORY: mem_gain},
+    criterion=paired_gain(MEMORY, k="t"),
 )
+
+# %%
 ledger.not_checked(
     "3b",
     "the ratio stays below C·min{(1−γ)⁻¹, k_in} with the paper's constant",
     paper="(1−γ)⁻¹ or k_in times more (read by us as O(min{(1−γ)⁻¹, k_in}))",
     source="abstract",
     criterion=at_most("C", "paper's constant"),
-    measured={"C": C},
+    measured={"C": dag.C},
     note="the abstract says '(1−γ)⁻¹ or k_in' (the min is our reading), and the "
     "paper's constant and algorithm, which our learners only approximate, could not "
-    f"be read; measured C = {C:.2f}",
+    f"be read; measured C = {dag.C:.2f}",
     blocked=True,
 )
 
 # %%
-c_at = hid.loc[hid.C.idxmax()]
-cheapest_dag = (
-    dag[dag.model == "weighted"]
-    .sort_values("mistakes", kind="stable")  # ties go to the six (accept once is last)
-    .groupby(["gamma", "k_in", "rep"])
-    .learner.first()
-)
-once_best = {g: int((cheapest_dag.loc[g] == once_name).sum()) for g in gam}
-
-
-def beyond(d):
-    """'above 0', 'below 0' or 'within the noise' for paired differences d (k_t·SE)."""
-    lo_hi = k_t * d.std(ddof=1) / np.sqrt(d.size)
-    return (
-        "above 0"
-        if d.mean() - lo_hi > 0
-        else ("below 0" if d.mean() + lo_hi < 0 else "within the noise")
-    )
-
-
-mem_word = {
-    "above 0": "costs the DM mistakes beyond the one-round lag",
-    "below 0": "saves the DM mistakes",
-    "within the noise": "has no effect beyond the noise",
-}[beyond(mem_gain)]
-print(
-    f"Hiding helped (ratio < 1) on {int((hid.ratio < 1).sum())} of {len(hid)} "
-    f"(instance, γ) pairs. Mean paired difference hidden − Revealed-Std: "
-    + ", ".join(f"γ={g}: {gains[g].mean():+.2f} ({beyond(gains[g])})" for g in gam)
-    + "; hidden − Revealed-Arb: "
-    + ", ".join(
-        f"γ={g}: {gains_arb[g].mean():+.2f} ({beyond(gains_arb[g])})" for g in gam
-    )
-    + f". Mean ratio hidden / Revealed-Std {mean_ratio[g0]:.2f} at γ = {g0} and "
-    f"{mean_ratio[top_g]:.2f} at γ = {top_g}. The longer memory {mem_word} on these "
-    f"instances (hidden(γ={top_g}) − hidden(γ={g0}) = {mem_gain.mean():+.2f} per "
-    f"instance). Accept once, the hidden learner that uses the agents' memory, is "
-    f"strictly the cheapest hidden learner on "
-    + ", ".join(f"{once_best[g]} (γ={g})" for g in gam)
-    + f" of {n_inst} instances. C is reached at γ = {c_at.gamma}, k_in = "
-    f"{c_at.k_in}, where min((1 − γ)⁻¹, k_in) = "
-    f"{min(1 / (1 - c_at.gamma), c_at.k_in):.0f}."
-)
+print(dag.reading())
 
 # %% [markdown]
 # ## Claim 4 · Upper bounds
@@ -1105,57 +727,37 @@ print(
 # simulator that lets agents move where they cannot would show up as a violation.
 
 # %%
-rec = pd.DataFrame(records)
-bounded = rec[rec.bound.notna()].copy()
-bounded["ratio"] = bounded.mistakes / bounded.bound.clip(lower=1)
-violations = int((bounded.mistakes > bounded.bound).sum())
-cut = int(bounded.capped.sum())
-print(
-    f"{len(bounded)} runs with an explicit bound ({len(rec)} runs in all); "
-    f"violations: {violations}; runs cut at the horizon: {cut}"
-)
-print("largest mistakes / bound by learner and model:")
-print(bounded.groupby(["learner", "model"]).ratio.max().round(3).to_string())
+bounds = strategic_reveal.summarise_bounds(records)
+bounded, violations = bounds.bounded, bounds.violations
+print("\n".join(bounds.lines()))
 
 # %% tags=["hide-input"]
 fig, ax = plt.subplots(figsize=(6.0, 4.0))
+roles = {"std": "baseline", "arb": "alt", "weighted": "ours"}
+names = {"std": "Revealed-Std", "arb": "Revealed-Arb", "weighted": "γ-Weighted"}
 for model, marker in [("std", "s"), ("arb", "^"), ("weighted", "o")]:
-    d = bounded[bounded.model == model]
-    ax.scatter(
-        d.bound,
-        d.mistakes.clip(lower=0.5),
-        s=14,
-        marker=marker,
-        alpha=0.6,
-        color=color_for({"std": "baseline", "arb": "alt", "weighted": "ours"}[model]),
-        label={"std": "Revealed-Std", "arb": "Revealed-Arb", "weighted": "γ-Weighted"}[
-            model
-        ],
-    )
+    d, color = bounded[bounded.model == model], color_for(roles[model])
+    style = dict(s=14, marker=marker, alpha=0.6, color=color, label=names[model])
+    ax.scatter(d.bound, d.mistakes.clip(lower=0.5), **style)
 lim = [0.5, bounded.bound.max() * 1.5]
 ax.plot(lim, lim, "--", color=color_for("reference"), lw=1.2, label="mistakes = bound")
-ax.set(
-    xscale="log",
-    yscale="log",
-    xlabel="our mistake bound",
-    ylabel="mistakes made",
-    title=f"{violations} of {len(bounded)} runs exceed their bound",
-)
+ax.set(xscale="log", yscale="log", xlabel="our mistake bound", ylabel="mistakes made")
+ax.set(title=f"{violations} of {len(bounded)} runs exceed their bound")
 ax.legend(fontsize=8)
 plt.show()
 
 # %%
+MEASURED4 = {"violations": violations, "runs with a bound": len(bounded)}
+MEASURED4["largest mistakes / bound"] = float(bounded.ratio.max())
 _ = ledger.ours(
     4,
     "explicit mistake bounds (ours) are never exceeded",
     why="our own bounds for our learners; the paper's (Sections 3–5) were not readable",
-    measured={
-        "violations": violations,
-        "runs with a bound": len(bounded),
-        "largest mistakes / bound": float(bounded.ratio.max()),
-    },
+    measured=MEASURED4,
     criterion=at_most("violations", 0),
 )
+
+# %%
 ledger.quote(
     "4b",
     "hiding costs (1−γ)⁻¹ or k_in times the revealed mistakes",
@@ -1175,7 +777,7 @@ ledger.quote(
 )
 
 # %%
-tight = bounded[bounded.mistakes == bounded.bound]
+tight = bounds.tight
 kinds = sorted(set(tight.instance.str.split(" ").str[0]))
 print(
     f"{len(tight)} runs meet their bound with equality "
@@ -1190,18 +792,19 @@ print(
 ledger.show()
 
 # %% tags=["nbval-ignore-output"]
-print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.device}")
+print(run.time_line())
 
 # %% [markdown]
-# **Stability.** The *seeds* column above comes from the committed stability record
-# (quick scale, `data/stability/09_strategic_reveal.json`); a claim changed since reads
-# "stale record". Claims 1 and 2 use fixed constructions, so only the random instances
-# of claim 3 (whose runs also enter claim 4) and the adversary's tie-breaks move with
-# the seed. The line below is generated from that record.
+# **Reading the verdicts.** The sentences below are generated from this run's ledger and
+# from the committed records (quick scale): the stability record
+# (`data/stability/09_strategic_reveal.json`; the *seeds* column above; a claim changed
+# since it was made is named) and the numerics record (verdicts that move under other
+# kernels and thread counts). Claims 1 and 2 use fixed constructions, so only the random
+# instances of claim 3 (whose runs also enter claim 4) and the adversary's tie-breaks
+# move with the seed.
 
 # %%
-stability_line = unstable_sentence(ledger, ledger.stability())
-print(stability_line or "No claim the record still describes flips between its seeds.")
+print("\n".join(reading_lines(ledger)))
 
 # %% [markdown]
 # ## Deviations from the paper
@@ -1258,8 +861,8 @@ print(stability_line or "No claim the record still describes flips between its s
 #     from 2 to 2.09. Known: no full-scale result had been recorded.
 #   - *4c*: "no deterministic learner achieves $o(\Delta)$" (was "beats"), quoted from
 #     the abstract of Ahmadi, Blum and Yang (2023), which is what we read of it.
-#   - *Full scale* is not recorded this session (no CPU time was left for it): see
-#     "Run it at full scale".
+#   - *Full scale* was not recorded in that session (no CPU time was left for it); it
+#     was recorded later: see "Run it at full scale".
 # - **Issue 34's first audit, resolved earlier** (old → new, with the reason):
 #   - *2b.* Already a sanity check (issue 38): on our gadget the conservative learner's
 #     mistakes are units·(1 + r*) exactly, an identity, and its test is unchanged. New:
@@ -1288,7 +891,11 @@ print(stability_line or "No claim the record still describes flips between its s
 #     switch gadget, random DAGs) moved from the chapter into
 #     `repbook.papers.strategic_reveal` (`learner_set`, `play`, `star_sweep`,
 #     `switch_sweep`, `dag_sweep`), unit-tested, with the chapter's random streams
-#     unchanged.
+#     unchanged. Later (issue 37) the module became a package (`instances`, `memory`,
+#     `learners`, `protocol`, `summaries`), and what the chapter reads from each sweep
+#     (the tables, the printed diagnostics and the readings under claims 2b, 2d and 3)
+#     moved into tested summaries (`summarise_star`, `stale_sweep`, `summarise_switch`,
+#     `summarise_hidden_star`, `summarise_dag`, `summarise_bounds`); no number changed.
 # - **Earlier (issue 38): claims regrouped after their results were known** (the
 #   book-wide rule that a check true by construction is a sanity check and that our own
 #   bounds are not the paper's claims). 2a (agents lag r*(γ) rounds) and 2b (the
@@ -1328,42 +935,20 @@ print(stability_line or "No claim the record still describes flips between its s
 
 
 # %%
-def scale_text(sz):
-    """The chapter's sizes at one scale, in words (for generated text)."""
-    return (
-        f"stars up to K = {max(sz['star_K'])} (revealed, and hidden for γ ∈ "
-        f"{{{', '.join(f'{g:g}' for g in sz['star_gammas'])}}}), {sz['units']} switch "
-        f"units with γ up to {max(sz['switch_gammas']):g} (after "
-        f"{sz['switch_wait']:,} quiet rounds), "
-        f"{len(sz['dag_kin']) * sz['dag_per_kin']} random DAGs of {sz['dag_n']} "
-        f"nodes with k_in ∈ {{{', '.join(map(str, sz['dag_kin']))}}} and horizons of "
-        f"{sz['dag_T']:,} rounds"
-    )
-
-
-print(f"Quick scale: {scale_text(SIZES['quick'])}.")
+print(f"Quick scale: {strategic_reveal.describe_sizes(SIZES['quick'])}.")
 
 # %% [markdown]
 # ## Run it at full scale
 #
 # ```bash
-# .venv/bin/python -m repbook run 09 --scale full
+# .venv/bin/python -m repbook full 09   # runs it and records it in data/full_runs/
 # ```
-# It needs no GPU. **Not recorded**: this session had no CPU time left for it. The
-# estimate below comes from timed fractions (each part of the protocol at its full
-# size, one instance or one star of each kind) measured once on these two cores before
-# the seventh learner was added; accept once stops within a few $r^*(\gamma)$ rounds,
-# so it adds little.
+# It needs no GPU (CPU minutes: most of it the hidden star at the largest $K$ and
+# $\gamma$, and the random DAGs). The lines below give the full scale's sizes and, from
+# the committed record (`data/full_runs/09_strategic_reveal.json`), when and how long it
+# ran, each claim's verdict and margin there, and the claims whose verdict differs from
+# this run's.
 
 # %%
-FULL_MINUTES = (17, 25)  # measured: timed fractions of the full protocol, 2 CPU cores
-full = SIZES["full"]
-rounds = 2 * (max(full["star_K"]) + 1) * (S.r_star(max(full["star_gammas"])) + 3)
-print(
-    f"Full scale: {scale_text(full)}. Estimated {FULL_MINUTES[0]}–{FULL_MINUTES[1]} "
-    f"minutes on these two CPU cores, most of it the hidden star at "
-    f"K = {max(full['star_K'])}, γ = {max(full['star_gammas']):g} (its conservative "
-    f"learners play some {rounds:,} "
-    f"rounds each at most) and the {len(full['dag_kin']) * full['dag_per_kin']} "
-    f"random DAGs. Not recorded in data/full_runs/."
-)
+print(f"Full scale: {strategic_reveal.describe_sizes(SIZES['full'])}.")
+print("\n".join(full_run_lines(ledger)))

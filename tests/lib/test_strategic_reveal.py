@@ -4,7 +4,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from repbook.papers import strategic_reveal as S
+from repbook.papers import strategic_reveal
 
 
 # --- brute-force references, written as plainly as possible ---------------------------
@@ -30,18 +30,18 @@ def brute_labels(adj, H):
 
 def all_learners(inst):
     return [
-        S.halving_naive(),
-        S.halving(),
-        S.aby_threshold(inst),
-        S.kin_threshold(inst),
-        S.positive_on_vs(),
-        S.proper(),
+        strategic_reveal.halving_naive(),
+        strategic_reveal.halving(),
+        strategic_reveal.aby_threshold(inst),
+        strategic_reveal.kin_threshold(inst),
+        strategic_reveal.positive_on_vs(),
+        strategic_reveal.proper(),
     ]
 
 
 def for_model(learner, model):
     if model == "weighted" and learner.rule not in ("naive", "or"):
-        return S.conservative(learner)
+        return strategic_reveal.conservative(learner)
     return learner
 
 
@@ -50,13 +50,13 @@ def test_best_response_on_a_hand_drawn_graph():
     # 0 → 1, 0 → 2, 1 → 2 (plus self-loops); h accepts node 2 only.
     adj = np.eye(3, dtype=bool)
     adj[0, 1] = adj[0, 2] = adj[1, 2] = True
-    br = S.best_response(adj, np.array([0, 0, 1]))
+    br = strategic_reveal.best_response(adj, np.array([0, 0, 1]))
     assert br.tolist() == [[False, False, True]] * 3
     # Nothing accepted: every reachable node ties.
-    br0 = S.best_response(adj, np.zeros(3))
+    br0 = strategic_reveal.best_response(adj, np.zeros(3))
     assert br0.tolist() == adj.tolist()
     # Fractional scores (a memory): the largest reachable value wins.
-    brf = S.best_response(adj, np.array([0.2, 0.7, 0.5]))
+    brf = strategic_reveal.best_response(adj, np.array([0.2, 0.7, 0.5]))
     assert brf[0].tolist() == [False, True, False]
     assert brf[2].tolist() == [False, False, True]
 
@@ -65,15 +65,27 @@ def test_tie_rules_std_stays_arb_may_move():
     adj = np.eye(3, dtype=bool)
     adj[0, 1] = adj[0, 2] = True
     h = np.array([0, 0, 0])
-    std = S.allowed_moves(adj, h, "std")
-    arb = S.allowed_moves(adj, h, "arb")
+    std = strategic_reveal.allowed_moves(adj, h, "std")
+    arb = strategic_reveal.allowed_moves(adj, h, "arb")
     assert std[0].tolist() == [True, False, False]  # stays: x is a best response
     assert arb[0].tolist() == [True, True, True]  # any tie
     h = np.array([0, 1, 1])  # x is not a best response
-    assert S.allowed_moves(adj, h, "std")[0].tolist() == [False, True, True]
+    assert strategic_reveal.allowed_moves(adj, h, "std")[0].tolist() == [
+        False,
+        True,
+        True,
+    ]
     h = np.array([1, 1, 0])  # x ties with node 1
-    assert S.allowed_moves(adj, h, "std")[0].tolist() == [True, False, False]
-    assert S.allowed_moves(adj, h, "arb")[0].tolist() == [True, True, False]
+    assert strategic_reveal.allowed_moves(adj, h, "std")[0].tolist() == [
+        True,
+        False,
+        False,
+    ]
+    assert strategic_reveal.allowed_moves(adj, h, "arb")[0].tolist() == [
+        True,
+        True,
+        False,
+    ]
 
 
 def test_effective_labels_match_brute_force():
@@ -81,7 +93,9 @@ def test_effective_labels_match_brute_force():
     adj = rng.random((7, 7)) < 0.3
     np.fill_diagonal(adj, True)
     H = rng.random((5, 7)) < 0.3
-    assert np.array_equal(S.effective_labels(adj, H), brute_labels(adj, H))
+    assert np.array_equal(
+        strategic_reveal.effective_labels(adj, H), brute_labels(adj, H)
+    )
 
 
 # --- the agents' memory ---------------------------------------------------------------
@@ -89,22 +103,22 @@ def test_effective_labels_match_brute_force():
     "gamma,expected", [(0.0, 1), (0.5, 1), (0.8, 4), (0.9, 7), (0.99, 69), (0.999, 693)]
 )
 def test_r_star_values(gamma, expected):
-    assert S.r_star(gamma) == expected
+    assert strategic_reveal.r_star(gamma) == expected
     if gamma > 0:
         assert expected == max(1, int(np.ceil(np.log(2) / np.log(1 / gamma))))
 
 
 @pytest.mark.parametrize("gamma", [0.0, 0.5, 0.8, 0.9, 0.99])
 def test_stale_rounds_equal_r_star_after_a_long_history(gamma):
-    assert S.stale_rounds(gamma, 5000) == S.r_star(gamma)
+    assert strategic_reveal.stale_rounds(gamma, 5000) == strategic_reveal.r_star(gamma)
 
 
 @pytest.mark.parametrize("gamma", [0.0, 0.3, 0.5, 0.75, 0.9])
 @pytest.mark.parametrize("history", [1, 2, 5, 40])
 def test_stale_rounds_match_the_closed_form(gamma, history):
-    got = S.stale_rounds(gamma, history)
-    assert got == S.stale_rounds_closed_form(gamma, history)
-    assert 1 <= got <= S.r_star(gamma)
+    got = strategic_reveal.stale_rounds(gamma, history)
+    assert got == strategic_reveal.stale_rounds_closed_form(gamma, history)
+    assert 1 <= got <= strategic_reveal.r_star(gamma)
 
 
 @pytest.mark.parametrize("gamma", [0.0, 0.3, 0.5, 0.6, 0.9, 0.99])
@@ -115,7 +129,10 @@ def test_memory_ranks_order_exactly_like_the_discounted_sums(gamma):
         hist = [rng.random(n) < 0.5 for _ in range(T)]
         if trial % 4 == 0:  # long runs of one classifier, then a switch
             hist = [hist[0]] * T + [hist[-1]] * int(rng.integers(1, 5))
-        ranks, exact = S.memory_ranks(hist, gamma), brute_scores(hist, gamma)
+        ranks, exact = (
+            strategic_reveal.memory_ranks(hist, gamma),
+            brute_scores(hist, gamma),
+        )
         for a in range(n):
             for b in range(n):
                 assert (ranks[a] > ranks[b]) == (exact[a] > exact[b])
@@ -129,9 +146,9 @@ def test_memory_ranks_resolve_differences_below_float_precision():
     old = np.array([1, 0, 1, 1], bool)
     common = np.array([1, 1, 1, 0], bool)
     hist = [old] + [common] * 200
-    ranks = S.memory_ranks(hist, 0.5)
+    ranks = strategic_reveal.memory_ranks(hist, 0.5)
     assert ranks[0] > ranks[1] and ranks[0] == ranks[2] and ranks[1] > ranks[3]
-    ranks9 = S.memory_ranks([old] * 3 + [common] * 300, 0.9)
+    ranks9 = strategic_reveal.memory_ranks([old] * 3 + [common] * 300, 0.9)
     assert ranks9[0] > ranks9[1] and ranks9[0] == ranks9[2]
 
 
@@ -140,17 +157,21 @@ def test_weighted_average_is_the_normalised_discounted_mean():
     g = 0.5
     num = np.array([1, 1]) + g * np.array([0, 1]) + g**2 * np.array([1, 0])
     by_hand = num / (1 + g + g * g)
-    assert np.allclose(S.weighted_average(hist, g), by_hand)
-    assert np.array_equal(S.weighted_average(hist, 0.0), [1, 1])
-    assert S.memory_ranks([], 0.5, n=3).tolist() == [0, 0, 0]  # h̄_1 ≡ 0: all tie
+    assert np.allclose(strategic_reveal.weighted_average(hist, g), by_hand)
+    assert np.array_equal(strategic_reveal.weighted_average(hist, 0.0), [1, 1])
+    assert strategic_reveal.memory_ranks([], 0.5, n=3).tolist() == [
+        0,
+        0,
+        0,
+    ]  # h̄_1 ≡ 0: all tie
 
 
 # --- instances ------------------------------------------------------------------------
 def test_star_and_switch_gadget_shapes():
-    star = S.star_instance(8)
+    star = strategic_reveal.star_instance(8)
     assert (star.n, star.n_hyp, star.k_in, star.k_out) == (9, 8, 9, 2)
     assert star.F[3].tolist() == [i == 3 for i in range(9)]
-    gad = S.switch_gadget(3)
+    gad = strategic_reveal.switch_gadget(3)
     assert (gad.n, gad.n_hyp, gad.k_in, gad.k_out) == (18, 8, 3, 3)
     x, a, b, w, za, zb = range(6)
     assert gad.F[:, x].all() and not gad.F[:, w].any()
@@ -159,20 +180,22 @@ def test_star_and_switch_gadget_shapes():
 
 def test_random_dag_has_the_requested_in_degree_and_no_cycle():
     for seed in range(5):
-        inst = S.random_dag_instance(30, 4, 50, 0.1, np.random.default_rng(seed))
+        inst = strategic_reveal.random_dag_instance(
+            30, 4, 50, 0.1, np.random.default_rng(seed)
+        )
         assert inst.k_in == 4 and inst.n_hyp == 50
         g = nx.DiGraph([(a, b) for a, b in zip(*np.nonzero(inst.adj)) if a != b])
         assert nx.is_directed_acyclic_graph(g)
         assert len({row.tobytes() for row in inst.H}) == 50
-    one = S.random_dag_instance(20, 3, 10, 0.2, np.random.default_rng(7))
-    two = S.random_dag_instance(20, 3, 10, 0.2, np.random.default_rng(7))
+    one = strategic_reveal.random_dag_instance(20, 3, 10, 0.2, np.random.default_rng(7))
+    two = strategic_reveal.random_dag_instance(20, 3, 10, 0.2, np.random.default_rng(7))
     assert np.array_equal(one.adj, two.adj) and np.array_equal(one.H, two.H)
 
 
 def test_make_instance_from_networkx():
     g = nx.DiGraph()
     g.add_edges_from([(0, 0), (1, 1), (2, 2), (0, 1), (1, 2)])
-    inst = S.make_instance(g, [[0, 0, 1], [0, 1, 0]])
+    inst = strategic_reveal.make_instance(g, [[0, 0, 1], [0, 1, 0]])
     assert inst.F.tolist() == [[False, True, True], [True, True, False]]
 
 
@@ -188,10 +211,12 @@ def test_make_instance_from_networkx():
     ],
 )
 def test_the_adversary_keeps_the_sequence_realisable(model, gamma):
-    inst = S.random_dag_instance(15, 3, 20, 0.15, np.random.default_rng(1))
+    inst = strategic_reveal.random_dag_instance(
+        15, 3, 20, 0.15, np.random.default_rng(1)
+    )
     for learner in all_learners(inst):
         learner = for_model(learner, model)
-        tr = S.simulate(
+        tr = strategic_reveal.simulate(
             inst,
             learner,
             model=model,
@@ -203,60 +228,73 @@ def test_the_adversary_keeps_the_sequence_realisable(model, gamma):
         target = int(np.flatnonzero(tr.consistent)[0])
         assert np.array_equal(inst.F[target, tr.x], tr.y.astype(bool))
         assert inst.adj[tr.x, tr.v].all()  # agents move along the graph
-        assert S.version_space(inst, tr.x, tr.y).sum() == tr.consistent.sum()
+        assert (
+            strategic_reveal.version_space(inst, tr.x, tr.y).sum()
+            == tr.consistent.sum()
+        )
         if learner.rule != "naive":  # the DM never loses the target
             assert (tr.dm_version_space | ~tr.consistent).all()
 
 
 def test_star_costs_k_minus_one_under_arb_and_one_under_std():
     for K in (2, 4, 8):
-        inst = S.star_instance(K)
+        inst = strategic_reveal.star_instance(K)
         arb = [
-            S.simulate(
+            strategic_reveal.simulate(
                 inst, L, model="arb", horizon=200, rng=np.random.default_rng(0)
             ).mistakes
             for L in all_learners(inst)
         ]
         assert min(arb) == K - 1
-        std = S.simulate(
-            inst, S.halving(), model="std", horizon=200, rng=np.random.default_rng(0)
+        std = strategic_reveal.simulate(
+            inst,
+            strategic_reveal.halving(),
+            model="std",
+            horizon=200,
+            rng=np.random.default_rng(0),
         )
         assert std.mistakes <= 1
 
 
 @pytest.mark.parametrize("gamma", [0.5, 0.8, 0.9])
 def test_switch_gadget_exposes_r_star_stale_rounds_per_forced_update(gamma):
-    inst = S.switch_gadget(2)
-    tr = S.simulate(
+    inst = strategic_reveal.switch_gadget(2)
+    tr = strategic_reveal.simulate(
         inst,
-        S.conservative(S.proper()),
+        strategic_reveal.conservative(strategic_reveal.proper()),
         model="weighted",
         gamma=gamma,
         horizon=3000,
         rng=np.random.default_rng(0),
-        adversary=S.Adversary(wait=300),
+        adversary=strategic_reveal.Adversary(wait=300),
     )
     assert len(tr.changes) == 2  # one forced update per unit
-    assert tr.mistakes == 2 * (1 + S.r_star(gamma))  # it, then r* stale rounds
-    stale = tr.kind[tr.changes[0] - 1 : tr.changes[0] - 1 + S.r_star(gamma)]
+    assert tr.mistakes == 2 * (
+        1 + strategic_reveal.r_star(gamma)
+    )  # it, then r* stale rounds
+    stale = tr.kind[
+        tr.changes[0] - 1 : tr.changes[0] - 1 + strategic_reveal.r_star(gamma)
+    ]
     assert (stale == 2).all()  # false negatives right after it
-    std = S.simulate(
+    std = strategic_reveal.simulate(
         inst,
-        S.proper(),
+        strategic_reveal.proper(),
         model="std",
         horizon=3000,
         rng=np.random.default_rng(0),
-        adversary=S.Adversary(wait=300),
+        adversary=strategic_reveal.Adversary(wait=300),
     )
     assert std.mistakes == 2
 
 
 def test_same_seed_same_trace_and_a_stalled_run_counts_every_round():
-    inst = S.random_dag_instance(15, 3, 20, 0.15, np.random.default_rng(4))
+    inst = strategic_reveal.random_dag_instance(
+        15, 3, 20, 0.15, np.random.default_rng(4)
+    )
     a, b = (
-        S.simulate(
+        strategic_reveal.simulate(
             inst,
-            S.kin_threshold(inst),
+            strategic_reveal.kin_threshold(inst),
             model="arb",
             horizon=100,
             rng=np.random.default_rng(9),
@@ -264,9 +302,9 @@ def test_same_seed_same_trace_and_a_stalled_run_counts_every_round():
         for _ in range(2)
     )
     assert np.array_equal(a.x, b.x) and np.array_equal(a.kind, b.kind)
-    stuck = S.simulate(
-        S.star_instance(4),
-        S.halving(),
+    stuck = strategic_reveal.simulate(
+        strategic_reveal.star_instance(4),
+        strategic_reveal.halving(),
         model="arb",
         horizon=50,
         rng=np.random.default_rng(0),
@@ -276,15 +314,17 @@ def test_same_seed_same_trace_and_a_stalled_run_counts_every_round():
 
 @pytest.mark.parametrize("seed", range(4))
 def test_no_run_exceeds_its_mistake_bound(seed):
-    inst = S.random_dag_instance(12, 3, 16, 0.2, np.random.default_rng(seed))
+    inst = strategic_reveal.random_dag_instance(
+        12, 3, 16, 0.2, np.random.default_rng(seed)
+    )
     settings = [("std", None), ("arb", None), ("weighted", 0.0), ("weighted", 0.7)]
     for model, gamma in settings:
         for learner in all_learners(inst):
             learner = for_model(learner, model)
-            bound = S.mistake_bound(inst, learner, model, gamma)
+            bound = strategic_reveal.mistake_bound(inst, learner, model, gamma)
             if bound is None:
                 continue
-            tr = S.simulate(
+            tr = strategic_reveal.simulate(
                 inst,
                 learner,
                 model=model,
@@ -297,26 +337,48 @@ def test_no_run_exceeds_its_mistake_bound(seed):
 
 
 def test_bounds_known_values():
-    star = S.star_instance(8)
-    assert S.mistake_bound(star, S.positive_on_vs(), "arb") == 7
-    assert S.mistake_bound(star, S.positive_on_vs(), "weighted", 0.5) == 15
-    assert S.mistake_bound(star, S.halving(), "std") is None
+    star = strategic_reveal.star_instance(8)
+    assert (
+        strategic_reveal.mistake_bound(star, strategic_reveal.positive_on_vs(), "arb")
+        == 7
+    )
+    assert (
+        strategic_reveal.mistake_bound(
+            star, strategic_reveal.positive_on_vs(), "weighted", 0.5
+        )
+        == 15
+    )
+    assert (
+        strategic_reveal.mistake_bound(star, strategic_reveal.halving(), "std") is None
+    )
     # ABY: m = k_out + 1 = 3, B = ⌊ln 8 / −ln(2/3)⌋ = 5; no bound under arbitrary ties.
-    assert S.mistake_bound(star, S.aby_threshold(star), "std") == 5
-    assert S.mistake_bound(star, S.aby_threshold(star), "arb") is None
-    bound = S.mistake_bound(star, S.conservative(S.proper()), "weighted", 0.9)
+    assert (
+        strategic_reveal.mistake_bound(
+            star, strategic_reveal.aby_threshold(star), "std"
+        )
+        == 5
+    )
+    assert (
+        strategic_reveal.mistake_bound(
+            star, strategic_reveal.aby_threshold(star), "arb"
+        )
+        is None
+    )
+    bound = strategic_reveal.mistake_bound(
+        star, strategic_reveal.conservative(strategic_reveal.proper()), "weighted", 0.9
+    )
     assert bound == 1 + 8 * 7
 
 
 # --- bad inputs -----------------------------------------------------------------------
 @pytest.mark.parametrize("gamma", [-0.1, 1.0, 1.5, float("nan"), "0.5", True, None])
 def test_gamma_outside_the_unit_interval_is_rejected(gamma):
+    with pytest.raises(ValueError, match=r"gamma must be a number in \[0, 1\), got "):
+        strategic_reveal.r_star(gamma)
     with pytest.raises(ValueError, match="gamma"):
-        S.r_star(gamma)
-    with pytest.raises(ValueError, match="gamma"):
-        S.simulate(
-            S.star_instance(3),
-            S.halving(),
+        strategic_reveal.simulate(
+            strategic_reveal.star_instance(3),
+            strategic_reveal.halving(),
             model="weighted",
             gamma=gamma,
             horizon=5,
@@ -326,201 +388,75 @@ def test_gamma_outside_the_unit_interval_is_rejected(gamma):
 
 def test_bad_graphs_and_classes_are_rejected():
     with pytest.raises(ValueError, match="self-loop"):
-        S.make_instance(np.array([[0, 1], [0, 1]]), [[1, 0]])
+        strategic_reveal.make_instance(np.array([[0, 1], [0, 1]]), [[1, 0]])
     with pytest.raises(ValueError, match="H must be a non-empty"):
-        S.make_instance(np.eye(2), np.zeros((0, 2)))
+        strategic_reveal.make_instance(np.eye(2), np.zeros((0, 2)))
     with pytest.raises(ValueError, match="columns"):
-        S.make_instance(np.eye(2), [[1, 0, 1]])
+        strategic_reveal.make_instance(np.eye(2), [[1, 0, 1]])
     with pytest.raises(ValueError, match="only 0 and 1"):
-        S.make_instance(np.eye(2), [[2, 0]])
+        strategic_reveal.make_instance(np.eye(2), [[2, 0]])
     with pytest.raises(ValueError, match="square"):
-        S.make_instance(np.ones((2, 3)), [[1, 0, 0]])
-    with pytest.raises(ValueError, match="K must be"):
-        S.star_instance(1)
-    with pytest.raises(ValueError, match="units"):
-        S.switch_gadget(0)
-    with pytest.raises(ValueError, match="k_in"):
-        S.random_dag_instance(10, 1, 5, 0.1, np.random.default_rng(0))
-    with pytest.raises(ValueError, match="p_pos"):
-        S.random_dag_instance(10, 2, 5, 1.0, np.random.default_rng(0))
-    with pytest.raises(TypeError, match="rng"):
-        S.random_dag_instance(10, 2, 5, 0.1, 0)
+        strategic_reveal.make_instance(np.ones((2, 3)), [[1, 0, 0]])
+    with pytest.raises(ValueError, match="K must be an int ≥ 2, got 1"):
+        strategic_reveal.star_instance(1)
+    with pytest.raises(ValueError, match=r"units must be an int in \[1, 10\], got 0"):
+        strategic_reveal.switch_gadget(0)
+    with pytest.raises(ValueError, match=r"k_in must be an int in \[2, 10\], got 1"):
+        strategic_reveal.random_dag_instance(10, 1, 5, 0.1, np.random.default_rng(0))
+    with pytest.raises(
+        ValueError, match=r"p_pos must be a number in \(0, 1\), got 1.0"
+    ):
+        strategic_reveal.random_dag_instance(10, 2, 5, 1.0, np.random.default_rng(0))
+    with pytest.raises(
+        TypeError, match="rng must be a numpy.random.Generator, got int"
+    ):
+        strategic_reveal.random_dag_instance(10, 2, 5, 0.1, 0)
 
 
 def test_labels_no_hypothesis_fits_are_rejected():
-    star = S.star_instance(3)
+    star = strategic_reveal.star_instance(3)
     with pytest.raises(ValueError, match="no hypothesis"):
-        S.version_space(star, [0, 1], [1, 1])  # two leaves cannot both be positive
+        strategic_reveal.version_space(
+            star, [0, 1], [1, 1]
+        )  # two leaves cannot both be positive
     with pytest.raises(ValueError, match="no hypothesis"):
-        S.version_space(star, [3], [1])  # the hub is never positive
-    assert S.version_space(star, [0], [1]).tolist() == [True, False, False]
+        strategic_reveal.version_space(star, [3], [1])  # the hub is never positive
+    assert strategic_reveal.version_space(star, [0], [1]).tolist() == [
+        True,
+        False,
+        False,
+    ]
     with pytest.raises(ValueError, match="labels must be 0 or 1"):
-        S.version_space(star, [0], [2])
+        strategic_reveal.version_space(star, [0], [2])
 
 
 def test_bad_simulation_arguments_are_rejected():
-    star, rng = S.star_instance(3), np.random.default_rng(0)
+    star, rng = strategic_reveal.star_instance(3), np.random.default_rng(0)
     with pytest.raises(ValueError, match="model"):
-        S.simulate(star, S.halving(), model="hidden", horizon=5, rng=rng)
-    with pytest.raises(ValueError, match="gamma"):
-        S.simulate(star, S.halving(), model="std", gamma=0.5, horizon=5, rng=rng)
-    with pytest.raises(ValueError, match="horizon"):
-        S.simulate(star, S.halving(), model="std", horizon=0, rng=rng)
-    with pytest.raises(TypeError, match="rng"):
-        S.simulate(star, S.halving(), model="std", horizon=5, rng=1)
-    with pytest.raises(ValueError, match="rule"):
-        S.Learner("x", "soa")
-    with pytest.raises(ValueError, match="m:"):
-        S.Learner("x", "threshold")
-    with pytest.raises(ValueError, match="wait"):
-        S.Adversary(wait=-1)
-    with pytest.raises(ValueError, match="ties"):
-        S.allowed_moves(np.eye(2, dtype=bool), np.zeros(2), "random")
-    with pytest.raises(ValueError, match="scores"):
-        S.best_response(np.eye(2, dtype=bool), np.zeros(3))
-    with pytest.raises(ValueError, match="history"):
-        S.stale_rounds(0.5, 0)
-
-
-# --- the chapter's protocols ---------------------------------------------------------
-def test_learner_set_matches_the_six_rules_and_holds_them_when_hidden():
-    inst = S.star_instance(4)
-    for model in ("std", "arb", "weighted"):
-        got = S.learner_set(inst, model)
-        want = [for_model(L, model) for L in all_learners(inst)]
-        if model == "weighted":
-            want.append(S.accept_once())  # the seventh, last: uses the memory
-        assert got == want
-    assert [L.conservative for L in S.learner_set(inst, "weighted")] == [
-        False,
-        True,
-        True,
-        True,
-        False,
-        True,
-        False,
-    ]
-    with pytest.raises(ValueError, match="model"):
-        S.learner_set(inst, "hidden")
-
-
-@pytest.mark.parametrize("K", [4, 8, 16])
-@pytest.mark.parametrize("gamma", [0.5, 0.9, 0.99])
-def test_accept_once_uses_the_memory_and_beats_the_star(K, gamma):
-    # Round 1 accepts every leaf (one false positive); from round 2 the leaves' memory
-    # beats the hub's, so the target's agent stays on its leaf, is rejected and shows
-    # the target: two mistakes for every K, where every other learner pays K − 1.
-    inst = S.star_instance(K)
-    L = S.accept_once()
-    tr = S.simulate(
-        inst, L, model="weighted", gamma=gamma, horizon=400,
-        rng=np.random.default_rng(K),
-    )  # fmt: skip
-    assert tr.stopped_early and tr.mistakes <= 2
-    assert tr.kind[0] == 1 and tr.dm_version_space.sum() == 1
-    # γ = 0: agents follow h_{t−1} only, the all-reject round lets them slip once more
-    tr0 = S.simulate(
-        inst, L, model="weighted", gamma=0.0, horizon=400,
-        rng=np.random.default_rng(K),
-    )  # fmt: skip
-    assert tr0.stopped_early and tr0.mistakes == 3
-    # revealed, it is halving after its first round
-    arb = S.simulate(inst, L, model="arb", horizon=400, rng=np.random.default_rng(K))
-    assert arb.mistakes >= K - 1
-    assert S.mistake_bound(inst, L, "weighted", gamma) is None
-    assert L.rule == "once" and not L.conservative
-
-
-def test_play_records_the_run_and_its_bound():
-    inst = S.star_instance(4)
-    tr, rec = S.play(
-        inst, S.proper(), "arb", horizon=200, rng=np.random.default_rng(0), tag="1"
-    )
-    assert rec["mistakes"] == tr.mistakes == 3
-    assert rec["bound"] == S.mistake_bound(inst, S.proper(), "arb")
-    assert rec["claim"] == "1" and rec["gamma"] is None and not rec["capped"]
-    assert rec["updates"] == tr.changes.size and rec["rounds"] == tr.rounds
-    _, stuck = S.play(
-        inst, S.halving(), "arb", horizon=30, rng=np.random.default_rng(0)
-    )
-    assert stuck["capped"] and stuck["bound"] is None
-
-
-def test_star_sweep_uses_the_chapter_streams_and_hidden_horizons():
-    calls = []
-
-    def rng_for(k):
-        calls.append(k)
-        return np.random.default_rng([0, k])
-
-    recs = S.star_sweep(
-        [2, 4], [("std", None), ("weighted", 0.9)], horizon=50, rng_for=rng_for
-    )
-    assert len(recs) == 2 * (6 + 7)  # six learners revealed, seven hidden
-    assert calls[:6] == [0, 10, 20, 30, 40, 50]  # K index 0, setting 0, learners 0..5
-    assert calls[6:13] == [1, 11, 21, 31, 41, 51, 61]  # setting 1, learners 0..6
-    assert calls[13] == 1000  # next size
-    hidden = [r for r in recs if r["model"] == "weighted"]
-    assert {r["rounds"] for r in hidden if r["capped"]} <= {
-        S.star_horizon(2, "weighted", 0.9, 50),
-        S.star_horizon(4, "weighted", 0.9, 50),
-    }
-    assert S.star_horizon(4, "weighted", 0.9, 50) == 2 * 5 * (S.r_star(0.9) + 3)
-    assert S.star_horizon(4, "std", None, 50) == 50
-    # the k_in branch with hidden agents: positive on VS still pays K − 1 at K = 4,
-    # accepting once (and using the agents' memory) pays 2
-    at4 = {r["learner"]: r["mistakes"] for r in hidden if r["K"] == 4}
-    assert at4[S.positive_on_vs().name] == 3
-    assert at4[S.accept_once().name] == 2
-    with pytest.raises(ValueError, match="settings"):
-        S.star_sweep([2], [("hidden", 0.5)], horizon=10, rng_for=rng_for)
-    with pytest.raises(ValueError, match="gamma"):
-        S.star_sweep([2], [("std", 0.5)], horizon=10, rng_for=rng_for)
-    with pytest.raises(TypeError, match="rng_for"):
-        S.star_sweep([2], [("std", None)], horizon=10, rng_for=3)
-
-
-def test_switch_sweep_pays_r_star_per_update_and_reveals_cheaply():
-    recs, std = S.switch_sweep(
-        2, [0.5, 0.9], wait=300, rng_for=lambda k: np.random.default_rng([0, k])
-    )
-    assert [r["label"] for r in recs] == list(S.SWITCH_LEARNERS) * 2
-    for r in recs[::2]:  # conservative: units · (1 + r*) by the gadget's design
-        assert r["mistakes"] == 2 * (1 + r["r_star"])
-    assert std["model"] == "std" and std["mistakes"] == 2
-    assert all(r["mistakes"] == 4 for r in recs[1::2])  # the reduction: 2 per unit
-
-
-def test_dag_sweep_runs_every_setting_and_learner():
-    recs = S.dag_sweep(
-        12,
-        [2, 3],
-        1,
-        10,
-        0.2,
-        [0.0, 0.5],
-        horizon=100,
-        rng_for=lambda k: np.random.default_rng([1, k]),
-    )
-    assert len(recs) == 2 * (2 * 6 + 2 * 7)  # six learners revealed, seven hidden
-    assert {r["k_in"] for r in recs} == {2, 3}
-    assert {(r["model"], r["gamma"]) for r in recs} == {
-        ("std", None),
-        ("arb", None),
-        ("weighted", 0.0),
-        ("weighted", 0.5),
-    }
-    assert all(r["mistakes"] <= r["bound"] for r in recs if r["bound"] is not None)
-    with pytest.raises(ValueError, match="per_kin"):
-        S.dag_sweep(
-            12, [2], 0, 10, 0.2, [0.5], horizon=10, rng_for=np.random.default_rng
+        strategic_reveal.simulate(
+            star, strategic_reveal.halving(), model="hidden", horizon=5, rng=rng
         )
-
-
-def test_t_quantile_k():
-    assert S.t_quantile_k(6) == pytest.approx(2.5705818, rel=1e-6)
-    assert S.t_quantile_k(2) == pytest.approx(12.7062047, rel=1e-6)
-    assert S.t_quantile_k(11) == pytest.approx(2.2281389, rel=1e-6)  # no cap at 10
-    assert S.t_quantile_k(31) == pytest.approx(2.0422725, rel=1e-6)
-    with pytest.raises(ValueError, match="n must be"):
-        S.t_quantile_k(1)
+    with pytest.raises(ValueError, match="gamma"):
+        strategic_reveal.simulate(
+            star, strategic_reveal.halving(), model="std", gamma=0.5, horizon=5, rng=rng
+        )
+    with pytest.raises(ValueError, match="horizon must be a positive int, got 0"):
+        strategic_reveal.simulate(
+            star, strategic_reveal.halving(), model="std", horizon=0, rng=rng
+        )
+    with pytest.raises(TypeError, match="rng"):
+        strategic_reveal.simulate(
+            star, strategic_reveal.halving(), model="std", horizon=5, rng=1
+        )
+    with pytest.raises(ValueError, match="rule"):
+        strategic_reveal.Learner("x", "soa")
+    with pytest.raises(ValueError, match="m:"):
+        strategic_reveal.Learner("x", "threshold")
+    with pytest.raises(ValueError, match="wait must be an int ≥ 0, got -1"):
+        strategic_reveal.Adversary(wait=-1)
+    with pytest.raises(ValueError, match="ties"):
+        strategic_reveal.allowed_moves(np.eye(2, dtype=bool), np.zeros(2), "random")
+    with pytest.raises(ValueError, match="scores"):
+        strategic_reveal.best_response(np.eye(2, dtype=bool), np.zeros(3))
+    with pytest.raises(ValueError, match="history must be a positive int, got 0"):
+        strategic_reveal.stale_rounds(0.5, 0)
