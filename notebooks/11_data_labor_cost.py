@@ -67,49 +67,24 @@ scale = "quick"  # "quick" (seconds) or "full" (more bootstrap resamples, nothin
 seed = 0
 
 # %%
-from dataclasses import replace
-
+import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-import matplotlib.pyplot as plt
 from matplotlib.colors import LogNorm
 from matplotlib.patches import Patch
 
-from repbook.core import (
-    Ledger,
-    setup,
-    use_style,
-    color_for,
-    register_colors,
-    data_file,
-    at_least,
-    at_most,
-    within,
-)
-from repbook.core.ledger import unstable_sentence
-from repbook.papers import data_labor_cost as L
+from repbook.core import at_least, at_most, color_for, data_file, full_run_lines
+from repbook.core import reading_lines, setup, within
+from repbook.papers import data_labor_cost
 
 SIZES = {"quick": dict(n_boot=2_000), "full": dict(n_boot=200_000)}
-run = setup(scale=scale, seed=seed, sizes=SIZES)
-ledger = Ledger.for_run(
-    run,
-    regime=(
-        "our curated table of 19 documented LLMs (public sources); arithmetic, no "
-        "training"
-    ),
-)
-use_style()
-register_colors(
-    {
-        "data cost": "ours",
-        "rental training cost": "baseline",
-        "amortised training cost": "alt",
-        "Epoch AI estimate": "peer",
-        "V100": "alt2",
-        "A100": "ours",
-        "H100": "baseline",
-    }
-)
+REGIME = "our curated table of 19 documented LLMs (public sources); arithmetic, no "
+REGIME += "training"
+COLORS = {"data cost": "ours", "rental training cost": "baseline"}
+COLORS |= {"amortised training cost": "alt", "Epoch AI estimate": "peer"}
+COLORS |= {"V100": "alt2", "A100": "ours", "H100": "baseline"}
+run = setup(scale=scale, seed=seed, sizes=SIZES, regime=REGIME, colors=COLORS)
+ledger = run.ledger
 pd.set_option("display.width", 120)
 
 # %% [markdown]
@@ -122,44 +97,16 @@ pd.set_option("display.width", 120)
 # GPU the source names, or for TPUs the NVIDIA class of the model's year (V100 up to
 # 2020, A100 2021–2023, H100 2024).
 
+
 # %%
-facts = L.read_llm_facts(data_file("11_data_labor_cost", "llm_facts.csv"))
-hardware = L.read_hardware(data_file("11_data_labor_cost", "hardware.csv"))
-epoch = L.read_epoch_costs(data_file("11_data_labor_cost", "epoch_costs.csv"))
-curated = pd.DataFrame(
-    [
-        dict(
-            model=f.model,
-            year=f.release_year,
-            N=f.params,
-            D_seen=f.tokens_seen,
-            C_reported=f.train_flops_reported,
-            hardware=f.hardware_class,
-            frontier=f.frontier,
-        )
-        for f in facts
-    ]
-).set_index("model")
-print(
-    f"Our curated set (not the paper's table): {len(curated)} models, "
-    f"{int(curated.frontier.sum())} frontier\n"
-)
-sci = "{:.3g}".format
-print(
-    curated.to_string(
-        formatters={
-            "N": sci,
-            "D_seen": sci,
-            "C_reported": lambda c: "" if pd.isna(c) else sci(c),
-        }
-    )
-)
-print("\nhardware classes:")
-print(
-    pd.DataFrame([vars(h) for h in hardware.values()])
-    .set_index("hardware_class")
-    .to_string(float_format="{:.4g}".format)
-)
+def shipped(name):
+    return data_file("11_data_labor_cost", name)
+
+
+facts = data_labor_cost.read_llm_facts(shipped("llm_facts.csv"))
+hardware = data_labor_cost.read_hardware(shipped("hardware.csv"))
+epoch = data_labor_cost.read_epoch_costs(shipped("epoch_costs.csv"))
+print("\n".join(data_labor_cost.curated_lines(facts, hardware)))
 
 # %% [markdown]
 # ## The method
@@ -209,17 +156,13 @@ print(
     f"ratio {by_hand_data / by_hand_train:.1f}"
 )
 
-assumptions = L.Assumptions(
-    wage_usd_per_hour=wage,
-    words_per_minute=wpm,
-    words_per_token=words_per_token,
-    mfu=mfu,
-    pue=L.EPOCH_PUE,
-    tdp_fraction=L.EPOCH_TDP_FRACTION,
-    interconnect_fraction=L.EPOCH_INTERCONNECT_FRACTION,
-    progress_ooms_per_year=L.EPOCH_PROGRESS_OOMS_PER_YEAR,
-)
-table = L.cost_table(facts, hardware, assumptions)
+# %%
+DATA_SIDE = dict(words_per_token=words_per_token, words_per_minute=wpm)
+DATA_SIDE |= dict(wage_usd_per_hour=wage)
+assumptions = data_labor_cost.Assumptions(
+    **DATA_SIDE, mfu=mfu
+)  # Epoch's other constants
+table = data_labor_cost.cost_table(facts, hardware, assumptions)
 g = table.loc["GPT-3 175B"]
 print(
     f"lib:     data ${g.data_cost:.4g}; training ${g.rental_cost:.4g}; "
@@ -232,67 +175,32 @@ print(
 
 # %%
 a100 = hardware["A100"]
-c_flop = L.usd_per_flop(
-    peak_flops_per_s=a100.peak_flops_per_s,
-    mfu=mfu,
-    usd_per_gpu_hour=a100.rental_usd_per_gpu_hour,
+A100_PRICE = dict(mfu=mfu, usd_per_gpu_hour=a100.rental_usd_per_gpu_hour)
+c_flop = data_labor_cost.usd_per_flop(
+    peak_flops_per_s=a100.peak_flops_per_s, **A100_PRICE
 )
 for tokens in (2e12, 4e12):
-    data = L.data_cost(
-        tokens,
-        words_per_token=words_per_token,
-        words_per_minute=wpm,
-        wage_usd_per_hour=wage,
-    )
-    direct = data / (L.training_flops_6nd(7e9, tokens) * c_flop)
+    data = data_labor_cost.data_cost(tokens, **DATA_SIDE)
+    direct = data / (data_labor_cost.training_flops_6nd(7e9, tokens) * c_flop)
     print(f"Llama-2-7B with D = {tokens:.0e} tokens: ratio {direct:.6g}")
-closed = L.closed_form_ratio(
-    7e9,
-    usd_per_flop=c_flop,
-    words_per_minute=wpm,
-    words_per_token=words_per_token,
-    wage_usd_per_hour=wage,
-)
+closed = data_labor_cost.closed_form_ratio(7e9, usd_per_flop=c_flop, **DATA_SIDE)
 print(f"closed form (no D): {closed:.6g}")
 
 # %% [markdown]
 # The whole curated set, rental training cost, under these assumptions (dollars):
 
 # %%
-show = table[
-    [
-        "release_year",
-        "hardware_class",
-        "frontier",
-        "flops_source",
-        "data_cost",
-        "rental_cost",
-        "amortized_cost",
-        "ratio",
-        "break_even_wage",
-    ]
-]
-print("Our curated set (not the paper's table), costs in US dollars:\n")
-print(show.to_string(float_format="{:.3g}".format))
-six = table[table.flops_source == "6ND"]
-gap = np.max(np.abs(six.closed_form_ratio / six.ratio - 1))
-print(
-    f"\n{len(six)} rows with C = 6ND (their largest relative gap, closed form against "
-    "direct, is sanity check s1's value below)"
-)
-for name, row in table[table.flops_source == "reported"].iterrows():
-    print(
-        f"{name}: reported C, ratio {row.ratio:.1f}; closed form with 6ND "
-        f"{row.closed_form_ratio:.1f} ({row.closed_form_ratio / row.ratio - 1:+.1%})"
-    )
+print("\n".join(data_labor_cost.table_lines(table)))
+gap = data_labor_cost.closed_form_gap(table)
 
 # %%
+S1 = "largest relative gap, closed form vs direct"
 ledger.sanity(
     "s1",
     "closed form equals the direct ratio on every row with C = 6ND",
     why="D cancels from data cost / (6ND · $/FLOP) by algebra: an identity",
-    measured={"largest relative gap, closed form vs direct": float(gap)},
-    criterion=at_most("largest relative gap, closed form vs direct", 1e-9),
+    measured={S1: gap},
+    criterion=at_most(S1, 1e-9),
 )
 
 # %% [markdown]
@@ -301,40 +209,14 @@ ledger.sanity(
 # hours and the peak rate.
 
 # %%
-mfu_rows = [
-    dict(
-        model=f.model,
-        gpu_hours=f.gpu_hours_reported,
-        implied_mfu=L.implied_mfu(
-            table.loc[f.model, "flops"],
-            f.gpu_hours_reported,
-            peak_flops_per_s=hardware[f.hardware_class].peak_flops_per_s,
-        ),
-    )
-    for f in facts
-    if f.gpu_hours_reported is not None
-]
-mfu_df = pd.DataFrame(mfu_rows).set_index("model")
-print(
-    mfu_df.to_string(
-        formatters={"gpu_hours": "{:,.0f}".format, "implied_mfu": "{:.3f}".format}
-    )
-)
-print(
-    f"\nimplied utilisation: median {mfu_df.implied_mfu.median():.3f}, range "
-    f"{mfu_df.implied_mfu.min():.3f}–{mfu_df.implied_mfu.max():.3f} (assumed: {mfu})"
-)
-inside_mfu = mfu_df.implied_mfu.min() <= mfu <= mfu_df.implied_mfu.max()
-print(
-    f"the assumed utilisation {mfu} lies "
-    f"{'inside' if inside_mfu else 'outside'} the range the published GPU-hours imply"
-)
+implied = data_labor_cost.implied_mfus(facts, table, hardware, mfu)
+print("\n".join(implied.lines()))
 
 # %% [markdown]
 # A lower utilisation would make training dearer and every ratio smaller in proportion
 # (the ratio is proportional to $u/p$, utilisation over price per GPU-hour).
 #
-# ## Claim 1 · The paper's numbers (quoted)
+# ## Quoted from the paper · Claim 1, the paper's numbers
 #
 # The 10–1000× range is the paper's result on its 64 models; we do not have that table
 # and do not re-derive it. The nine-month doubling of frontier training costs is stated
@@ -411,83 +293,46 @@ ax = axes[0]
 offset = table.groupby("release_year").cumcount()
 centre = offset.groupby(table.release_year).transform("mean")
 x = table.release_year + (offset - centre) * 0.07
-for col, label, marker in [
-    ("data_cost", "data cost", "o"),
-    ("rental_cost", "rental training cost", "s"),
-]:
-    for is_frontier, fill in [(True, None), (False, "none")]:
-        m = table.frontier == is_frontier
-        ax.scatter(
-            x[m],
-            table.loc[m, col],
-            marker=marker,
-            s=36,
-            color=color_for(label),
-            facecolors=fill if fill else color_for(label),
-            label=f"{label} ({'frontier' if is_frontier else 'other'})",
-        )
-ax.set(
-    yscale="log",
-    xlabel="release year",
-    ylabel="cost (US dollars)",
-    xticks=sorted(table.release_year.unique()),
-    title="Our curated set: data (circles) vs training (squares)",
-)
+KINDS = [(True, None, "frontier"), (False, "none", "other")]  # filled, hollow
+COSTS = [("data_cost", "data cost", "o"), ("rental_cost", "rental training cost", "s")]
+for col, label, marker in COSTS:
+    for is_frontier, fill, kind in KINDS:
+        m, c = table.frontier == is_frontier, color_for(label)
+        style = dict(marker=marker, s=36, color=c, facecolors=fill if fill else c)
+        ax.scatter(x[m], table.loc[m, col], **style, label=f"{label} ({kind})")
+ax.set(yscale="log", xlabel="release year", ylabel="cost (US dollars)")
+title = "Our curated set: data (circles) vs training (squares)"
+ax.set(xticks=sorted(table.release_year.unique()), title=title)
 ax.legend(fontsize=7.5, loc="upper left")
 ax = axes[1]
 lim = np.array([1e5, 3e9])
 floor = max(k for k in (1, 10, 100, 1000) if table.ratio.min() >= k)
 for k, ls in [(1, "-"), (10, "--"), (100, "-."), (1000, ":")]:
-    ax.plot(
-        lim,
-        k * lim,
-        color=color_for("reference"),
-        ls=ls,
-        lw=1,
-        label=f"data = {k}× training",
-    )
-for is_frontier, fill in [(True, None), (False, "none")]:
-    m = table.frontier == is_frontier
-    ax.scatter(
-        table.loc[m, "rental_cost"],
-        table.loc[m, "data_cost"],
-        s=36,
-        color=color_for("data cost"),
-        facecolors=fill if fill else color_for("data cost"),
-        label="frontier" if is_frontier else "other",
-    )
+    style = dict(color=color_for("reference"), ls=ls, lw=1)
+    ax.plot(lim, k * lim, **style, label=f"data = {k}× training")
+for is_frontier, fill, kind in KINDS:
+    m, c = table.frontier == is_frontier, color_for("data cost")
+    style = dict(s=36, color=c, facecolors=fill if fill else c, label=kind)
+    ax.scatter(table.loc[m, "rental_cost"], table.loc[m, "data_cost"], **style)
 for name in [lowest, "Llama-3.1-405B", "LLaMA-7B"]:
-    ax.annotate(
-        name,
-        (table.loc[name, "rental_cost"], table.loc[name, "data_cost"]),
-        fontsize=7.5,
-        xytext=(4, -10),
-        textcoords="offset points",
-    )
-ax.set(
-    xscale="log",
-    yscale="log",
-    xlim=lim,
-    ylim=(5e8, 3e11),
-    xlabel="rental training cost (USD)",
-    ylabel="data cost (USD)",
-    title=f"Our curated set: every model above {floor}×",
-)
+    at = (table.loc[name, "rental_cost"], table.loc[name, "data_cost"])
+    ax.annotate(name, at, fontsize=7.5, xytext=(4, -10), textcoords="offset points")
+ax.set(xscale="log", yscale="log", xlim=lim, ylim=(5e8, 3e11))
+ax.set(xlabel="rental training cost (USD)", ylabel="data cost (USD)")
+ax.set(title=f"Our curated set: every model above {floor}×")
 ax.legend(fontsize=7.5, loc="lower right")
 plt.show()
 
 # %%
+FRONTIER = "data/training, frontier"
 ledger.check(
     "2",
     "every frontier model of our curated set: data cost ≥ 10× training cost",
     paper="10–1000× over 64 LLMs",
     source="abstract",
     evidence="real data",
-    measured={
-        "data/training, frontier": frontier_ratio,
-        "frontier models": len(frontier),
-    },
-    criterion=at_least("data/training, frontier", 10),
+    measured={FRONTIER: frontier_ratio, "frontier models": len(frontier)},
+    criterion=at_least(FRONTIER, 10),
     note=(
         "our curated set, rental training cost; fails only if a useful FLOP costs "
         "about an order of magnitude more than we price it (utilisation or $/GPU-hour)"
@@ -504,57 +349,9 @@ ledger.check(
 
 # %%
 PAPER_LOW, PAPER_HIGH = 10, 1000  # the ends of the abstract's band
-r_low = float(frontier.ratio.min())
-factor = r_low / PAPER_LOW
-hw_low = hardware[table.loc[lowest, "hardware_class"]]
-c_low = L.usd_per_flop(
-    peak_flops_per_s=hw_low.peak_flops_per_s,
-    mfu=mfu,
-    usd_per_gpu_hour=hw_low.rental_usd_per_gpu_hour,
-)
-n_at_low = L.params_at_ratio(
-    PAPER_LOW,
-    usd_per_flop=c_low,
-    words_per_token=words_per_token,
-    words_per_minute=wpm,
-    wage_usd_per_hour=wage,
-)
-epoch_frontier = (table.data_cost / epoch.epoch_capex_energy_usd).dropna()
-epoch_frontier = epoch_frontier[table.loc[epoch_frontier.index, "frontier"]]
-epoch_cloud = (table.data_cost / epoch.epoch_cloud_usd).dropna()
-print(
-    f"lowest frontier ratio {r_low:.0f}× ({lowest}, {hw_low.hardware_class} class): "
-    f"{factor:.1f}× above the paper's lower end, {PAPER_LOW}×"
-)
-print(
-    f"to reach {PAPER_LOW}× at {lowest}'s size, a useful FLOP would have to cost "
-    f"{factor:.1f}× more: a utilisation of {mfu / factor:.3f} instead of {mfu}, or "
-    f"{hw_low.rental_usd_per_gpu_hour * factor:.0f} USD per GPU-hour instead of "
-    f"{hw_low.rental_usd_per_gpu_hour}"
-)
-print(
-    f"at our {hw_low.hardware_class}-class prices, a model reaches {PAPER_LOW}× at "
-    f"N = {n_at_low:.3g} parameters ({n_at_low / table.loc[lowest, 'params']:.1f}× "
-    f"{lowest})"
-)
-e_low = min(epoch_frontier.min(), epoch_cloud[epoch_frontier.index].min())
-print(
-    f"with Epoch AI's own cost estimates (the {len(epoch_frontier)} frontier models it "
-    f"prices): lowest ratio {epoch_frontier.min():.0f}× ({epoch_frontier.idxmin()}) "
-    f"on hardware+energy, {epoch_cloud[epoch_frontier.index].min():.0f}× on cloud; "
-    f"the lower of the two is {e_low / PAPER_LOW:.1f}× above {PAPER_LOW}×"
-)
-not_frontier = ~table.sort_values("ratio").frontier.to_numpy()
-run_frontier = int(np.argmax(not_frontier)) if not_frontier.any() else len(table)
-print(
-    f"the {run_frontier} lowest ratios of the whole set all belong to frontier models"
-)
-print(
-    f"claim 2 judges only the band's lower end, {PAPER_LOW}×; above its upper end, "
-    f"{PAPER_HIGH}×, lie {int((frontier.ratio > PAPER_HIGH).sum())} of {len(frontier)} "
-    f"frontier models with the rental cost and "
-    f"{int((frontier.ratio_amortized > PAPER_HIGH).sum())} with the amortised cost"
-)
+BAND = (PAPER_LOW, PAPER_HIGH)  # the paper's range over its 64 models (abstract)
+gap2 = data_labor_cost.frontier_gap(table, epoch, hardware, assumptions, band=BAND)
+print("\n".join(gap2.lines()))
 
 # %% [markdown]
 # Epoch AI's estimates are per run (its reported hardware and time), ours use one
@@ -588,111 +385,52 @@ print(
 # both tables share.
 
 # %%
-BAND = (PAPER_LOW, PAPER_HIGH)  # the paper's range over its 64 models (abstract)
-median_amortized = float(table.ratio_amortized.median())  # judged
-median_ratio = float(table.ratio.median())  # rental: a sensitivity, not judged
-resampled = L.bootstrap_medians(
-    table.ratio_amortized.to_numpy(), n_boot=run["n_boot"], rng=run.child_rng(0)
+RESAMPLING = dict(band=BAND, n_boot=run["n_boot"], rng=run.child_rng(0))
+med = data_labor_cost.median_summary(table, epoch, **RESAMPLING)
+median_amortized, median_ratio = med.amortized, med.rental  # judged; a sensitivity
+share_in_band, models_in_band, shared = (
+    med.share_in_band,
+    med.models_in_band,
+    med.shared,
 )
-share_in_band = float(np.mean((resampled >= BAND[0]) & (resampled <= BAND[1])))
-models_in_band = float(table.ratio_amortized.between(*BAND).mean())
-boot_lo, boot_hi = np.quantile(resampled, [0.05, 0.95])
-shared = table.join(epoch, how="inner")
-epoch_ratio = shared.data_cost / shared.epoch_capex_energy_usd
-print(
-    f"median data/training over {len(table)} models: {median_amortized:.0f}× "
-    f"(amortised, judged); {median_ratio:.0f}× (rental, not judged)"
-)
-print(
-    f"{len(resampled):,} resampled sets (amortised): median in [{BAND[0]}, {BAND[1]}] "
-    f"for {share_in_band:.1%}; 90 % of the resampled medians in "
-    f"{boot_lo:.0f}–{boot_hi:.0f}"
-)
-for label, col in [("amortised", "ratio_amortized"), ("rental", "ratio")]:
-    print(
-        f"the {len(table)} ratios, {label}, sorted: "
-        + ", ".join(f"{r:.0f}" for r in np.sort(table[col]))
-    )
-print(
-    f"the {len(shared)} models Epoch AI prices itself: median "
-    f"{shared.ratio_amortized.median():.0f}× with our amortised cost, "
-    f"{shared.ratio.median():.0f}× with our rental cost, "
-    f"{epoch_ratio.median():.0f}× with Epoch's hardware+energy estimate"
-)
-for label, col in [("amortised", "ratio_amortized"), ("rental", "ratio")]:
-    print(
-        f"models above {BAND[1]}× ({label}): {int((table[col] > BAND[1]).sum())} of "
-        f"{len(table)}; above 3000×: {int((table[col] > 3000).sum())}"
-    )
+print("\n".join(med.lines()))
+
+# %%
+Ns = np.logspace(9.5, 12, 50)  # the closed form on each class's rental prices
+rental_flop = data_labor_cost.class_usd_per_flop(hardware, assumptions, cost="rental")
+closed_lines = {
+    cls: data_labor_cost.closed_form_ratio(Ns, usd_per_flop=c, **DATA_SIDE)
+    for cls, c in rental_flop.items()
+}
 
 # %% tags=["hide-input"]
 fig, ax = plt.subplots(figsize=(7.6, 4.6))
-Ns = np.logspace(9.5, 12, 50)
-for cls, hw in hardware.items():
-    m = table.hardware_class == cls
+for cls in hardware:
+    m, c = table.hardware_class == cls, color_for(cls)
     if not m.any():
         continue
-    cf = L.usd_per_flop(
-        peak_flops_per_s=hw.peak_flops_per_s,
-        mfu=mfu,
-        usd_per_gpu_hour=hw.rental_usd_per_gpu_hour,
-    )
-    line = L.closed_form_ratio(
-        Ns,
-        usd_per_flop=cf,
-        words_per_token=words_per_token,
-        words_per_minute=wpm,
-        wage_usd_per_hour=wage,
-    )
-    ax.plot(
-        Ns,
-        line,
-        color=color_for(cls),
-        lw=1,
-        ls="--",
-        label=f"closed form, {cls} rental",
-    )
-    ax.scatter(
-        table.loc[m, "params"],
-        table.loc[m, "ratio"],
-        color=color_for(cls),
-        s=36,
-        label=f"{cls} class, rental",
-        zorder=3,
-    )
-    ax.scatter(
-        table.loc[m, "params"],
-        table.loc[m, "ratio_amortized"],
-        color=color_for(cls),
-        facecolors="none",
-        marker="D",
-        s=28,
-        label=f"{cls} class, amortised",
-        zorder=3,
-    )
-ax.axhspan(
-    *BAND, color=color_for("muted"), alpha=0.12, label="the paper's band 10–1000×"
-)
-ax.axhline(
-    median_amortized,
-    color=color_for("reference"),
-    lw=1.2,
-    label="median (amortised, judged)",
-)
-ax.axhline(
-    median_ratio, color=color_for("reference"), lw=1, ls=":", label="median (rental)"
-)
-ax.set(
-    xscale="log",
-    yscale="log",
-    xlabel="parameters N",
-    ylabel="data cost / training cost",
-    title="Our curated set: ratio against N (closed-form lines: rental prices)",
-)
+    params = table.loc[m, "params"]
+    style = dict(color=c, lw=1, ls="--", label=f"closed form, {cls} rental")
+    ax.plot(Ns, closed_lines[cls], **style)
+    style = dict(color=c, s=36, label=f"{cls} class, rental", zorder=3)
+    ax.scatter(params, table.loc[m, "ratio"], **style)
+    style = dict(color=c, facecolors="none", marker="D", s=28, zorder=3)
+    label = f"{cls} class, amortised"
+    ax.scatter(params, table.loc[m, "ratio_amortized"], **style, label=label)
+label = "the paper's band 10–1000×"
+ax.axhspan(*BAND, color=color_for("muted"), alpha=0.12, label=label)
+label = "median (amortised, judged)"
+ax.axhline(median_amortized, color=color_for("reference"), lw=1.2, label=label)
+style = dict(color=color_for("reference"), lw=1, ls=":", label="median (rental)")
+ax.axhline(median_ratio, **style)
+ax.set(xscale="log", yscale="log", xlabel="parameters N")
+title = "Our curated set: ratio against N (closed-form lines: rental prices)"
+ax.set(ylabel="data cost / training cost", title=title)
 ax.legend(fontsize=7, ncols=2, loc="lower left")
 plt.show()
 
 # %%
+MEDIAN = "median data/training, amortised"
 ledger.check(
     "3",
     "median data/training over our curated set is 10–1000×",
@@ -700,12 +438,12 @@ ledger.check(
     source="abstract",
     evidence="real data",
     measured={
-        "median data/training, amortised": median_amortized,
+        MEDIAN: median_amortized,
         "resampled sets with median in band": share_in_band,
         "median, rental training cost": median_ratio,
         "share of models in band": models_in_band,
     },
-    criterion=within("median data/training, amortised", *BAND),
+    criterion=within(MEDIAN, *BAND),
     note=(
         "criterion changed after the result; see Deviations. Our curated set, "
         "amortised training cost (the paper's reported method); the abstract bounds "
@@ -720,17 +458,14 @@ def reads(value, band):
     return "reproduced" if band[0] <= value <= band[1] else "not reproduced"
 
 
-def where(value, band=BAND):
-    return "inside" if band[0] <= value <= band[1] else "outside"
-
-
+where = data_labor_cost.where
 print(
     f"Reading: with the amortised cost (judged) the median is {median_amortized:.0f}×, "
-    f"{where(median_amortized)} the band [{BAND[0]}, {BAND[1]}]; the median of "
+    f"{where(median_amortized, BAND)} the band [{BAND[0]}, {BAND[1]}]; the median of "
     f"{share_in_band:.0%} of the resampled sets lies inside it; "
     f"{models_in_band:.0%} of our models lie in the band themselves. With the rental "
-    f"cost (not judged) the median is {median_ratio:.0f}×, {where(median_ratio)} the "
-    "band."
+    f"cost (not judged) the median is {median_ratio:.0f}×, "
+    f"{where(median_ratio, BAND)} the band."
 )
 OLD_BAND = (30, 3000)  # the first criterion's band (ours; see Deviations)
 print(
@@ -741,45 +476,21 @@ print(
     f"band, reads {reads(median_amortized, BAND)}."
 )
 
-# how far the judged median misses the band, and what would move it in (every ratio is
-# proportional to utilisation / price per GPU-hour, and to wage · words per token
-# over speed)
-amortised_hour = L.class_usd_per_gpu_hour(hardware, assumptions, cost="amortized")
-rental_hour = L.class_usd_per_gpu_hour(hardware, assumptions, cost="rental")
-lo_mfu, hi_mfu = mfu_df.implied_mfu.min(), mfu_df.implied_mfu.max()
-HARDWARE_USED = [c for c in hardware if (table.hardware_class == c).any()]
-flip = {}
-for label, med, prices in [
-    ("amortised", median_amortized, amortised_hour),
-    ("rental", median_ratio, rental_hour),
-]:
-    f = L.band_miss_factor(med, *BAND)
-    flip[label] = f
-    if f == 1.0:
-        print(f"{label}: the median {med:.0f}× lies in the band; nothing to flip")
-        continue
-    k = 1 / f if med > BAND[1] else f  # every ratio must be multiplied by k
-    u_flip = mfu * k
-    col = "ratio_amortized" if label == "amortised" else "ratio"
-    if u_flip <= 1:
-        at_flip = L.cost_table(facts, hardware, replace(assumptions, mfu=u_flip))
-        recheck = f"recomputed there: median {at_flip[col].median():.0f}×"
-    else:
-        recheck = "above 1, impossible"
-    print(
-        f"{label}: the median {med:.0f}× misses the band by a factor {f:.2f}; it "
-        f"would reach the band's {'upper' if med > BAND[1] else 'lower'} end at a "
-        f"utilisation of {u_flip:.3f} instead of {mfu} ("
-        f"{'inside' if lo_mfu <= u_flip <= hi_mfu else 'outside'} the "
-        f"{lo_mfu:.3f}–{hi_mfu:.3f} that published GPU-hours imply; {recheck}), or at "
-        f"{1 / k:.2f}× our price per GPU-hour ("
-        + ", ".join(
-            f"{c} {prices[c]:.2f} → {prices[c] / k:.2f} USD" for c in HARDWARE_USED
-        )
-        + f"), or at {wage * k:.2f} USD/h instead of {wage:g}, {wpm / k:.0f} words per "
-        f"minute instead of {wpm:g}, or {words_per_token * k:.2f} words per token "
-        f"instead of {words_per_token}"
-    )
+# %% [markdown]
+# How far the judged median misses the band, and what would move it in (every ratio is
+# proportional to utilisation / price per GPU-hour, and to wage · words per token over
+# speed):
+
+# %%
+medians = {"amortised": median_amortized, "rental": median_ratio}
+MFU_RANGE = (implied.lo, implied.hi)
+flips = data_labor_cost.band_flips(
+    facts, hardware, assumptions, table, medians, band=BAND, mfu_range=MFU_RANGE
+)
+print("\n".join(flips.lines()))
+
+# %%
+flip = flips.factor
 if flip["amortised"] > 1:
     print(
         f"So the ✗ rests on the choice of training cost and on the utilisation and "
@@ -807,62 +518,8 @@ if flip["amortised"] > 1:
 
 # %%
 CHINCHILLA_TOKENS_PER_PARAM = 20  # Hoffmann et al. 2022, compute-optimal D/N
-amortised_flop = L.class_usd_per_flop(hardware, assumptions, cost="amortized")
-n_1000 = {
-    cls: L.params_at_ratio(
-        BAND[1],
-        usd_per_flop=per_flop,
-        words_per_token=words_per_token,
-        words_per_minute=wpm,
-        wage_usd_per_hour=wage,
-    )
-    for cls, per_flop in amortised_flop.items()
-}
-print(
-    "N at which the closed-form ratio is 1000× (amortised): "
-    + "; ".join(f"{cls} {n:.3g}" for cls, n in n_1000.items())
-)
-small = table.params < table.hardware_class.map(n_1000)
-over = table.tokens_per_param > CHINCHILLA_TOKENS_PER_PARAM
-above = table.ratio_amortized > BAND[1]
-print(
-    f"models smaller than their class's N_1000: {int(small.sum())} of {len(table)} "
-    f"(above 1000×: {int(above.sum())}; the two sets "
-    f"{'agree' if (small == above).all() else 'differ'} model by model)"
-)
-print(
-    f"over-trained (D/N above {CHINCHILLA_TOKENS_PER_PARAM}): "
-    f"{int(over.sum())} of {len(table)}; of the {int(above.sum())} models above "
-    f"1000×, {int((over & above).sum())} are over-trained; median D/N "
-    f"{table.tokens_per_param[above].median():.0f} above 1000× against "
-    + (
-        f"{table.tokens_per_param[~above].median():.0f} inside the band"
-        if (~above).any()
-        else "none inside the band"
-    )
-)
-big = table[above].tokens_per_param.idxmax()
-row = table.loc[big]
-at_optimum = L.ratio_at_fixed_compute(
-    row.flops,
-    CHINCHILLA_TOKENS_PER_PARAM,
-    usd_per_flop=amortised_flop[row.hardware_class],
-    words_per_token=words_per_token,
-    words_per_minute=wpm,
-    wage_usd_per_hour=wage,
-)
-print(
-    f"the most over-trained model, {big} (D/N = {row.tokens_per_param:.0f}): ratio "
-    f"{row.ratio_amortized:.0f}× (amortised); the same compute spent at "
-    f"{CHINCHILLA_TOKENS_PER_PARAM} tokens per parameter would give {at_optimum:.0f}×"
-)
-gap_rep = (
-    table[table.flops_source == "reported"].eval("closed_form_ratio / ratio - 1").abs()
-)
-print(
-    f"the {len(gap_rep)} rows with reported C sit within {gap_rep.max():.1%} of the "
-    f"closed-form line of their class; the other rows lie on it exactly"
-)
+SIZE = dict(high=BAND[1], tokens_per_param=CHINCHILLA_TOKENS_PER_PARAM)
+print("\n".join(data_labor_cost.size_lines(table, hardware, assumptions, **SIZE)))
 
 # %% [markdown]
 # **Is it only the models we chose?** If the median missed the band because our set
@@ -873,29 +530,11 @@ print(
 # (`epoch_costs.csv`) for the frontier models it prices.
 
 # %%
-epoch_front = (
-    shared[shared.frontier].data_cost / shared[shared.frontier].epoch_capex_energy_usd
-)
-frontier_costs = {
-    "our amortised cost": frontier.ratio_amortized,
-    "our rental cost": frontier.ratio,
-    "Epoch's hardware+energy estimate": epoch_front,
-}
-n_over = {}
-for label, r in frontier_costs.items():
-    hi = r[r > BAND[1]]
-    n_over[label] = (len(hi), len(r))
-    print(
-        f"frontier models above {BAND[1]}× with {label}: {len(hi)} of {len(r)} "
-        f"(median {r.median():.0f}×, {where(r.median())} the band; range "
-        f"{r.min():.0f}–{r.max():.0f}×)"
-        + (
-            ": " + ", ".join(f"{m} {v:.0f}×" for m, v in hi.sort_values().items())
-            if 0 < len(hi) <= 4
-            else ""
-        )
-    )
-over_half = [k for k, (n, m) in n_over.items() if n > m / 2]
+pricing = data_labor_cost.frontier_pricing(table, shared, band=BAND)
+print("\n".join(pricing.lines()))
+
+# %%
+over_half = pricing.over_half
 print(
     "Reading: "
     + (
@@ -955,18 +594,16 @@ for value, label, ls in [
     (15.0, "paper's wage, 15 USD/h", "-"),
 ]:
     ax.axvline(value, color=color_for("reference"), ls=ls, lw=1.2, label=label)
-ax.set(
-    xscale="log",
-    xlabel="break-even wage (US dollars per hour, log scale)",
-    title="Our curated set: wage at which data = training cost",
-)
+xlabel = "break-even wage (US dollars per hour, log scale)"
+title = "Our curated set: wage at which data = training cost"
+ax.set(xscale="log", xlabel=xlabel, title=title)
 ax.tick_params(axis="y", labelsize=8)
-ax.legend(
-    handles=ax.get_legend_handles_labels()[0] + handles, fontsize=8, loc="lower right"
-)
+handles = ax.get_legend_handles_labels()[0] + handles
+ax.legend(handles=handles, fontsize=8, loc="lower right")
 plt.show()
 
 # %%
+WAGE = "break-even wage, USD/h"
 ledger.ours(
     "2w",
     "every model of our curated set: break-even wage below 1 USD/h",
@@ -975,8 +612,8 @@ ledger.ours(
         "USD/h means ratio > 15 at 15 USD/h); the 1 USD/h bar is our research brief's"
     ),
     evidence="real data",
-    measured={"break-even wage, USD/h": wage_star.to_dict()},
-    criterion=at_most("break-even wage, USD/h", 1.0, strict=True),
+    measured={WAGE: wage_star.to_dict()},
+    criterion=at_most(WAGE, 1.0, strict=True),
     note="our curated set, rental training cost, 30 words/min",
 )
 
@@ -1003,36 +640,15 @@ print(
 
 # %%
 wages, speeds = [2.0, 7.25, 15.0, 30.0], [10.0, 30.0, 60.0]
-grid = L.median_ratio_grid(
-    facts, hardware, assumptions, wages=wages, speeds=speeds, cost="amortized"
-)
-heat = pd.DataFrame(
-    grid, index=[f"${w}/h" for w in wages], columns=[f"{v:g} wpm" for v in speeds]
-)
+SWEEP = dict(wages=wages, speeds=speeds, cost="amortized")
+grid = data_labor_cost.median_ratio_grid(facts, hardware, assumptions, **SWEEP)
+rows, cols = [f"${w}/h" for w in wages], [f"{v:g} wpm" for v in speeds]
 print("median data/training over our curated set (amortised, as claim 3 judges):")
-print(heat.to_string(float_format="{:.0f}".format))
-peer = pd.DataFrame(
-    {
-        "ours, amortised": shared.amortized_cost,
-        "Epoch, hardware+energy": shared.epoch_capex_energy_usd,
-        "ours, rental": shared.rental_cost,
-        "Epoch, cloud": shared.epoch_cloud_usd,
-    }
-)
-peer["amortised ours/Epoch"] = peer["ours, amortised"] / peer["Epoch, hardware+energy"]
-peer["rental ours/Epoch"] = peer["ours, rental"] / peer["Epoch, cloud"]
-print("\ntraining cost of the models Epoch AI also prices (US dollars):")
-print(peer.to_string(float_format="{:.3g}".format))
-am, rent = peer["amortised ours/Epoch"], peer["rental ours/Epoch"]
 print(
-    f"\nours / Epoch: amortised median {am.median():.2f} (range {am.min():.2f}–"
-    f"{am.max():.2f}); rental median {rent.median():.2f} (range {rent.min():.2f}–"
-    f"{rent.max():.2f})"
+    pd.DataFrame(grid, index=rows, columns=cols).to_string(float_format="{:.0f}".format)
 )
-own = table.rental_cost / table.amortized_cost
-print(f"rental / amortised (ours), every model: {own.min():.1f}–{own.max():.1f}×")
-dearer = "rental" if (own > 1).all() else "neither cost on every model"
-print(f"the dearer training cost on every model: {dearer}")
+peer = data_labor_cost.peer_table(shared)
+print("\n".join(data_labor_cost.peer_lines(peer, table)))
 
 # %% tags=["hide-input"]
 fig, axes = plt.subplots(
@@ -1042,24 +658,13 @@ ax = axes[0]
 im = ax.imshow(grid, norm=LogNorm(vmin=10, vmax=1e5), cmap="viridis", aspect="auto")
 for i in range(len(wages)):
     for j in range(len(speeds)):
-        ax.text(
-            j,
-            i,
-            f"{grid[i, j]:.0f}",
-            ha="center",
-            va="center",
-            fontsize=9,
-            color="white" if grid[i, j] < 3000 else "black",
-        )
-ax.set(
-    xticks=range(len(speeds)),
-    xticklabels=[f"{v:g}" for v in speeds],
-    yticks=range(len(wages)),
-    yticklabels=[f"${w:g}" for w in wages],
-    xlabel="writing speed (words per minute)",
-    ylabel="wage (US dollars per hour)",
-    title="Our curated set: median ratio (amortised) by wage, speed",
-)
+        color = "white" if grid[i, j] < 3000 else "black"
+        style = dict(ha="center", va="center", fontsize=9, color=color)
+        ax.text(j, i, f"{grid[i, j]:.0f}", **style)
+ax.set(xticks=range(len(speeds)), xticklabels=[f"{v:g}" for v in speeds])
+ax.set(yticks=range(len(wages)), yticklabels=[f"${w:g}" for w in wages])
+ax.set(xlabel="writing speed (words per minute)", ylabel="wage (US dollars per hour)")
+ax.set(title="Our curated set: median ratio (amortised) by wage, speed")
 ax.grid(False)
 fig.colorbar(im, ax=ax, label="median ratio (amortised)")
 ax = axes[1]
@@ -1067,30 +672,17 @@ lim = np.array([1e5, 1e9])
 ax.plot(lim, lim, color=color_for("reference"), lw=1, label="equal")
 ax.plot(lim, 3 * lim, color=color_for("reference"), lw=1, ls=":", label="×3 and ÷3")
 ax.plot(lim, lim / 3, color=color_for("reference"), lw=1, ls=":")
+style = dict(s=36, color=color_for("amortised training cost"))
+label = "amortised: ours vs Epoch"
 ax.scatter(
-    peer["Epoch, hardware+energy"],
-    peer["ours, amortised"],
-    s=36,
-    color=color_for("amortised training cost"),
-    label="amortised: ours vs Epoch",
+    peer["Epoch, hardware+energy"], peer["ours, amortised"], **style, label=label
 )
-ax.scatter(
-    peer["Epoch, cloud"],
-    peer["ours, rental"],
-    s=36,
-    marker="s",
-    color=color_for("rental training cost"),
-    label="rental: ours vs Epoch cloud",
-)
-ax.set(
-    xscale="log",
-    yscale="log",
-    xlim=lim,
-    ylim=lim,
-    xlabel="Epoch AI's estimate (USD)",
-    ylabel="our estimate (USD)",
-    title=f"Training cost: ours vs Epoch AI ({len(peer)} shared models)",
-)
+style = dict(s=36, marker="s", color=color_for("rental training cost"))
+label = "rental: ours vs Epoch cloud"
+ax.scatter(peer["Epoch, cloud"], peer["ours, rental"], **style, label=label)
+ax.set(xscale="log", yscale="log", xlim=lim, ylim=lim)
+ax.set(xlabel="Epoch AI's estimate (USD)", ylabel="our estimate (USD)")
+ax.set(title=f"Training cost: ours vs Epoch AI ({len(peer)} shared models)")
 ax.legend(fontsize=8, loc="upper left")
 plt.show()
 
@@ -1109,17 +701,18 @@ plt.show()
 ledger.show()
 
 # %% tags=["nbval-ignore-output"]
-print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.device}")
+print(run.time_line())
 
 # %% [markdown]
-# **Stability.** The *seeds* column above comes from the committed stability record
-# (quick scale, `data/stability/11_data_labor_cost.json`); a claim changed since reads
-# "stale record". The only random step is the resampling of claim 3, which is shown and
-# not judged. The line below is generated from that record.
+# **Reading the verdicts.** The sentences below are generated from this run's ledger and
+# from the committed records (quick scale): the stability record
+# (`data/stability/11_data_labor_cost.json`; the *seeds* column above; a claim changed
+# since it was made is named) and the numerics record (verdicts that move under other
+# kernels and thread counts). The only random step is the resampling of claim 3, which is
+# shown and not judged.
 
 # %%
-stability_line = unstable_sentence(ledger, ledger.stability())
-print(stability_line or "No claim the record still describes flips between its seeds.")
+print("\n".join(reading_lines(ledger)))
 
 # %% [markdown]
 # ## Deviations from the paper
@@ -1198,45 +791,23 @@ print(stability_line or "No claim the record still describes flips between its s
 # - **Stability across seeds.** The only random step is the resampling of claim 3,
 #   shown but not judged, so no judged value depends on the seed by construction; the
 #   stability line under the verdict table is generated from the committed record.
+# - **Code.** The readings of the cost table that the chapter prints (the curated set, the
+#   implied utilisations, the gap to the paper's lower end, the median and its
+#   resampling, what would move a median into the band, model size and over-training,
+#   the frontier runs under each pricing, our costs against Epoch AI's) are functions of
+#   `repbook.papers.data_labor_cost.protocol`, unit-tested; the module became a package
+#   (`costs`, `tables`, `analysis`, `protocol`) for issue 37. No number changed.
 #
 # ## Run it at full scale
 #
 # ```bash
-# .venv/bin/python -m repbook run 11 --scale full
+# .venv/bin/python -m repbook full 11   # runs it and records it in data/full_runs/
 # ```
 # Full scale draws 200,000 bootstrap resamples instead of 2,000; every cost and verdict
 # is the same by construction (the resampling is shown, not judged), and no GPU is
-# needed. A recorded full-scale run (`.venv/bin/python -m repbook full 11`) is kept in
-# `data/full_runs/11_data_labor_cost.json`; the cell below reads how long it took, and
-# whether its verdicts are this run's.
+# needed. The line below is generated from the committed record
+# (`data/full_runs/11_data_labor_cost.json`): when and how long it ran, each claim's
+# verdict and margin there, and the claims whose verdict differs from this run's.
 
-# %% tags=["nbval-ignore-output"]
-from repbook.core.data import repo_root
-from repbook.core.ledger import read_record
-
-full_path = repo_root() / "data" / "full_runs" / f"{run.chapter}.json"
-if run.scale == "full":
-    print(f"this is the full-scale run: {run.elapsed():.1f} s on {run.device}")
-elif full_path.is_file():
-    full_ledger, prov = read_record(full_path)
-    here = {c.id: c.verdict_word() for c in ledger.claims}
-    there = {c.id: c.verdict_word() for c in full_ledger.claims}
-    differ = [k for k in here if k in there and here[k] != there[k]]
-    print(
-        f"full scale recorded: {prov.get('seconds', float('nan')):.1f} s on "
-        f"{prov.get('device', '?')} ({prov.get('machine', '?')}), finished "
-        f"{prov.get('finished', '?')}, commit {prov.get('commit', '?')}; "
-        + (
-            "different verdicts: "
-            + "; ".join(f"{k} {here[k]} here, {there[k]} at full scale" for k in differ)
-            if differ
-            else "every verdict the same as in this run"
-        )
-        + (
-            "; the record predates the current claims"
-            if set(here) != set(there)
-            else ""
-        )
-    )
-else:
-    print("no full-scale run recorded yet (data/full_runs/11_data_labor_cost.json)")
+# %%
+print("\n".join(full_run_lines(ledger)))
