@@ -91,8 +91,12 @@ def test_lr_schedule_and_checkpoints():
     r = S.lr_schedule(100, 1.0, warmup_frac=0.1, decay="cosine")
     assert r[0] == pytest.approx(0.1) and r[9] == pytest.approx(1.0) and r[-1] < 1e-3
     assert np.all(S.lr_schedule(10, 0.5) == 0.5)
-    with pytest.raises(ValueError, match="bad schedule"):
+    with pytest.raises(ValueError, match="decay must be one of .*, got 'step'"):
         S.lr_schedule(10, 0.5, decay="step")
+    with pytest.raises(ValueError, match="steps must be a positive int, got 0"):
+        S.lr_schedule(0, 0.5)
+    with pytest.raises(ValueError, match="lr must be a finite number > 0, got -1"):
+        S.lr_schedule(10, -1)
     ck = S.checkpoints(3000, 40)
     assert ck[0] == 1 and ck[-1] == 3000 and np.all(np.diff(ck) > 0)
 
@@ -194,5 +198,5 @@ def test_protocol_errors_in_parallel_equal_the_serial_ones():
     serial = S.protocol_errors(fam, **kw)
     parallel = S.protocol_errors(fam, n_jobs=2, **kw)
     pd.testing.assert_frame_equal(serial, parallel)
-    with pytest.raises(ValueError, match="n_jobs"):
+    with pytest.raises(ValueError, match="n_jobs must be a positive int, got 0"):
         S.protocol_errors(fam, n_jobs=0, **kw)

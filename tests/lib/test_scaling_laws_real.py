@@ -163,9 +163,9 @@ def test_enough_points_keeps_fits_that_can_determine_the_law():
     kept = R.enough_points(res, min_points=5, min_sizes=2)
     assert kept.family.tolist() == ["b", "d"]
     assert R.enough_points(res, side="method").family.tolist() == list("abcd")
-    with pytest.raises(ValueError, match="side"):
+    with pytest.raises(ValueError, match="side must be one of .*, got 'target'"):
         R.enough_points(res, side="target")
-    with pytest.raises(ValueError, match="min_points"):
+    with pytest.raises(ValueError, match="min_points must be a positive int, got 0"):
         R.enough_points(res, min_points=0)
 
 
@@ -203,14 +203,17 @@ def test_borrowing_from_a_family_with_the_same_size_term():
 @pytest.mark.parametrize(
     "call, msg",
     [
-        (lambda c: R.train_points(c, ["F-1e+08"], fraction=0), "fraction"),
+        (
+            lambda c: R.train_points(c, ["F-1e+08"], fraction=0),
+            r"fraction must be a number in \(0, 1\], got 0",
+        ),
         (lambda c: R.models_by_size(c, "nope"), "no family"),
         (lambda c: R.target_points(c, "nope"), "no checkpoints"),
         (lambda c: R.check_curves(c.drop(columns="loss")), "lack column"),
-        (lambda c: R.windows(["a", "b"], size=1), "window size"),
+        (lambda c: R.windows(["a", "b"], size=1), "size must be an int ≥ 2, got 1"),
         (lambda c: R.mean_are([1.0], [1.0, 2.0]), "shapes"),
         (lambda c: R.fit_points(c, objective="nope"), "objective"),
-        (lambda c: R.minimal_cut_pair(c, "F", early=0), "early"),
+        (lambda c: R.minimal_cut_pair(c, "F", early=0), "early must be .*, got 0"),
     ],
 )
 def test_bad_inputs(call, msg):

@@ -30,6 +30,8 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import OptimizeWarning, curve_fit
 
+from repbook.core import checks
+
 from .synthetic import ScalingFit, fit_scaling_law
 
 REAL_COLUMNS = ["family", "model", "params", "tokens", "loss"]
@@ -103,11 +105,10 @@ def models_by_size(curves: pd.DataFrame, family: str) -> list[str]:
     return list(sizes["min"].sort_values(kind="stable").index)
 
 
-def _check_fraction(name, value, lo_open=True):
-    if value is None:
-        return
-    if not (0.0 < value <= 1.0 if lo_open else 0.0 <= value <= 1.0):
-        raise ValueError(f"{name} must lie in (0, 1], got {value!r}")
+def _check_fraction(name, value):
+    """A training fraction in (0, 1], or None."""
+    if value is not None:
+        checks.number(name, value, above=0.0, at_most=1.0)
 
 
 def train_points(
@@ -125,8 +126,7 @@ def train_points(
     last checkpoint above `min_tokens` (no fraction)."""
     _check_fraction("fraction", fraction)
     _check_fraction("min_fraction", min_fraction)
-    if min_tokens < 0:
-        raise ValueError(f"min_tokens must be ≥ 0, got {min_tokens!r}")
+    checks.number("min_tokens", min_tokens, at_least=0.0)
     c = check_curves(curves)
     d = c[c.model.isin(list(models))]
     if d.empty:
@@ -149,8 +149,7 @@ def target_points(
     min_tokens: float = MIN_TOKENS,
 ) -> pd.DataFrame:
     """The target's checkpoints ARE is computed on: from `test_fraction` of its run onward."""
-    if not 0.0 <= test_fraction <= 1.0:
-        raise ValueError(f"test_fraction must lie in [0, 1], got {test_fraction!r}")
+    checks.number("test_fraction", test_fraction, at_least=0.0, at_most=1.0)
     c = check_curves(curves)
     d = c[c.model == target]
     if d.empty:
@@ -236,8 +235,7 @@ def fit_points(
 ) -> ScalingFit | None:
     """Fit a selection of checkpoints with the official objective (`fit_official`) or ours
     ("huber": `fit_scaling_law`, log-space Huber, one start at `START`)."""
-    if objective not in OBJECTIVES:
-        raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
+    checks.one_of("objective", objective, OBJECTIVES)
     if len(points) == 0:
         raise ValueError("no checkpoints selected to fit")
     args = (points.params.to_numpy(), points.tokens.to_numpy(), points.loss.to_numpy())
@@ -306,8 +304,7 @@ def evaluate(
 
 def windows(models: list[str], size: int = WINDOW) -> list[list[str]]:
     """Every run of `size` consecutive models below the target (models[-1]), smallest first."""
-    if isinstance(size, bool) or not isinstance(size, int) or size < 2:
-        raise ValueError(f"window size must be an int ≥ 2, got {size!r}")
+    checks.integer("size", size, at_least=2)
     below = list(models)[:-1]
     return [below[i : i + size] for i in range(len(below) - size + 1)]
 
@@ -401,11 +398,9 @@ def enough_points(
     """The rows of a `protocol_pair` table whose `side` fit ("baseline" or "method") used at
     least `min_points` checkpoints from at least `min_sizes` model sizes: enough to determine
     the five parameters of a law with a size term."""
-    if side not in ("baseline", "method"):
-        raise ValueError(f"side must be 'baseline' or 'method', got {side!r}")
-    for name, v in (("min_points", min_points), ("min_sizes", min_sizes)):
-        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-            raise ValueError(f"{name} must be a positive int, got {v!r}")
+    checks.one_of("side", side, ("baseline", "method"))
+    checks.integer("min_points", min_points, at_least=1)
+    checks.integer("min_sizes", min_sizes, at_least=1)
     if res.empty:
         return res
     keep = (res[f"{side}_points"] >= min_points) & (res[f"{side}_models"] >= min_sizes)
@@ -561,8 +556,7 @@ def run_tasks(curves: pd.DataFrame, tasks, *, n_jobs: int = 1) -> list[pd.DataFr
         raise ValueError(
             f"unknown protocol(s) {unknown}; have {list(PROTOCOL_FUNCTIONS)}"
         )
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1:
-        raise ValueError(f"n_jobs must be a positive int, got {n_jobs!r}")
+    checks.integer("n_jobs", n_jobs, at_least=1)
     check_curves(curves)
     if n_jobs == 1:
         return [_run_task(curves, t) for t in tasks]

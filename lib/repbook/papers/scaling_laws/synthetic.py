@@ -21,6 +21,8 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import least_squares
 
+from repbook.core import checks
+
 COLUMNS = ["family", "N", "seed", "step", "D", "frac", "loss"]
 PARAMS = ("E", "A", "alpha", "B", "beta")
 
@@ -281,8 +283,7 @@ def protocol_errors(
         raise ValueError(
             f"unknown protocol(s) {unknown}; choose from {list(PROTOCOLS)}"
         )
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs < 1:
-        raise ValueError(f"n_jobs must be a positive int, got {n_jobs!r}")
+    checks.integer("n_jobs", n_jobs, at_least=1)
     keys, tasks = [], []
     for m in max_sizes:
         for s in seeds:
@@ -361,16 +362,10 @@ def lr_schedule(
 ) -> np.ndarray:
     """Per-step learning rates: linear warm-up over `warmup_frac` of the steps, then constant or
     cosine decay to zero."""
-    if (
-        steps < 1
-        or lr <= 0
-        or not 0.0 <= warmup_frac < 1.0
-        or decay not in ("constant", "cosine")
-    ):
-        raise ValueError(
-            f"bad schedule: steps={steps}, lr={lr}, warmup_frac={warmup_frac}, "
-            f"decay={decay!r}"
-        )
+    checks.integer("steps", steps, at_least=1)
+    checks.number("lr", lr, above=0.0)
+    checks.number("warmup_frac", warmup_frac, at_least=0.0, below=1.0)
+    checks.one_of("decay", decay, ("constant", "cosine"))
     t = np.arange(1, steps + 1, dtype=np.float64)
     w = max(1, int(round(warmup_frac * steps))) if warmup_frac > 0 else 0
     rate = np.full(steps, lr)
