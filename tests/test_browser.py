@@ -9,11 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from repbook import layout
 from repbook.core.data import repo_root
 from repbook.runner.chapters import discover
 
 ROOT = repo_root()
-HTML = ROOT / "_build" / "html"
+HTML = ROOT / layout.HTML
 CHROMIUM = next(
     (
         p
@@ -109,7 +110,7 @@ def test_chapter_page(chapter):
         "formulas were not typeset (MathJax missing from _static?)"
     )
     assert_local_targets_exist(page, links)
-    shots = ROOT / "_build" / "screenshots"
+    shots = ROOT / layout.SCREENSHOTS
     shots.mkdir(parents=True, exist_ok=True)
     chromium(
         page,
@@ -146,8 +147,14 @@ window.addEventListener('load', () => {
     - parseFloat(style.paddingRight);
   const cols = Math.floor(inner / charWidth);
   const over = pres.filter(p => p.scrollWidth > p.clientWidth + 1).length;
+  const outs = [...document.querySelectorAll('div.cell_output pre')];
+  const outOver = outs.filter(p => p.scrollWidth > p.clientWidth + 1).length;
+  const tables = [...document.querySelectorAll('article table')];
+  const wide = tables.filter(t => t.parentElement.scrollWidth > t.parentElement.clientWidth + 1
+    || t.getBoundingClientRect().right > document.querySelector('article').getBoundingClientRect().right + 1).length;
   document.body.setAttribute('data-repbook-probe',
-    JSON.stringify({cols, over, cells: pres.length, folds: folds.length, opened}));
+    JSON.stringify({cols, over, cells: pres.length, folds: folds.length, opened,
+                    outOver, outputs: outs.length, wide, tables: tables.length}));
 });
 </script>"""
 
@@ -180,6 +187,42 @@ def test_code_cells_fit_at_1280_px_and_folds_open(chapter):
         f"{got['over']} of {got['cells']} code cells scroll horizontally"
     )
     assert got["folds"] >= 1 and got["opened"] == got["folds"], got
+    assert got["outOver"] == 0, (
+        f"{got['outOver']} of {got['outputs']} printed outputs run off to the right at 1280 px"
+    )
+    assert got["wide"] == 0, (
+        f"{got['wide']} of {got['tables']} tables overflow at 1280 px"
+    )
+
+
+def test_the_scoreboard_fits_at_1280_px():
+    """Every column of the scoreboard's tables is in view at a 1280-px window."""
+    import html
+    import json
+
+    page = HTML / "book" / "scoreboard.html"
+    assert page.is_file(), f"{page} is missing: run `make book` first"
+    probe = page.with_name("_probe_scoreboard.html")
+    script = """<script>
+window.addEventListener('load', () => {
+  const art = document.querySelector('article').getBoundingClientRect();
+  const tables = [...document.querySelectorAll('article table')];
+  const wide = tables.filter(t => t.parentElement.scrollWidth > t.parentElement.clientWidth + 1
+    || t.getBoundingClientRect().right > art.right + 1).length;
+  document.body.setAttribute('data-repbook-probe', JSON.stringify({wide, tables: tables.length}));
+});
+</script>"""
+    probe.write_text(page.read_text().replace("</body>", script + "</body>"))
+    try:
+        dom = chromium(
+            probe, "--window-size=1280,1000", "--virtual-time-budget=5000", "--dump-dom"
+        )
+    finally:
+        probe.unlink()
+    found = re.search(r'data-repbook-probe="([^"]*)"', dom)
+    assert found, "the probe script did not run"
+    got = json.loads(html.unescape(found.group(1)))
+    assert got["tables"] >= 2 and got["wide"] == 0, got
 
 
 def test_scoreboard_has_the_figure_and_the_claims_as_data():

@@ -98,7 +98,7 @@ def book_entries(root: Path, chapters: list[Chapter]) -> list:
             )
             budget = budget_of(root, ch.stem)
             if rec.seconds > budget.seconds:
-                entry.status += f", ⚠ over its {budget.seconds:.0f} s quick budget"
+                entry.status += f" · ⚠ over {budget.seconds:.0f} s"
         entries.append(entry)
     return entries
 

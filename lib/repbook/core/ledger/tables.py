@@ -301,19 +301,16 @@ def scoreboard_markdown(
             "evidence, regime, tolerances, seeds, scale, date, commit).\n"
         )
     lines += [
-        "| chapter | quick: reproduced / checked | not checked at this scale | quoted | "
-        "closest margin | seeds | quick run time | status | full: reproduced / checked |",
+        "| chapter | quick scale: reproduced / checked | not checked | quoted | "
+        "closest margin | seeds | run time | status | full scale (when) |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     details, ledgers = [], []
     for e in entries:
-        full_cell = (
-            f"{e.full.tally()} ({e.full_finished[:10]}, {e.full.device})"
-            if e.full
-            else "—"
-        )
+        # the device and machine of a full run are on the environment page
+        full_cell = f"{e.full.tally()} ({e.full_finished[:10]})" if e.full else "—"
         if e.full is not None and is_stale(e.full, e.quick):
-            full_cell += " · stale: the claims changed since this run"
+            full_cell += " · stale"
         lines.append(
             f"| {e.link} | "
             + " | ".join(scoreboard_cells(e.quick))
