@@ -59,90 +59,39 @@ seed = 0
 
 # %%
 import math
-import time
-import warnings
 
-import numpy as np
 import matplotlib.pyplot as plt
+import numpy as np
 from matplotlib import ticker
 
-from repbook.core import (
-    Ledger,
-    setup,
-    use_style,
-    color_for,
-    register_colors,
-    load_sklearn,
-    all_of,
-    at_least,
-    at_most,
-)
-from repbook.core.ledger import unstable_sentence
-from repbook.papers import kofn_queries as K
+from repbook.core import all_of, at_least, at_most, color_for, full_run_lines
+from repbook.core import load_sklearn, log_ticks, reading_lines, setup
+from repbook.core.ledger import load_full_run
+from repbook.papers import kofn_queries
 
-SIZES = {
-    "quick": dict(
-        fam_n=[500, 1000, 2000, 4000],
-        fam_k=[5, 10, 20],
-        seeds=100,
-        grid_seeds=12,
-        curve=(2000, 10),
-        curve_seeds=20,
-        natural_k=10,
-        natural_seeds=3,
-        coverage_n=5000,
-        est_n=[1000, 2000, 4000, 8000],
-        est_k=[5, 10, 20, 40],
-        est_seeds=100,
-        est_curve=(4000, 20),
-        tool_instances=40,
-    ),
-    "full": dict(
-        fam_n=[1000, 4000, 16000, 64000],
-        fam_k=[5, 10, 20, 40],
-        seeds=300,
-        grid_seeds=30,
-        curve=(16000, 20),
-        curve_seeds=50,
-        natural_k=10,
-        natural_seeds=20,
-        coverage_n=100_000,
-        est_n=[2000, 8000, 32000, 100_000],
-        est_k=[5, 10, 20, 40, 80],
-        est_seeds=300,
-        est_curve=(32000, 40),
-        tool_instances=200,
-    ),
-}
-run = setup(scale=scale, seed=seed, sizes=SIZES)
-ledger = Ledger.for_run(
-    run,
-    regime=(
-        "synthetic instances of our own (n up to a few thousand) and scikit-learn "
-        "digits; CPU"
-    ),
-)
-use_style()
-register_colors(
-    {
-        "best of blocks": "ours",
-        "top singletons": "alt",
-        "stochastic greedy": "peer",
-        "subsample greedy": "alt2",
-        "random k": "muted",
-        "greedy": "baseline",
-        "lazy greedy": "alt3",
-        "k = 5": "ours",
-        "k = 10": "baseline",
-        "k = 20": "peer",
-        "k = 40": "alt2",
-        "k = 80": "alt",
-        "uniform": "ours",
-        "pareto": "alt",
-        "planted": "peer",
-        "rare heavy": "baseline",
-    }
-)
+# %%
+FAMILIES = dict(fam_n=[500, 1000, 2000, 4000], fam_k=[5, 10, 20], seeds=100)
+QUICK = FAMILIES | dict(grid_seeds=12, curve=(2000, 10), curve_seeds=20, natural_k=10)
+QUICK |= dict(natural_seeds=3, coverage_n=5000, est_n=[1000, 2000, 4000, 8000])
+QUICK |= dict(est_k=[5, 10, 20, 40], est_seeds=100, est_curve=(4000, 20))
+FULL = dict(fam_n=[1000, 4000, 16000, 64000], fam_k=[5, 10, 20, 40], seeds=300)
+FULL |= dict(grid_seeds=30, curve=(16000, 20), curve_seeds=50, natural_k=10)
+FULL |= dict(natural_seeds=20, coverage_n=100_000, est_n=[2000, 8000, 32000, 100_000])
+FULL |= dict(est_k=[5, 10, 20, 40, 80], est_seeds=300, est_curve=(32000, 40))
+QUICK |= dict(tool_instances=40)
+SIZES = {"quick": QUICK, "full": FULL | dict(tool_instances=200)}
+REGIME = "synthetic instances of our own (n up to a few thousand) and scikit-learn "
+REGIME += "digits; CPU"
+COLORS = {"best of blocks": "ours", "top singletons": "alt"}
+COLORS |= {"stochastic greedy": "peer", "subsample greedy": "alt2", "random k": "muted"}
+COLORS |= {"greedy": "baseline", "lazy greedy": "alt3", "k = 5": "ours"}
+COLORS |= {"k = 10": "baseline", "k = 20": "peer", "k = 40": "alt2", "k = 80": "alt"}
+COLORS |= {"uniform": "ours", "pareto": "alt", "planted": "peer"}
+COLORS |= {"rare heavy": "baseline"}
+
+# %%
+run = setup(scale=scale, seed=seed, sizes=SIZES, regime=REGIME, colors=COLORS)
+ledger = run.ledger
 
 # %% [markdown]
 # ## The method: counting queries
@@ -167,22 +116,22 @@ register_colors(
 # library.
 
 # %%
-tiny = K.coverage_instance(12, 30, run.child_rng(0), mean_size=4.0)
+tiny = kofn_queries.coverage_instance(12, 30, run.child_rng(0), mean_size=4.0)
 chosen, queries, value = [], 0, 0.0
 for step in range(3):
-    gains = {
-        e: tiny.value(chosen + [e]) - value for e in range(tiny.n) if e not in chosen
-    }
+    left = [e for e in range(tiny.n) if e not in chosen]
+    gains = {e: tiny.value(chosen + [e]) - value for e in left}
     queries += len(gains)  # one query per f(S + e); f(S) is known
     best = max(gains, key=gains.get)  # ties: the lowest index
     chosen.append(best)
     value += gains[best]
-lib = K.greedy(tiny, 3)
 print(f"by hand: S = {chosen}, f(S) = {value:g}, {queries} queries")
-print(
-    f"lib:     S = {lib.indices.tolist()}, f(S) = {lib.value:g}, "
-    f"{lib.queries} queries; formula nk − k(k−1)/2 = {K.greedy_queries(12, 3)}"
-)
+
+# %%
+lib = kofn_queries.greedy(tiny, 3)
+formula = f"formula nk − k(k−1)/2 = {kofn_queries.greedy_queries(12, 3)}"
+print(f"lib:     S = {lib.indices.tolist()}, f(S) = {lib.value:g}, ", end="")
+print(f"{lib.queries} queries; {formula}")
 
 # %% [markdown]
 # **The OPT-value estimator for additive $f$ (ours, illustrative).** The paper's
@@ -206,10 +155,9 @@ by_hand = sum(
     2.0**lev * min(k_tiny, int(np.sum(w_tiny >= 2.0**lev)))
     for lev in range(levels.min(), levels.max() + 1)
 )
-print(
-    f"by hand {by_hand:.6f}, lib {K.level_estimate(w_tiny, 12, k_tiny):.6f}, "
-    f"OPT {K.additive_opt(w_tiny, k_tiny):.6f}"
-)
+lib_estimate = kofn_queries.level_estimate(w_tiny, 12, k_tiny)
+opt = kofn_queries.additive_opt(w_tiny, k_tiny)
+print(f"by hand {by_hand:.6f}, lib {lib_estimate:.6f}, OPT {opt:.6f}")
 
 # %% [markdown]
 # ## Claim 1 · Monotone submodular: a constant factor needs Ω̃(n) queries
@@ -256,88 +204,70 @@ print(
 # prints what the criterion gives for a few shapes of $q^*$ on this grid.
 
 # %%
-# The protocols live in the tested module: `K.q_star_suite` (one cell), `K.q_star_table`
-# (the grid), `K.equal_seed_best`, `K.ratio_curves` (mean ratio against the budget) and
-# `K.fit_slopes`.
-TARGET = K.TARGET
+# The protocols live in the tested module: `kofn_queries.q_star_suite` (one cell),
+# `q_star_table` (the grid), `equal_seed_best`, `ratio_curves` (mean ratio against the
+# budget), `fit_slopes` and `fit_family` (the best of the suite and its fits).
+TARGET = kofn_queries.TARGET
 P_LOG = 2  # our polylog allowance: Ω̃(n) read as Ω(n / ln^P_LOG n)
 B_NAME = "slope on log(n/ln²n)"
 SUITE = dict(child_rng=run.child_rng, seeds=run["seeds"], grid_seeds=run["grid_seeds"])
 crit_1 = all_of(at_least(B_NAME, 0.9), at_least("slope on log k", -0.2))
 grid_A = [(n, k) for n in run["fam_n"] for k in run["fam_k"]]
-shapes = {
-    "n": lambda n, k: n,
-    "n/ln n": lambda n, k: n / math.log(n),
-    "n/ln²n": lambda n, k: n / math.log(n) ** 2,
-    "n/ln³n": lambda n, k: n / math.log(n) ** 3,
-    "√n": lambda n, k: math.sqrt(n),
-    "n/k": lambda n, k: n / k,
-}
+shapes = {"n": lambda n, k: n, "n/ln n": lambda n, k: n / math.log(n)}
+shapes["n/ln²n"] = lambda n, k: n / math.log(n) ** 2
+shapes["n/ln³n"] = lambda n, k: n / math.log(n) ** 3
+shapes |= {"√n": lambda n, k: math.sqrt(n), "n/k": lambda n, k: n / k}
 for name, shape in shapes.items():
-    b, c = K.fit_slopes({nk: shape(*nk) for nk in grid_A}, polylog=P_LOG)
+    b, c = kofn_queries.fit_slopes({nk: shape(*nk) for nk in grid_A}, polylog=P_LOG)
     ok = crit_1.evaluate({B_NAME: b, "slope on log k": c}).passed
     print(f"q* ∝ {name:7}: b = {b:5.2f}, c = {c:5.2f} → {'meets' if ok else 'fails'}")
 
 # %%
-suite_A, hits_A = K.q_star_table(
-    K.hidden_family,
-    run["fam_n"],
-    run["fam_k"],
-    stream=1_000_000,
-    return_hits=True,
-    **SUITE,
+FAMILY_A = dict(stream=1_000_000, return_hits=True, **SUITE)
+fam_n, fam_k, grid_seeds = run["fam_n"], run["fam_k"], run["grid_seeds"]
+suite_A, hits_A = kofn_queries.q_star_table(
+    kofn_queries.hidden_family, fam_n, fam_k, **FAMILY_A
 )
-best_A = {nk: min(v.values()) for nk, v in suite_A.items()}
-winner_A = {nk: min(v, key=v.get) for nk, v in suite_A.items()}
-b_A, c_A = K.fit_slopes(best_A)  # plain exponents, for the figure
-b2_A, _ = K.fit_slopes(best_A, polylog=P_LOG)
-eq_A = K.equal_seed_best(suite_A, hits_A, run["grid_seeds"])
+fit_A = kofn_queries.fit_family(suite_A, hits_A, grid_seeds, polylog=P_LOG)
 
 
-def print_suite(suite, family):
-    print(f"q* of each algorithm on our {family} (inf: never reached ratio 1/2):")
-    names = next(iter(suite.values()))
-    print(f"{'n':>6} {'k':>3} " + " ".join(f"{a:>17}" for a in names))
-    for (n, k), v in suite.items():
-        print(f"{n:>6} {k:>3} " + " ".join(f"{x:>17,.0f}" for x in v.values()))
-
-
-def print_equal(best, eq, name, crit):
-    b_eq, c_eq = K.fit_slopes(eq, polylog=P_LOG)
-    b_j, c_j = K.fit_slopes(best, polylog=P_LOG)
-    differ = sum(best[nk] != eq[nk] for nk in best)
-    same = (
-        crit.evaluate({B_NAME: b_eq, "slope on log k": c_eq}).passed
-        == crit.evaluate({B_NAME: b_j, "slope on log k": c_j}).passed
-    )
+def print_equal(fit, name, crit):
+    """The best q* with every algorithm on the first `grid_seeds` seeds, and whether the
+    criterion's outcome on our family stays the same."""
+    fits = ((fit.b_equal, fit.c_equal), (fit.b_polylog, fit.c_polylog))
+    meets = [crit.evaluate({B_NAME: b, "slope on log k": c}).passed for b, c in fits]
     print(
-        f"{name}, every algorithm on the first {run['grid_seeds']} seeds: the best q* "
-        f"differs on {differ} of {len(best)} cells; {B_NAME} {b_eq:.3f}, slope on "
-        f"log k {c_eq:.3f}; the criterion's outcome on our family is "
-        + ("the same" if same else "the opposite")
+        f"{name}, every algorithm on the first {grid_seeds} seeds: the best q* differs "
+        f"on {fit.differ} of {len(fit.best)} cells; {B_NAME} {fit.b_equal:.3f}, "
+        f"slope on log k {fit.c_equal:.3f}; the criterion's outcome on our family is "
+        + ("the same" if meets[0] == meets[1] else "the opposite")
     )
 
 
-print_suite(suite_A, "hidden-element family")
+# %%
+HEAD = "q* of each algorithm on our {} (inf: never reached ratio 1/2):"
+print(HEAD.format("hidden-element family"))
+print(kofn_queries.suite_table(suite_A))
 print(
-    f"best algorithm: {sorted(set(winner_A.values()))}; fit log q* = a + b log n + "
-    f"c log k: b = {b_A:.3f}, c = {c_A:.3f}; {B_NAME} = {b2_A:.3f}"
+    f"best algorithm: {sorted(set(fit_A.winner.values()))}; fit log q* = a + b log n + "
+    f"c log k: b = {fit_A.b:.3f}, c = {fit_A.c:.3f}; {B_NAME} = {fit_A.b_polylog:.3f}"
 )
-print_equal(best_A, eq_A, "hidden element", crit_1)
+print_equal(fit_A, "hidden element", crit_1)
 
 # %%
 n_c, k_c = run["curve"]
-curves_A, points_A = K.ratio_curves(
-    K.hidden_family(n_c, k_c),
-    lambda fn: K.family_opt(fn, k_c),
+CURVE = dict(child_rng=run.child_rng, seeds=run["curve_seeds"])
+curves_A, points_A = kofn_queries.ratio_curves(
+    kofn_queries.hidden_family(n_c, k_c),
+    lambda fn: kofn_queries.family_opt(fn, k_c),
     n_c,
     k_c,
-    child_rng=run.child_rng,
-    seeds=run["curve_seeds"],
     stream=9_000_000,
+    **CURVE,
 )
-null = K.hidden_element_instance(n_c, k_c, run.child_rng(9_500_000), planted=False)
-null_est = K.best_of_blocks(null, k_c, run.child_rng(9_500_001), budget=1).value
+null_rng, rng_one = run.child_rng(9_500_000), run.child_rng(9_500_001)
+null = kofn_queries.hidden_element_instance(n_c, k_c, null_rng, planted=False)
+null_est = kofn_queries.best_of_blocks(null, k_c, rng_one, budget=1).value
 null_opt = k_c / null.m
 print(
     f"null instance (no x*): OPT = {null_opt:.3f}, best-of-blocks estimate after one "
@@ -346,16 +276,6 @@ print(
 
 
 # %% tags=["hide-input"]
-def plain_log_ticks(ax, which="xy"):
-    """Plain numbers (1,000 rather than 10³) on log axes."""
-    fmt = ticker.FuncFormatter(lambda v, _: f"{v:,.0f}" if v >= 1 else f"{v:g}")
-    axes = [a for a, name in [(ax.xaxis, "x"), (ax.yaxis, "y")] if name in which]
-    for axis in axes:
-        axis.set_major_locator(ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
-        axis.set_major_formatter(fmt)
-        axis.set_minor_formatter(ticker.NullFormatter())
-
-
 def plot_suite(ax_curve, ax_q, curves, points, table, n, k, title_curve, title_q):
     for name, (qs, r) in curves.items():
         if name == "random k":
@@ -364,19 +284,13 @@ def plot_suite(ax_curve, ax_q, curves, points, table, n, k, title_curve, title_q
             ax_curve.plot(qs, r, color=color_for(name), label=name)
     for name, (q, r) in points.items():
         ax_curve.plot(q, r, marker="D", ls="none", color=color_for(name), label=name)
-    ax_curve.axhline(
-        TARGET, color=color_for("reference"), ls="--", lw=1, label="target ratio 1/2"
-    )
+    target = dict(color=color_for("reference"), ls="--", lw=1, label="target ratio 1/2")
+    ax_curve.axhline(TARGET, **target)
     for x, lab in [(n / k, "n/k"), (n, "n")]:
         ax_curve.axvline(x, color=color_for("muted"), lw=0.8)
         ax_curve.text(x, 0.02, f" {lab}", color=color_for("muted"), fontsize=8)
-    ax_curve.set(
-        xscale="log",
-        ylim=(0, 1.05),
-        xlabel="query budget q",
-        ylabel="mean f(S)/OPT",
-        title=title_curve,
-    )
+    ax_curve.set(xscale="log", ylim=(0, 1.05), xlabel="query budget q")
+    ax_curve.set(ylabel="mean f(S)/OPT", title=title_curve)
     ax_curve.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:,.0f}"))
     ax_curve.legend(fontsize=7, ncols=2, loc="upper left")
     ns = np.array(sorted({n for n, _ in table}))
@@ -384,64 +298,27 @@ def plot_suite(ax_curve, ax_q, curves, points, table, n, k, title_curve, title_q
         qs = [table[nn, kk] for nn in ns]
         ax_q.plot(ns, qs, marker="o", label=f"k = {kk}", color=color_for(f"k = {kk}"))
     ref = table[ns[0], min(k for _, k in table)]
-    ax_q.plot(
-        ns,
-        ref * ns / ns[0],
-        color=color_for("reference"),
-        ls="--",
-        lw=1,
-        label="∝ n (slope 1)",
-    )
-    ax_q.set(
-        xscale="log",
-        yscale="log",
-        xlabel="n",
-        ylabel="q* of the best algorithm",
-        title=title_q,
-    )
-    plain_log_ticks(ax_q)
+    slope_1 = dict(color=color_for("reference"), ls="--", lw=1, label="∝ n (slope 1)")
+    ax_q.plot(ns, ref * ns / ns[0], **slope_1)
+    ax_q.set(xscale="log", yscale="log", xlabel="n", ylabel="q* of the best algorithm")
+    ax_q.set(title=title_q)
+    log_ticks(ax_q)
     ax_q.legend(fontsize=8)
 
 
 fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
-plot_suite(
-    axes[0],
-    axes[1],
-    curves_A,
-    points_A,
-    best_A,
-    n_c,
-    k_c,
-    f"Hidden element (ours), n = {n_c}, k = {k_c}",
-    f"Best algorithm (our suite, our family):\nq* ∝ n^{b_A:.2f} k^{c_A:.2f}",
-)
+TITLE_Q = "Best algorithm (our suite, our family):\nq* ∝ n^{:.2f} k^{:.2f}"
+hidden = f"Hidden element (ours), n = {n_c}, k = {k_c}"
+title_A = TITLE_Q.format(fit_A.b, fit_A.c)
+plot_suite(*axes, curves_A, points_A, fit_A.best, n_c, k_c, hidden, title_A)
 plt.show()
 
 # %%
-at_c = suite_A[n_c, k_c]
-print(
-    f"At n = {n_c}, k = {k_c}: best of blocks reaches ratio 1/2 in half the seeds at "
-    f"q = {at_c['best of blocks']:,.0f} (n/k = {n_c // k_c}), top singletons at "
-    f"{at_c['top singletons']:,.0f}, greedy only at its full cost "
-    f"{K.greedy_queries(n_c, k_c):,}.\nThe best algorithm's q* grows like "
-    f"n^{b_A:.2f} k^{c_A:.2f}."
-)
-met_1 = crit_1.evaluate({B_NAME: b2_A, "slope on log k": c_A}).passed
+print(kofn_queries.hidden_cell_reading(suite_A, fit_A, n_c, k_c))
+met_1 = crit_1.evaluate({B_NAME: fit_A.b_polylog, "slope on log k": fit_A.c}).passed
 
 # %%
-bob_A = [v["best of blocks"] / (n / k) for (n, k), v in suite_A.items()]
-ELEMENTWISE = ("top singletons", "stochastic greedy", "subsample greedy")
-least_A = min(v[a] / n for (n, k), v in suite_A.items() for a in ELEMENTWISE)
-n_bob = sum(w == "best of blocks" for w in winner_A.values())
-print(
-    f"Best of blocks, the one algorithm that queries arbitrary k-sets, is the best on "
-    f"{n_bob} of {len(winner_A)} cells; its q* lies between {min(bob_A):.2f} and "
-    f"{max(bob_A):.2f} times n/k, and the best algorithm's q* "
-    + ("falls" if c_A < -0.2 else "does not fall")
-    + f" with k (slope {c_A:.2f} on log k). The element-by-element algorithms need at "
-    f"least {least_A:.2f} n queries on every cell. The null instance's estimate after "
-    f"one query is {null_est:.3f} against its OPT {null_opt:.3f}."
-)
+print(kofn_queries.hidden_family_reading(suite_A, fit_A, null_est, null_opt))
 
 # %% [markdown]
 # A planted instance is estimated within a factor 2 only once $x^*$ is found, so the
@@ -456,7 +333,7 @@ ledger.not_checked(
     paper="Ω̃(n), up from Ω(n/k)",
     source="abstract",
     criterion=crit_1,
-    measured={B_NAME: b2_A, "slope on log k": c_A},
+    measured={B_NAME: fit_A.b_polylog, "slope on log k": fit_A.c},
     note=(
         f"needs the paper's construction; ours is the best of our algorithms on our "
         f"hidden-element family, which by design has the earlier n/k order (criterion "
@@ -486,75 +363,42 @@ ledger.not_checked(
 
 # %%
 crit_2 = all_of(at_least(B_NAME, 0.9), at_least("slope on log k", -0.2))
-suite_B, hits_B = K.q_star_table(
-    K.planted_family,
-    run["fam_n"],
-    run["fam_k"],
-    stream=20_000_000,
-    return_hits=True,
-    **SUITE,
+FAMILY_B = dict(stream=20_000_000, return_hits=True, **SUITE)
+suite_B, hits_B = kofn_queries.q_star_table(
+    kofn_queries.planted_family, fam_n, fam_k, **FAMILY_B
 )
-best_B = {nk: min(v.values()) for nk, v in suite_B.items()}
-winner_B = {nk: min(v, key=v.get) for nk, v in suite_B.items()}
-b_B, c_B = K.fit_slopes(best_B)
-b2_B, _ = K.fit_slopes(best_B, polylog=P_LOG)
-eq_B = K.equal_seed_best(suite_B, hits_B, run["grid_seeds"])
-print_suite(suite_B, "planted additive family")
+fit_B = kofn_queries.fit_family(suite_B, hits_B, grid_seeds, polylog=P_LOG)
+print(HEAD.format("planted additive family"))
+print(kofn_queries.suite_table(suite_B))
 print(
-    f"best algorithm: {sorted(set(winner_B.values()))}; b = {b_B:.3f}, c = {c_B:.3f}; "
-    f"{B_NAME} = {b2_B:.3f}"
+    f"best algorithm: {sorted(set(fit_B.winner.values()))}; b = {fit_B.b:.3f}, "
+    f"c = {fit_B.c:.3f}; {B_NAME} = {fit_B.b_polylog:.3f}"
 )
-print_equal(best_B, eq_B, "planted additive", crit_2)
-curves_B, points_B = K.ratio_curves(
-    K.planted_family(n_c, k_c),
-    lambda fn: K.family_opt(fn, k_c),
+print_equal(fit_B, "planted additive", crit_2)
+
+# %%
+curves_B, points_B = kofn_queries.ratio_curves(
+    kofn_queries.planted_family(n_c, k_c),
+    lambda fn: kofn_queries.family_opt(fn, k_c),
     n_c,
     k_c,
-    child_rng=run.child_rng,
-    seeds=run["curve_seeds"],
     stream=29_000_000,
+    **CURVE,
 )
 
 # %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
-plot_suite(
-    axes[0],
-    axes[1],
-    curves_B,
-    points_B,
-    best_B,
-    n_c,
-    k_c,
-    f"Planted additive (ours), n = {n_c}, k = {k_c}",
-    f"Best algorithm (our suite, our family):\nq* ∝ n^{b_B:.2f} k^{c_B:.2f}",
-)
+planted = f"Planted additive (ours), n = {n_c}, k = {k_c}"
+title_B = TITLE_Q.format(fit_B.b, fit_B.c)
+plot_suite(*axes, curves_B, points_B, fit_B.best, n_c, k_c, planted, title_B)
 plt.show()
 
 # %%
-bob_c = suite_B[n_c, k_c]["best of blocks"]
-print(
-    f"At n = {n_c}, k = {k_c} the best algorithm ({winner_B[n_c, k_c]}) needs "
-    f"q* = {best_B[n_c, k_c]:,.0f} = {best_B[n_c, k_c] / n_c:.2f} n; best of blocks "
-    + (
-        f"reaches ratio 1/2 in half the seeds at q = {bob_c:,.0f}"
-        if np.isfinite(bob_c)
-        else "does not reach ratio 1/2 in half the seeds within its ⌈n/k⌉ blocks"
-    )
-    + f" (mean ratio at its largest budget {curves_B['best of blocks'][1][-1]:.2f})."
-)
-met_2 = crit_2.evaluate({B_NAME: b2_B, "slope on log k": c_B}).passed
+print(kofn_queries.planted_cell_reading(suite_B, fit_B, curves_B, n_c, k_c))
+met_2 = crit_2.evaluate({B_NAME: fit_B.b_polylog, "slope on log k": fit_B.c}).passed
 
 # %%
-frac_B = [q / n for (n, k), q in best_B.items()]
-bob_B = sum(np.isfinite(v["best of blocks"]) for v in suite_B.values())
-print(
-    f"On this family the best algorithm of ours needs between {min(frac_B):.2f} n and "
-    f"{max(frac_B):.2f} n queries over the grid; random search over k-sets (best of "
-    f"blocks) reaches ratio 1/2 on {bob_B} of {len(suite_B)} cells. Criterion "
-    + ("met" if met_2 else "not met")
-    + " on our family, as our construction implies; this says nothing about the "
-    "paper's bound, nor about algorithms we did not write."
-)
+print(kofn_queries.planted_family_reading(suite_B, fit_B, met_2))
 
 # %%
 ledger.not_checked(
@@ -563,7 +407,7 @@ ledger.not_checked(
     paper="near-linear lower bound",
     source="abstract",
     criterion=crit_2,
-    measured={B_NAME: b2_B, "slope on log k": c_B},
+    measured={B_NAME: fit_B.b_polylog, "slope on log k": fit_B.c},
     note=(
         f"needs the paper's construction; ours is the best of our algorithms on our "
         f"planted family (criterion {'met' if met_2 else 'not met'} there, as our "
@@ -598,29 +442,24 @@ ledger.not_checked(
 
 # %%
 grid_3 = [(n, k) for n in run["est_n"] for k in run["est_k"]]
-delta_3 = K.ratio_slope({(n, k): n / k * math.log(n) ** P_LOG for n, k in grid_3}) - 1.0
+polylog_3 = {(n, k): n / k * math.log(n) ** P_LOG for n, k in grid_3}
+delta_3 = kofn_queries.ratio_slope(polylog_3) - 1.0
 bar_3 = 1.2 + delta_3
 crit_3 = at_most("slope on log(n/k)", bar_3)
-linear_3 = K.ratio_slope({(n, k): float(n) for n, k in grid_3})
+linear_3 = kofn_queries.ratio_slope({(n, k): float(n) for n, k in grid_3})
 print(
     f"Δ (a factor ln²n on this grid) = {delta_3:.3f}: bar {bar_3:.3f}; a q* ∝ n "
     f"whatever k would give slope {linear_3:.3f} on log(n/k)"
 )
 
 # %%
-est_q = K.estimator_q_table(
-    run["est_n"],
-    run["est_k"],
-    seeds=run["est_seeds"],
-    child_rng=run.child_rng,
-    stream=40_000_000,
-)
+ESTIMATOR = dict(seeds=run["est_seeds"], child_rng=run.child_rng)
+est_n, est_k = run["est_n"], run["est_k"]
+est_q = kofn_queries.estimator_q_table(est_n, est_k, stream=40_000_000, **ESTIMATOR)
 ratio_nk = np.array([n / k for n, k in est_q])
-slope_3 = K.ratio_slope(est_q)
-b_3, c_3 = K.fit_slopes(est_q)
-print(f"{'n':>6} {'k':>3} {'n/k':>7} {'q*':>8} {'q*/(n/k)':>9}")
-for (n, k), q in est_q.items():
-    print(f"{n:>6} {k:>3} {n / k:>7.1f} {q:>8,.0f} {q / (n / k):>9.2f}")
+slope_3 = kofn_queries.ratio_slope(est_q)
+b_3, c_3 = kofn_queries.fit_slopes(est_q)
+print(kofn_queries.estimator_table(est_q))
 print(
     f"slope of log q* on log(n/k): {slope_3:.3f}; joint fit (printed, not judged): "
     f"b = {b_3:.3f} on log n, c = {c_3:.3f} on log k"
@@ -628,27 +467,18 @@ print(
 
 # %%
 n_e, k_e = run["est_curve"]
-budgets_e = K.budget_grid(1, n_e, per_octave=4)
-succ = {
-    kind: K.estimator_success(
-        kind,
-        n_e,
-        k_e,
-        budgets_e,
-        seeds=run["est_seeds"],
-        child_rng=run.child_rng,
-        stream=48_000_000 + 100_000 * a,
-    )
-    for a, kind in enumerate(K.ADDITIVE_KINDS)
-}
-q90 = {kind: budgets_e[np.argmax(succ[kind][0] >= 0.9)] for kind in K.ADDITIVE_KINDS}
+budgets_e = kofn_queries.budget_grid(1, n_e, per_octave=4)
+succ = kofn_queries.estimator_success_by_kind(
+    n_e, k_e, budgets_e, stream=48_000_000, **ESTIMATOR
+)
+q90 = {kind: budgets_e[np.argmax(s[0] >= 0.9)] for kind, s in succ.items()}
 at = min(int(np.searchsorted(budgets_e, est_q[n_e, k_e])), len(budgets_e) - 1)
+least = [
+    f"{kind} {q / (n_e / k_e):.2g} n/k = {q / n_e:.2g} n" for kind, q in q90.items()
+]
 print(
     f"n = {n_e}, k = {k_e} (n/k = {n_e // k_e}); least budget with 90 % of seeds "
-    f"within [OPT/2, 2 OPT]:\n  "
-    + ", ".join(
-        f"{kind} {q / (n_e / k_e):.2g} n/k = {q / n_e:.2g} n" for kind, q in q90.items()
-    )
+    f"within [OPT/2, 2 OPT]:\n  " + ", ".join(least)
 )
 print(
     f"at q = {budgets_e[at]:,}: planted {succ['planted'][0][at]:.0%} of seeds "
@@ -658,40 +488,28 @@ print(
 # %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
 ax = axes[0]
-for kind in K.ADDITIVE_KINDS:
-    ax.plot(budgets_e / (n_e / k_e), succ[kind][0], color=color_for(kind), label=kind)
+for kind, (share, _) in succ.items():
+    ax.plot(budgets_e / (n_e / k_e), share, color=color_for(kind), label=kind)
 ax.axhline(0.9, color=color_for("reference"), ls="--", lw=1, label="90 % of seeds")
 ax.axvline(1, color=color_for("muted"), lw=0.8)
-ax.set(
-    xscale="log",
-    xlabel="budget q / (n/k)",
-    ylabel="share of seeds within [OPT/2, 2 OPT]",
-    title=f"Our estimator, n = {n_e}, k = {k_e}",
-)
+ax.set(xscale="log", xlabel="budget q / (n/k)")
+ax.set(ylabel="share of seeds within [OPT/2, 2 OPT]")
+ax.set(title=f"Our estimator, n = {n_e}, k = {k_e}")
 ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
 ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncols=5)
 ax = axes[1]
-for k in run["est_k"]:
-    pts = [(n / k, est_q[n, k]) for n in run["est_n"]]
+for k in est_k:
+    pts = [(n / k, est_q[n, k]) for n in est_n]
     ax.plot(*zip(*pts), marker="o", label=f"k = {k}", color=color_for(f"k = {k}"))
 xs = np.geomspace(ratio_nk.min(), ratio_nk.max(), 20)
 fit = np.polyfit(np.log(ratio_nk), np.log(list(est_q.values())), 1)
-ax.plot(
-    xs,
-    np.exp(np.polyval(fit, np.log(xs))),
-    color=color_for("reference"),
-    ls="--",
-    lw=1,
-    label=f"fit: slope {slope_3:.2f}",
-)
-ax.set(
-    xscale="log",
-    yscale="log",
-    xlabel="n/k",
-    ylabel="q* (90 % within factor 2)",
-    title=f"Planted additive (our estimator, our family):\nq* ∝ (n/k)^{slope_3:.2f}",
-)
-plain_log_ticks(ax)
+fitted = dict(color=color_for("reference"), ls="--", lw=1)
+fitted["label"] = f"fit: slope {slope_3:.2f}"
+ax.plot(xs, np.exp(np.polyval(fit, np.log(xs))), **fitted)
+title = f"Planted additive (our estimator, our family):\nq* ∝ (n/k)^{slope_3:.2f}"
+ax.set(xscale="log", yscale="log", xlabel="n/k", ylabel="q* (90 % within factor 2)")
+ax.set(title=title)
+log_ticks(ax)
 ax.legend(fontsize=8)
 plt.show()
 
@@ -703,14 +521,7 @@ print(
 )
 
 # %%
-per_nk = [q / (n / k) for (n, k), q in est_q.items()]
-print(
-    f"On the planted family our estimator's q* grows like (n/k)^{slope_3:.2f}, at "
-    f"{min(per_nk):.2f}–{max(per_nk):.2f} times n/k. At n = {n_e}, k = {k_e}: uniform "
-    f"weights need {q90['uniform'] / (n_e / k_e):.2g} n/k, Pareto weights "
-    f"{q90['pareto'] / n_e:.2g} n and the rare heavy ones "
-    f"{q90['rare heavy'] / n_e:.2g} n."
-)
+print(kofn_queries.estimator_reading(est_q, q90, n_e, k_e, slope_3))
 
 # %% [markdown]
 # Pareto weights (a heavy tail: the top $k$ are a few outliers) and the two rare heavy
@@ -764,64 +575,32 @@ ledger.quote(
 
 # %%
 X_digits, _ = load_sklearn("digits")
-sim = K.rbf_similarity(X_digits)
-digits = K.FacilityLocation(sim)
-cover = K.coverage_instance(
-    run["coverage_n"], run["coverage_n"] // 2, run.child_rng(60_000_000)
-)
-k_nat = run["natural_k"]
-natural, reach90 = {}, {}
+sim = kofn_queries.rbf_similarity(X_digits)
+digits = kofn_queries.FacilityLocation(sim)
+cover_n, k_nat = run["coverage_n"], run["natural_k"]
+cover = kofn_queries.coverage_instance(cover_n, cover_n // 2, run.child_rng(60_000_000))
+NATURAL = dict(child_rng=run.child_rng, seeds=run["natural_seeds"])
+natural = {}
 for name, fn, stream in [
     ("digits facility location", digits, 61_000_000),
     ("sparse coverage", cover, 62_000_000),
 ]:
-    ref = K.greedy(fn, k_nat).value
-    natural[name] = K.ratio_curves(
-        lambda g, fn=fn: fn,
-        lambda fn, ref=ref: ref,
-        fn.n,
-        k_nat,
-        child_rng=run.child_rng,
-        seeds=run["natural_seeds"],
-        stream=stream,
-        per_octave=1,
-        q_max=2 * fn.n,
-    )
-    curves = natural[name][0]
-    reach90[name] = {
-        alg: qs[np.argmax(r >= 0.9)] / fn.n if np.any(r >= 0.9) else np.inf
-        for alg, (qs, r) in curves.items()
-        if alg != "random k"
-    }
-    print(
-        f"{name} (n = {fn.n}): random k gets {curves['random k'][1][0]:.2f} of "
-        f"greedy's value; least budget / n at which the mean reaches 90 % of "
-        f"greedy:\n  "
-        + ", ".join(
-            f"{a} {v:.3f}" if np.isfinite(v) else f"{a} never (q ≤ 2n)"
-            for a, v in reach90[name].items()
-        )
-    )
+    natural[name] = kofn_queries.natural_curves(fn, k_nat, stream=stream, **NATURAL)
+    print(kofn_queries.natural_reach_line(name, fn.n, natural[name]))
 
 # %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(11, 3.9))
-for ax, (name, (curves, points)) in zip(axes, natural.items()):
+for ax, (name, nat) in zip(axes, natural.items()):
     n_nat = digits.n if name.startswith("digits") else cover.n
-    for alg, (qs, r) in curves.items():
+    for alg, (qs, r) in nat.curves.items():
         if alg == "random k":
             ax.axhline(r[0], color=color_for(alg), lw=1.2, ls=":", label=alg)
         else:
             ax.plot(qs / n_nat, r, color=color_for(alg), label=alg)
-    ax.axhline(
-        1 - 1 / math.e, color=color_for("reference"), ls="--", lw=1, label="1 − 1/e"
-    )
-    ax.set(
-        xscale="log",
-        ylim=(0, 1.05),
-        xlabel="budget q / n",
-        ylabel="f(S) / f(greedy)",
-        title=f"{name}, k = {k_nat}",
-    )
+    e_bound = dict(color=color_for("reference"), ls="--", lw=1, label="1 − 1/e")
+    ax.axhline(1 - 1 / math.e, **e_bound)
+    ax.set(xscale="log", ylim=(0, 1.05), xlabel="budget q / n")
+    ax.set(ylabel="f(S) / f(greedy)", title=f"{name}, k = {k_nat}")
     ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
     ax.legend(fontsize=7)
 plt.show()
@@ -833,23 +612,7 @@ plt.show()
 # close to the whole range).
 
 # %%
-for name, (curves, _) in natural.items():
-    reach = reach90[name]
-    first = min(reach, key=reach.get)
-    never = [a for a, v in reach.items() if not np.isfinite(v)]
-    rise = max(float(np.max(np.diff(r))) for a, (_, r) in curves.items() if len(r) > 1)
-    print(
-        f"{name}: random k {curves['random k'][1][0]:.2f} of greedy; first to 90 %: "
-        f"{first} at {reach[first]:.3f} n; never (q ≤ 2n): "
-        f"{', '.join(never) if never else 'none'}; largest rise per doubling {rise:.2f}"
-    )
-firsts = {min(r, key=r.get) for r in reach90.values()}
-print(
-    "The same algorithm is first on both instances."
-    if len(firsts) == 1
-    else "No single algorithm of ours is first on both, which is why the suite holds "
-    "several."
-)
+print("\n".join(kofn_queries.natural_summary_lines(natural)))
 
 # %% [markdown]
 # ## Our tools, checked
@@ -862,7 +625,7 @@ print(
 # $1-1/e-0.1$. A bug in the oracle's incremental evaluation would show here.
 
 # %%
-greedy_ratio, stoch_ratio = K.greedy_against_brute_force(
+greedy_ratio, stoch_ratio = kofn_queries.greedy_against_brute_force(
     sim,
     run["tool_instances"],
     run.child_rng(70_000_000),
@@ -900,47 +663,18 @@ outcome_s1 = ledger.sanity(
 # changing a near-tie).
 
 # %%
-from submodlib import FacilityLocationFunction
-
 peer_k = 10
-ours = K.greedy(digits, peer_k)
-t0 = time.perf_counter()
-with warnings.catch_warnings():
-    # apricot 0.6.1 imports tqdm's notebook widget and numba; neither affects results
-    warnings.simplefilter("ignore")
-    from apricot import FacilityLocationSelection
-
-    apricot_sel = FacilityLocationSelection(
-        peer_k, metric="precomputed", optimizer="naive", verbose=False
-    ).fit(sim)
-t_apricot = time.perf_counter() - t0
-t0 = time.perf_counter()
-sub_fn = FacilityLocationFunction(
-    n=digits.n, mode="dense", sijs=sim, separate_rep=False
-)
-sub_sel = sub_fn.maximize(
-    budget=peer_k,
-    optimizer="NaiveGreedy",
-    stopIfZeroGain=False,
-    stopIfNegativeGain=False,
-    verbose=False,
-    show_progress=False,
-)
-t_sub = time.perf_counter() - t0
-peer_sets = {
-    "apricot": [int(i) for i in apricot_sel.ranking],
-    "submodlib": [i for i, _ in sub_sel],
-}
-gap = {p: abs(digits.value(s) - ours.value) / ours.value for p, s in peer_sets.items()}
+ours = kofn_queries.greedy(digits, peer_k)
+peers = kofn_queries.peer_greedy(sim, peer_k)
+gap = {p: abs(digits.value(s) - ours.value) / ours.value for p, (s, _) in peers.items()}
 print(f"ours:      f(S) = {ours.value:.10f}, S = {ours.indices.tolist()}")
-for p, s in peer_sets.items():
+for p, (s, _) in peers.items():
     same = sorted(s) == sorted(ours.indices)
-    print(
-        f"{p:10} f(S) = {digits.value(s):.10f}, same set: {same}, "
-        f"relative gap {gap[p]:.1e}"
-    )
+    found = f"f(S) = {digits.value(s):.10f}, same set: {same}"
+    print(f"{p:10} {found}, relative gap {gap[p]:.1e}")
 
 # %% tags=["nbval-ignore-output"]
+t_apricot, t_sub = peers["apricot"][1], peers["submodlib"][1]
 print(
     f"times (this machine, load-dependent): apricot {t_apricot:.1f} s including its "
     f"numba compilation, submodlib {t_sub:.2f} s"
@@ -963,17 +697,18 @@ outcome_s2 = ledger.ours(
 ledger.show()
 
 # %% tags=["nbval-ignore-output"]
-print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.device}")
+print(run.time_line())
 
 # %% [markdown]
 # **Stability.** The *seeds* column above comes from the committed stability record
 # (quick scale, `data/stability/02_kofn_queries.json`); a claim changed since reads
 # "stale record". Blocked and quoted claims show "—" there: they have no verdict to
-# compare across seeds. The line below is generated from that record.
+# compare across seeds. The lines below are generated from this run's ledger and the
+# committed records: the stability record and the numerics record (verdicts that move under
+# other kernels and thread counts).
 
 # %%
-stability_line = unstable_sentence(ledger, ledger.stability())
-print(stability_line or "No claim the record still describes flips between its seeds.")
+print("\n".join(reading_lines(ledger)))
 
 # %% [markdown]
 # ## Deviations from the paper
@@ -1001,6 +736,10 @@ print(stability_line or "No claim the record still describes flips between its s
 #   so the measured values did not change. The sentences that read a result are now
 #   printed from the computed values (claim 3's note too: the share of rare-heavy
 #   instances within a factor 2, where it read "it fails on rare heavy weights").
+#   Since then (no value changed) the module is a package split at its sections
+#   (`functions`, `algorithms`, `instances`, `protocols`), with the best of the suite and
+#   its fits (`fit_family`), the printed tables, the natural-instance curves, the peers'
+#   greedy and the sentences under the tables (`summaries`, `readings`) tested there too.
 # - **Claim 1's estimation part.** Our algorithms estimate OPT by the best value of a
 #   feasible set they queried, so on our family the estimation cliff coincides with the
 #   selection cliff; a separate estimate curve would repeat it.
@@ -1041,45 +780,21 @@ print(stability_line or "No claim the record still describes flips between its s
 # ## Run it at full scale
 #
 # ```bash
-# .venv/bin/python -m repbook run 02 --scale full
+# .venv/bin/python -m repbook full 02   # runs it and records it in data/full_runs/
 # ```
 # Full scale takes $n$ up to 64,000 for the families (300 seeds), up to 100,000 for the
 # estimator, $k$ up to 80, and a sparse coverage function with $n = 100{,}000$. It needs
 # no GPU. Its sweeps, timed on a tenth of the full-scale seeds on this book's CPU (2
 # cores) and extrapolated linearly in the seeds, take about 6.5 minutes; with the
-# digits, the peers and the set-up, we expect about 7 minutes for the whole run. A
-# recorded full-scale run (`.venv/bin/python -m repbook full 02`) is kept in
-# `data/full_runs/02_kofn_queries.json`; the cell below reads when and how long it ran,
-# and what its stand-ins measured, or says that none is recorded.
+# digits, the peers and the set-up, we expect about 7 minutes for the whole run. The
+# recorded full-scale run is kept in `data/full_runs/02_kofn_queries.json`; the cell below
+# reads when and how long it ran, each claim's verdict there and what its stand-ins
+# measured, or says that none is recorded.
 
 # %% tags=["nbval-ignore-output"]
-from repbook.core.data import repo_root
-from repbook.core.ledger import read_record
-
-full_path = repo_root() / "data" / "full_runs" / f"{run.chapter}.json"
-if run.scale == "full":
-    print(f"this is the full-scale run: {run.elapsed():.1f} s on {run.device}")
-elif full_path.is_file():
-    full_ledger, prov = read_record(full_path)
-    here = {c.id: (c.statement, c.criterion) for c in ledger.claims}
-    there = {c.id: (c.statement, c.criterion) for c in full_ledger.claims}
-    stale = set(here) != set(there) or any(
-        there[i][0] != here[i][0]
-        or there[i][1].get("kind") != here[i][1].get("kind")
-        or set(there[i][1].get("reads", [])) != set(here[i][1].get("reads", []))
-        for i in here
-        if i in there
-    )
-    print(
-        f"full scale recorded: {prov.get('seconds', float('nan')):.0f} s on "
-        f"{prov.get('device', '?')} ({prov.get('machine', '?')}), finished "
-        f"{prov.get('finished', '?')}, commit {prov.get('commit', '?')}"
-        + ("; the record predates the current claims or criteria" if stale else "")
-    )
-    for c in full_ledger.claims:
-        vals = ", ".join(
-            f"{k} {v:.3f}" for k, v in c.measured.items() if isinstance(v, float)
-        )
-        print(f"  {c.id}: {c.verdict_word()}" + (f" ({vals})" if vals else ""))
-else:
-    print(f"no full-scale run recorded yet ({full_path.relative_to(repo_root())})")
+print("\n".join(full_run_lines(ledger)))
+record = load_full_run(run.chapter) if run.scale == "quick" else None
+for c in record[0].claims if record else []:
+    vals = [f"{k} {v:.3f}" for k, v in c.measured.items() if isinstance(v, float)]
+    if vals:
+        print(f"  {c.id} at full scale: {', '.join(vals)}")

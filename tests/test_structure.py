@@ -239,19 +239,14 @@ NOT_YET_THIN = {
     # chapter stem -> its paper module's path prefix under lib/repbook/papers: the chapters whose
     # thinning for issue 37 is still to do. Their targets are expected to fail (xfail; run
     # `pytest --runxfail` to see them fail); remove an entry when the chapter meets them.
-    "02_kofn_queries": "kofn_queries",
     "03_mesh_ptme": "mesh_tokenizers",
     "04_aurc": "aurc",
     "05_langdaug": "langdaug",
-    "06_adv_ensemble_diversity": "adv_ensemble",
     "07_pf_ppo": "pf_ppo",
     "08_ssl_embedding_norms": "ssl_norms",
-    "12_grammar_decoding": "grammar_decoding",
-    "13_inverse_games": "inverse_games",
     "14_butterfly_effect": "butterfly",
     "15_representation_forgetting": "representation_shift",
     "16_causal_graph_regression": "causal_graph_regression",
-    "17_online_conformal": "online_conformal",
     "19_vit_positional_ssl": "vit_positional_ssl",
 }
 
