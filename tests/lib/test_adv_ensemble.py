@@ -4,7 +4,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from repbook.papers import adv_ensemble as A
+from repbook.papers import adv_ensemble
 
 
 def random_members(rng, m=4, n=30, d=5, dtype=np.float64):
@@ -26,7 +26,7 @@ def test_regression_identity_is_exact_in_float64(m, d, eps, norm, seed):
     rng = np.random.default_rng(seed)
     F, G = random_members(rng, m=m, d=d)
     y = rng.normal(size=F.shape[1])
-    dec = A.regression_decomposition(F, G, y, epsilon=eps, norm=norm)
+    dec = adv_ensemble.regression_decomposition(F, G, y, epsilon=eps, norm=norm)
     # relative to the members' mean loss, the largest term (the ensemble's may be ~0)
     scale = np.maximum(dec.average, 1e-12)
     assert np.max(np.abs(dec.residual) / scale) < 1e-10
@@ -42,7 +42,7 @@ def test_regression_terms_by_hand():
         np.array([0.0]),
         0.1,
     )
-    dec = A.regression_decomposition(F, G, y, epsilon=eps)
+    dec = adv_ensemble.regression_decomposition(F, G, y, epsilon=eps)
     assert dec.ensemble[0] == pytest.approx((2 + 0.1 * 0.5) ** 2)
     assert dec.average[0] == pytest.approx(((1 + 0.2) ** 2 + (3 + 0.1) ** 2) / 2)
     assert dec.prediction[0] == pytest.approx(1.0)
@@ -54,7 +54,7 @@ def test_one_member_has_no_diversity_and_float32_is_kept():
     rng = np.random.default_rng(1)
     F, G = random_members(rng, m=1, dtype=np.float32)
     y = rng.normal(size=F.shape[1]).astype(np.float32)
-    dec = A.regression_decomposition(F, G, y, epsilon=0.1)
+    dec = adv_ensemble.regression_decomposition(F, G, y, epsilon=0.1)
     assert dec.ensemble.dtype == np.float32
     for term in (dec.prediction, dec.gradient, dec.cross):
         np.testing.assert_array_equal(term, 0)
@@ -65,13 +65,13 @@ def test_cross_diversity_can_be_negative():
     # member 1 is accurate but steep, member 2 wrong but flat: Σ g_i r_i small, ḡ r̄ large
     F = np.array([[0.0], [2.0]])
     G = np.array([[[4.0]], [[0.0]]])
-    dec = A.regression_decomposition(F, G, np.array([0.0]), epsilon=0.1)
+    dec = adv_ensemble.regression_decomposition(F, G, np.array([0.0]), epsilon=0.1)
     assert dec.cross[0] < 0
     assert dec.residual[0] == pytest.approx(0, abs=1e-12)
 
 
 def test_first_order_loss():
-    assert A.first_order_sq_loss(
+    assert adv_ensemble.first_order_sq_loss(
         np.array([1.0]), np.array([2.0]), np.array([0.5]), epsilon=0.25
     )[0] == pytest.approx(1.0)
 
@@ -89,7 +89,7 @@ def test_binary_identity_is_exact_and_terms_nonnegative(m, eps, p_bar, seed):
     Z, G = random_members(rng, m=m)
     Z *= 3
     y = rng.integers(0, 2, size=Z.shape[1])
-    dec = A.binary_ce_decomposition(Z, G, y, epsilon=eps, p_bar=p_bar)
+    dec = adv_ensemble.binary_ce_decomposition(Z, G, y, epsilon=eps, p_bar=p_bar)
     assert np.max(np.abs(dec.residual) / np.maximum(dec.average, 1e-12)) < 1e-10
     assert np.all(dec.kl >= -1e-12)
     assert np.all(dec.gradient >= -1e-12)
@@ -99,8 +99,8 @@ def test_binary_matches_the_codes_literal_formulas():
     rng = np.random.default_rng(3)
     Z, G = random_members(rng, m=3, n=200, d=10)
     y = rng.integers(0, 2, size=200)
-    dec = A.binary_ce_decomposition(Z, G, y, epsilon=0.1)
-    div1, div2 = A.code_binary_terms(Z, G, y, epsilon=0.1)
+    dec = adv_ensemble.binary_ce_decomposition(Z, G, y, epsilon=0.1)
+    div1, div2 = adv_ensemble.code_binary_terms(Z, G, y, epsilon=0.1)
     assert div1 == pytest.approx(dec.kl.mean(), rel=1e-6)
     assert div2 == pytest.approx(dec.gradient.mean(), rel=1e-9)
 
@@ -112,8 +112,8 @@ def test_literal_form_loses_the_identity_in_float32_at_confident_points():
     )
     G[1] *= -1
     y = np.array([1, 1])
-    stable = A.binary_ce_decomposition(Z, G, y, epsilon=0.1)
-    literal = A.binary_ce_decomposition(Z, G, y, epsilon=0.1, stable=False)
+    stable = adv_ensemble.binary_ce_decomposition(Z, G, y, epsilon=0.1)
+    literal = adv_ensemble.binary_ce_decomposition(Z, G, y, epsilon=0.1, stable=False)
     assert stable.relative_residual.max() < 1e-5
     assert literal.relative_residual[0] > 1e-3
     np.testing.assert_allclose(literal.kl[1], stable.kl[1], rtol=1e-4)
@@ -125,7 +125,7 @@ def test_binary_ensemble_is_cross_entropy_of_the_adversarial_logit():
         np.array([[[1.0, -1.0]], [[0.0, 3.0]]]),
         np.array([1]),
     )
-    dec = A.binary_ce_decomposition(Z, G, y, epsilon=0.1)
+    dec = adv_ensemble.binary_ce_decomposition(Z, G, y, epsilon=0.1)
     e = 1.0 - 0.1 * np.abs(np.array([0.5, 1.0])).sum()  # z̄ − ε‖mean ∇‖₁
     assert dec.ensemble[0] == pytest.approx(np.log1p(np.exp(-e)))
 
@@ -133,24 +133,26 @@ def test_binary_ensemble_is_cross_entropy_of_the_adversarial_logit():
 # --- gradients and models -----------------------------------------------------------------------
 @pytest.mark.parametrize("norm, order", [("linf", 1), ("l2", 2)])
 def test_linear_model_gradient_norm_is_the_weights_dual_norm(norm, order):
-    net = A.mlp((6, 1), seed=0)
+    net = adv_ensemble.mlp((6, 1), seed=0)
     x = torch.rand(5, 6)
-    out, grad = A.input_gradients(net, x)
+    out, grad = adv_ensemble.input_gradients(net, x)
     w = net[0].weight.detach().numpy()[0]
     norms = np.linalg.norm(grad.numpy(), ord=order, axis=1)
     np.testing.assert_allclose(
-        norms, np.linalg.norm(w, ord=A.dual_order(norm)), rtol=1e-6
+        norms, np.linalg.norm(w, ord=adv_ensemble.dual_order(norm)), rtol=1e-6
     )
     assert out.shape == (5,)
 
 
 def test_first_order_is_exact_for_a_linear_model():
     """For f(x) = w·x + b the ε-box maximum of (f − y)² is (|f − y| + ε‖w‖₁)²; PGD reaches it."""
-    net = A.mlp((8, 1), seed=2).double()
+    net = adv_ensemble.mlp((8, 1), seed=2).double()
     x, y = torch.rand(20, 8, dtype=torch.float64), torch.rand(20, dtype=torch.float64)
-    F, G = A.members_outputs_and_gradients([net], x)
-    first = A.regression_decomposition(F, G, y.numpy(), epsilon=0.05).ensemble
-    x_adv = A.pgd_attack(
+    F, G = adv_ensemble.members_outputs_and_gradients([net], x)
+    first = adv_ensemble.regression_decomposition(
+        F, G, y.numpy(), epsilon=0.05
+    ).ensemble
+    x_adv = adv_ensemble.pgd_attack(
         net, x, y, epsilon=0.05, steps=3, step_size=0.05, loss="mse", clip=None
     )
     with torch.no_grad():
@@ -159,36 +161,38 @@ def test_first_order_is_exact_for_a_linear_model():
 
 
 def test_first_order_in_range_is_exact_for_a_linear_model():
-    net = A.mlp((8, 1), seed=3).double()
+    net = adv_ensemble.mlp((8, 1), seed=3).double()
     x = torch.rand(30, 8, dtype=torch.float64)
     x[:, :3] = torch.tensor(
         [0.0, 1.0, 0.97], dtype=torch.float64
     )  # inputs at the range's edges
     y = torch.rand(30, dtype=torch.float64)
-    out, grad = A.input_gradients(net, x)
-    first = A.first_order_sq_loss_in_range(
+    out, grad = adv_ensemble.input_gradients(net, x)
+    first = adv_ensemble.first_order_sq_loss_in_range(
         out.numpy(), grad.numpy(), x.numpy(), y.numpy(), epsilon=0.1
     )
-    x_adv = A.pgd_attack(net, x, y, epsilon=0.1, steps=3, step_size=0.1, loss="mse")
+    x_adv = adv_ensemble.pgd_attack(
+        net, x, y, epsilon=0.1, steps=3, step_size=0.1, loss="mse"
+    )
     with torch.no_grad():
         exact = ((net(x_adv).squeeze(1) - y) ** 2).numpy()
     np.testing.assert_allclose(first, exact, rtol=1e-10)
-    free = A.first_order_sq_loss(
+    free = adv_ensemble.first_order_sq_loss(
         out.numpy(), np.abs(grad.numpy()).sum(1), y.numpy(), epsilon=0.1
     )
     assert np.all(first <= free + 1e-12) and np.any(first < free - 1e-6)
 
 
 def test_input_gradients_restores_training_mode():
-    net = A.mlp((3, 4, 1), seed=0)
+    net = adv_ensemble.mlp((3, 4, 1), seed=0)
     net.train()
-    A.input_gradients(net, torch.rand(2, 3))
+    adv_ensemble.input_gradients(net, torch.rand(2, 3))
     assert net.training
 
 
 def test_ensemble_uses_module_list():
-    members = [A.mlp((4, 3, 2), seed=k) for k in range(3)]
-    ens = A.Ensemble(members)
+    members = [adv_ensemble.mlp((4, 3, 2), seed=k) for k in range(3)]
+    ens = adv_ensemble.Ensemble(members)
     assert len(list(ens.parameters())) == sum(
         len(list(m.parameters())) for m in members
     )
@@ -201,16 +205,16 @@ def test_ensemble_uses_module_list():
 
 # --- attacks -------------------------------------------------------------------------------------
 def test_pgd_stays_in_the_ball_and_the_data_range():
-    net = A.mlp((16, 8, 3), seed=1)
+    net = adv_ensemble.mlp((16, 8, 3), seed=1)
     x, y = torch.rand(50, 16), torch.randint(0, 3, (50,))
     g = torch.Generator().manual_seed(0)
-    x_adv = A.pgd_attack(
+    x_adv = adv_ensemble.pgd_attack(
         net, x, y, epsilon=0.2, steps=7, step_size=0.1, random_start=True, generator=g
     )
     assert float((x_adv - x).abs().max()) <= 0.2 + 1e-6
     assert float(x_adv.min()) >= 0 and float(x_adv.max()) <= 1
     assert float((x_adv - x).abs().max()) > 0.1
-    again = A.pgd_attack(
+    again = adv_ensemble.pgd_attack(
         net,
         x,
         y,
@@ -224,41 +228,43 @@ def test_pgd_stays_in_the_ball_and_the_data_range():
 
 
 def test_pgd_raises_the_loss():
-    net = A.mlp((16, 8, 3), seed=1)
+    net = adv_ensemble.mlp((16, 8, 3), seed=1)
     x, y = torch.rand(50, 16), torch.randint(0, 3, (50,))
-    x_adv = A.pgd_attack(net, x, y, epsilon=0.1, steps=10, step_size=0.025)
+    x_adv = adv_ensemble.pgd_attack(net, x, y, epsilon=0.1, steps=10, step_size=0.025)
     ce = torch.nn.functional.cross_entropy
     with torch.no_grad():
         assert float(ce(net(x_adv), y)) > float(ce(net(x), y))
 
 
 def test_lockstep_pgd_equals_separate_runs():
-    nets = [A.mlp((10, 6, 4), seed=k) for k in range(3)]
+    nets = [adv_ensemble.mlp((10, 6, 4), seed=k) for k in range(3)]
     x, y = torch.rand(12, 10), torch.randint(0, 4, (12,))
     kw = dict(epsilon=0.1, steps=4, step_size=0.03, random_start=True)
-    joint = A.pgd_attack_each(
+    joint = adv_ensemble.pgd_attack_each(
         nets, x, y, generator=torch.Generator().manual_seed(5), **kw
     )
     g = torch.Generator().manual_seed(5)
     for net, adv in zip(nets, joint):
         torch.testing.assert_close(
-            adv, A.pgd_attack(net, x, y, generator=g, **kw), rtol=0, atol=0
+            adv, adv_ensemble.pgd_attack(net, x, y, generator=g, **kw), rtol=0, atol=0
         )
 
 
 def test_pgd_agrees_with_torchattacks():
-    nets = [A.mlp((16, 12, 5), seed=k) for k in range(3)]
-    ens = A.Ensemble(nets)
+    nets = [adv_ensemble.mlp((16, 12, 5), seed=k) for k in range(3)]
+    ens = adv_ensemble.Ensemble(nets)
     x, y = torch.rand(40, 16), torch.randint(0, 5, (40,))
-    ours = A.pgd_attack(ens, x, y, epsilon=0.1, steps=10, step_size=0.02)
-    peer = A.torchattacks_pgd(ens, x, y, epsilon=0.1, steps=10, step_size=0.02)
+    ours = adv_ensemble.pgd_attack(ens, x, y, epsilon=0.1, steps=10, step_size=0.02)
+    peer = adv_ensemble.torchattacks_pgd(
+        ens, x, y, epsilon=0.1, steps=10, step_size=0.02
+    )
     assert float((ours - peer).abs().max()) <= 1e-6
 
 
 # --- the AdvEOAP loss -----------------------------------------------------------------------------
 def test_non_true_probabilities_are_normalised():
     logits, y = torch.randn(6, 5), torch.tensor([0, 1, 2, 3, 4, 0])
-    p = A.non_true_probabilities(logits, y)
+    p = adv_ensemble.non_true_probabilities(logits, y)
     assert p.shape == (6, 4)
     torch.testing.assert_close(p.sum(1), torch.ones(6))
     full = torch.softmax(logits, 1)[1]
@@ -268,18 +274,18 @@ def test_non_true_probabilities_are_normalised():
 def test_regulariser_prefers_orthogonal_predictions():
     orth = torch.eye(3, 4).unsqueeze(0)  # three one-hot rows
     same = torch.full((1, 3, 4), 0.25)
-    ld_orth, _ = A.oap_regulariser(orth)
-    ld_same, h_same = A.oap_regulariser(same)
+    ld_orth, _ = adv_ensemble.oap_regulariser(orth)
+    ld_same, h_same = adv_ensemble.oap_regulariser(same)
     assert float(ld_orth) == pytest.approx(0.0, abs=1e-5)  # log det(I + 1e-6 I) ≈ 0
     assert float(ld_same) < -20
     assert float(h_same) == pytest.approx(np.log(4) * (1 + 4e-6), rel=1e-5)
 
 
 def test_zero_weights_give_independent_adversarial_training():
-    nets = [A.mlp((8, 6, 4), seed=k) for k in range(2)]
+    nets = [adv_ensemble.mlp((8, 6, 4), seed=k) for k in range(2)]
     x, y = torch.rand(10, 8), torch.randint(0, 4, (10,))
     kw = dict(epsilon=0.1, steps=3, step_size=0.04, random_start=True)
-    out = A.adv_oap_loss(
+    out = adv_ensemble.adv_oap_loss(
         nets,
         x,
         y,
@@ -289,7 +295,7 @@ def test_zero_weights_give_independent_adversarial_training():
         generator=torch.Generator().manual_seed(1),
         **kw,
     )
-    advs = A.pgd_attack_each(
+    advs = adv_ensemble.pgd_attack_each(
         nets, x, y, generator=torch.Generator().manual_seed(1), **kw
     )
     ce = sum(torch.nn.functional.cross_entropy(n(a), y) for n, a in zip(nets, advs))
@@ -297,10 +303,10 @@ def test_zero_weights_give_independent_adversarial_training():
 
 
 def test_clean_diversity_variant_uses_clean_predictions():
-    nets = [A.mlp((8, 6, 4), seed=k) for k in range(2)]
+    nets = [adv_ensemble.mlp((8, 6, 4), seed=k) for k in range(2)]
     x, y = torch.rand(10, 8), torch.randint(0, 4, (10,))
     kw = dict(num_classes=4, epsilon=0.1, steps=2, step_size=0.05, alpha=1.0, beta=0.0)
-    out = A.adv_oap_loss(
+    out = adv_ensemble.adv_oap_loss(
         nets,
         x,
         y,
@@ -309,8 +315,10 @@ def test_clean_diversity_variant_uses_clean_predictions():
         **kw,
     )
     with torch.no_grad():
-        probs = torch.stack([A.non_true_probabilities(n(x), y) for n in nets], dim=1)
-        logdet, _ = A.oap_regulariser(probs)
+        probs = torch.stack(
+            [adv_ensemble.non_true_probabilities(n(x), y) for n in nets], dim=1
+        )
+        logdet, _ = adv_ensemble.oap_regulariser(probs)
     assert out.logdet == pytest.approx(float(logdet), rel=1e-5)
 
 
@@ -318,8 +326,8 @@ def test_training_runs_and_is_reproducible():
     X, y = torch.rand(40, 8), torch.randint(0, 4, (40,))
 
     def train():
-        nets = [A.mlp((8, 6, 4), seed=k) for k in range(3)]
-        A.train_adv_ensemble(
+        nets = [adv_ensemble.mlp((8, 6, 4), seed=k) for k in range(3)]
+        adv_ensemble.train_adv_ensemble(
             nets,
             X,
             y,
@@ -340,9 +348,9 @@ def test_training_runs_and_is_reproducible():
 
 
 def test_transfer_matrix_shape_and_range():
-    nets = [A.mlp((8, 6, 4), seed=k) for k in range(3)]
+    nets = [adv_ensemble.mlp((8, 6, 4), seed=k) for k in range(3)]
     X, y = torch.rand(30, 8), torch.randint(0, 4, (30,))
-    T = A.transfer_matrix(
+    T = adv_ensemble.transfer_matrix(
         nets,
         X,
         y,
@@ -352,11 +360,13 @@ def test_transfer_matrix_shape_and_range():
         generator=torch.Generator().manual_seed(0),
     )
     assert T.shape == (3, 3) and np.all((T >= 0) & (T <= 1))
-    assert A.mean_off_diagonal(np.array([[1.0, 0.2], [0.4, 1.0]])) == pytest.approx(0.3)
+    assert adv_ensemble.mean_off_diagonal(
+        np.array([[1.0, 0.2], [0.4, 1.0]])
+    ) == pytest.approx(0.3)
 
 
 def test_grid_covers_the_box_corners():
-    off = A.box_grid(0.1, 3)
+    off = adv_ensemble.box_grid(0.1, 3)
     assert off.shape == (9, 2)
     assert {tuple(r) for r in off} >= {
         (-0.1, -0.1),
@@ -364,8 +374,8 @@ def test_grid_covers_the_box_corners():
         (0.1, -0.1),
         (0.1, 0.1),
     }
-    net = A.mlp((2, 1), seed=0)
-    out = A.grid_outputs([net, net], torch.rand(4, 2), off)
+    net = adv_ensemble.mlp((2, 1), seed=0)
+    out = adv_ensemble.grid_outputs([net, net], torch.rand(4, 2), off)
     assert out.shape == (2, 4, 9)
 
 
@@ -375,34 +385,36 @@ def test_bad_inputs():
     F, G = random_members(rng, m=2, n=5, d=3)
     y = np.zeros(5)
     with pytest.raises(ValueError, match="epsilon must be a finite number ≥ 0"):
-        A.regression_decomposition(F, G, y, epsilon=-0.1)
+        adv_ensemble.regression_decomposition(F, G, y, epsilon=-0.1)
     with pytest.raises(ValueError, match="norm must be one of"):
-        A.regression_decomposition(F, G, y, epsilon=0.1, norm="l3")
+        adv_ensemble.regression_decomposition(F, G, y, epsilon=0.1, norm="l3")
     with pytest.raises(ValueError, match="gradients must have shape"):
-        A.regression_decomposition(F, G[:, :4], y, epsilon=0.1)
+        adv_ensemble.regression_decomposition(F, G[:, :4], y, epsilon=0.1)
     with pytest.raises(ValueError, match="y must have shape"):
-        A.regression_decomposition(F, G, np.zeros(4), epsilon=0.1)
+        adv_ensemble.regression_decomposition(F, G, np.zeros(4), epsilon=0.1)
     with pytest.raises(ValueError, match="outputs must have shape"):
-        A.regression_decomposition(F[0], G, y, epsilon=0.1)
+        adv_ensemble.regression_decomposition(F[0], G, y, epsilon=0.1)
     with pytest.raises(ValueError, match="binary labels"):
-        A.binary_ce_decomposition(F, G, y + 2, epsilon=0.1)
+        adv_ensemble.binary_ce_decomposition(F, G, y + 2, epsilon=0.1)
     with pytest.raises(ValueError, match="p_bar must be one of"):
-        A.binary_ce_decomposition(F, G, y, epsilon=0.1, p_bar="mean")
-    with pytest.raises(TypeError, match="epsilon must be a number"):
-        A.first_order_sq_loss(y, y, y, epsilon="0.1")
+        adv_ensemble.binary_ce_decomposition(F, G, y, epsilon=0.1, p_bar="mean")
+    with pytest.raises(
+        ValueError, match="epsilon must be a finite number ≥ 0, got .0.1."
+    ):
+        adv_ensemble.first_order_sq_loss(y, y, y, epsilon="0.1")
     with pytest.raises(ValueError, match="data range"):
-        A.first_order_sq_loss_in_range(
+        adv_ensemble.first_order_sq_loss_in_range(
             y, np.zeros((5, 3)), np.full((5, 3), 2.0), y, epsilon=0.1
         )
     with pytest.raises(ValueError, match="one shape"):
-        A.first_order_sq_loss(y, y[:3], y, epsilon=0.1)
+        adv_ensemble.first_order_sq_loss(y, y[:3], y, epsilon=0.1)
 
 
 def test_bad_attack_and_training_inputs():
-    nets = [A.mlp((8, 6, 4), seed=k) for k in range(4)]
+    nets = [adv_ensemble.mlp((8, 6, 4), seed=k) for k in range(4)]
     x, y = torch.rand(10, 8), torch.randint(0, 4, (10,))
     with pytest.raises(ValueError, match=r"members must lie in \[1, K − 1\]"):
-        A.adv_oap_loss(
+        adv_ensemble.adv_oap_loss(
             nets,
             x,
             y,
@@ -415,7 +427,7 @@ def test_bad_attack_and_training_inputs():
             generator=torch.Generator(),
         )
     with pytest.raises(ValueError, match="diversity_on"):
-        A.adv_oap_loss(
+        adv_ensemble.adv_oap_loss(
             nets[:2],
             x,
             y,
@@ -429,7 +441,7 @@ def test_bad_attack_and_training_inputs():
             diversity_on="both",
         )
     with pytest.raises(ValueError, match="alpha must be"):
-        A.adv_oap_loss(
+        adv_ensemble.adv_oap_loss(
             nets[:2],
             x,
             y,
@@ -442,29 +454,35 @@ def test_bad_attack_and_training_inputs():
             generator=torch.Generator(),
         )
     with pytest.raises(ValueError, match="epsilon must be a finite number"):
-        A.pgd_attack(nets[0], x, y, epsilon=-1.0, steps=1, step_size=0.1)
+        adv_ensemble.pgd_attack(nets[0], x, y, epsilon=-1.0, steps=1, step_size=0.1)
     with pytest.raises(ValueError, match="data range"):
-        A.pgd_attack(nets[0], x + 2, y, epsilon=0.1, steps=1, step_size=0.1)
+        adv_ensemble.pgd_attack(nets[0], x + 2, y, epsilon=0.1, steps=1, step_size=0.1)
     with pytest.raises(ValueError, match="same length"):
-        A.pgd_attack(nets[0], x, y[:5], epsilon=0.1, steps=1, step_size=0.1)
+        adv_ensemble.pgd_attack(nets[0], x, y[:5], epsilon=0.1, steps=1, step_size=0.1)
     with pytest.raises(ValueError, match="needs a torch.Generator"):
-        A.pgd_attack(
+        adv_ensemble.pgd_attack(
             nets[0], x, y, epsilon=0.1, steps=1, step_size=0.1, random_start=True
         )
     with pytest.raises(ValueError, match="loss must be one of"):
-        A.pgd_attack(nets[0], x, y, epsilon=0.1, steps=1, step_size=0.1, loss="hinge")
+        adv_ensemble.pgd_attack(
+            nets[0], x, y, epsilon=0.1, steps=1, step_size=0.1, loss="hinge"
+        )
     with pytest.raises(ValueError, match="steps must be an int"):
-        A.pgd_attack(nets[0], x, y, epsilon=0.1, steps=2.5, step_size=0.1)
+        adv_ensemble.pgd_attack(nets[0], x, y, epsilon=0.1, steps=2.5, step_size=0.1)
     with pytest.raises(ValueError, match="ℓ∞ attack only"):
-        A.pgd_attack(nets[0], x, y, epsilon=0.1, steps=1, step_size=0.1, norm="l2")
+        adv_ensemble.pgd_attack(
+            nets[0], x, y, epsilon=0.1, steps=1, step_size=0.1, norm="l2"
+        )
     with pytest.raises(ValueError, match="one output per input"):
-        A.input_gradients(nets[0], x)
-    with pytest.raises(ValueError, match="sizes must be"):
-        A.mlp((8,), seed=0)
+        adv_ensemble.input_gradients(nets[0], x)
+    with pytest.raises(
+        ValueError, match="sizes must give an input and an output width"
+    ):
+        adv_ensemble.mlp((8,), seed=0)
     with pytest.raises(ValueError, match="at least one member"):
-        A.Ensemble([])
+        adv_ensemble.Ensemble([])
     with pytest.raises(ValueError, match="loss must be one of"):
-        A.fit(
+        adv_ensemble.fit(
             nets[0],
             x,
             y,
@@ -474,7 +492,7 @@ def test_bad_attack_and_training_inputs():
             batch_size=4,
             generator=torch.Generator(),
         )
-    with pytest.raises(ValueError, match="n_grid must be ≥ 2"):
-        A.box_grid(0.1, 1)
+    with pytest.raises(ValueError, match="n_grid must be an int ≥ 2, got 1"):
+        adv_ensemble.box_grid(0.1, 1)
     with pytest.raises(ValueError, match="square matrix"):
-        A.mean_off_diagonal(np.zeros((2, 3)))
+        adv_ensemble.mean_off_diagonal(np.zeros((2, 3)))
