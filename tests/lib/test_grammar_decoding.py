@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from repbook.papers import grammar_decoding as GD
-from repbook.papers.grammar_decoding.engine import step_tables
+from repbook.papers import grammar_decoding
+from repbook.papers.grammar_decoding.offline import step_tables
 from repbook.papers.grammar_decoding.lexer import Terminal, build_dfa, utf8_sequences
 
 
@@ -25,12 +25,12 @@ NUMBER: /-?[0-9]+/
 
 @pytest.fixture(scope="module")
 def tiny():
-    return GD.load_grammar(TINY_JSON)
+    return grammar_decoding.load_grammar(TINY_JSON)
 
 
 @pytest.fixture(scope="module")
 def json_grammar():
-    return GD.load_grammar(GD.syncode_grammar("json"))
+    return grammar_decoding.load_grammar(grammar_decoding.syncode_grammar("json"))
 
 
 def small_vocab():
@@ -55,7 +55,7 @@ def small_vocab():
         b'"]',
         b"",
     ]
-    return GD.Vocabulary(tuple(toks), eos=len(toks) - 1, name="small")
+    return grammar_decoding.Vocabulary(tuple(toks), eos=len(toks) - 1, name="small")
 
 
 # --------------------------------------------------------------------------------------
@@ -143,7 +143,7 @@ def test_lexer_rejects_and_bad_patterns():
 def test_parser_agrees_with_lark_on_valid_and_invalid(json_grammar):
     import lark
 
-    lk = lark.Lark(GD.syncode_grammar("json"), parser="lalr")
+    lk = lark.Lark(grammar_decoding.syncode_grammar("json"), parser="lalr")
     cases = [
         '{"a": [1, -2.5e3, true, null, "x y"]}',
         "[]",
@@ -173,24 +173,26 @@ def test_parser_agrees_with_lark_on_valid_and_invalid(json_grammar):
 
 
 def test_random_samples_parse(json_grammar):
-    calc = GD.load_grammar(GD.syncode_grammar("calc"))
+    calc = grammar_decoding.load_grammar(grammar_decoding.syncode_grammar("calc"))
     rng = np.random.default_rng(1)
-    assert all(json_grammar.accepts(GD.random_json(rng)) for _ in range(50))
-    assert all(calc.accepts(GD.random_calc(rng)) for _ in range(50))
+    assert all(
+        json_grammar.accepts(grammar_decoding.random_json(rng)) for _ in range(50)
+    )
+    assert all(calc.accepts(grammar_decoding.random_calc(rng)) for _ in range(50))
 
 
 def test_bad_grammars_have_clear_errors():
     with pytest.raises(ValueError, match="non-empty str"):
-        GD.load_grammar("")
+        grammar_decoding.load_grammar("")
     with pytest.raises(ValueError, match="lark rejected"):
-        GD.load_grammar("start: UNDEFINED_X\n")
+        grammar_decoding.load_grammar("start: UNDEFINED_X\n")
     with pytest.raises(ValueError, match="lark rejected"):
-        GD.load_grammar('start: a | b\na: "x"\nb: "x"\n')
+        grammar_decoding.load_grammar('start: a | b\na: "x"\nb: "x"\n')
 
 
 def test_strip_priorities():
     text = 'start: a\na.2: "x"\n'
-    g = GD.load_grammar(text, strip_priorities=True)
+    g = grammar_decoding.load_grammar(text, strip_priorities=True)
     assert g.accepts("x")
 
 
@@ -205,25 +207,29 @@ def test_token_bytes_and_bad_vocabularies():
     with pytest.raises(ValueError, match="not a byte-level"):
         token_bytes("€")
     with pytest.raises(ValueError, match="eos must be"):
-        GD.Vocabulary((b"a",), eos=3)
+        grammar_decoding.Vocabulary((b"a",), eos=3)
     with pytest.raises(TypeError, match="must be bytes"):
-        GD.Vocabulary(("a", b"b"), eos=1)
+        grammar_decoding.Vocabulary(("a", b"b"), eos=1)
     with pytest.raises(ValueError, match="tokens is empty"):
-        GD.Vocabulary((), eos=0)
+        grammar_decoding.Vocabulary((), eos=0)
     with pytest.raises(ValueError, match="vocab_size"):
-        GD.train_bpe(100, [])
+        grammar_decoding.train_bpe(100, [])
 
 
 def test_gpt2_vocabulary():
-    v = GD.vocabulary_from_tokenizer(GD.gpt2_tokenizer())
+    v = grammar_decoding.vocabulary_from_tokenizer(grammar_decoding.gpt2_tokenizer())
     assert len(v) == 50257 and v.eos == 50256 and v.tokens[v.eos] == b""
     assert b" the" in v.tokens and len(set(v.tokens)) == len(v)
 
 
 def test_trained_bpe_is_deterministic():
-    files = GD.vocab.stdlib_files(20)
-    a = GD.vocabulary_from_tokenizer(GD.train_bpe(400, files))
-    b = GD.vocabulary_from_tokenizer(GD.train_bpe(400, files))
+    files = grammar_decoding.vocab.stdlib_files(20)
+    a = grammar_decoding.vocabulary_from_tokenizer(
+        grammar_decoding.train_bpe(400, files)
+    )
+    b = grammar_decoding.vocabulary_from_tokenizer(
+        grammar_decoding.train_bpe(400, files)
+    )
     assert a.tokens == b.tokens and len(a) == 400
 
 
@@ -231,11 +237,14 @@ def test_trained_bpe_is_deterministic():
 # tables and masks
 def test_trie_shares_prefixes_and_tables_match_naive(tiny):
     v = small_vocab()
-    trie = GD.build_trie(v.tokens)
-    flat = GD.build_trie(v.tokens, share=False)
+    trie = grammar_decoding.build_trie(v.tokens)
+    flat = grammar_decoding.build_trie(v.tokens, share=False)
     assert trie.n_nodes < flat.n_nodes == 1 + sum(map(len, v.tokens))
-    a, b = GD.preprocess(tiny, v), GD.preprocess_naive(tiny, v)
-    c = GD.preprocess(tiny, v, share=False)
+    a, b = (
+        grammar_decoding.preprocess(tiny, v),
+        grammar_decoding.preprocess_naive(tiny, v),
+    )
+    c = grammar_decoding.preprocess(tiny, v, share=False)
     for t in (b, c):
         assert (a.end == t.end).all()
         assert all(a.seqs[x] == t.seqs[y] for x, y in zip(a.seq.ravel(), t.seq.ravel()))
@@ -262,7 +271,7 @@ def _names(v, mask):
 
 def test_hand_checked_masks(tiny):
     v = small_vocab()
-    dec = GD.Decoder(tiny, v, GD.preprocess(tiny, v))
+    dec = grammar_decoding.Decoder(tiny, v, grammar_decoding.preprocess(tiny, v))
     st0 = dec.initial()
     m = dec.mask(st0)
     assert b"[" in _names(v, m) and b"true" in _names(v, m) and b"tr" in _names(v, m)
@@ -287,16 +296,20 @@ def test_hand_checked_masks(tiny):
 )
 def test_decoder_matches_oracle_on_every_prefix(tiny, text):
     v = small_vocab()
-    dec = GD.Decoder(tiny, v, GD.preprocess(tiny, v))
+    dec = grammar_decoding.Decoder(tiny, v, grammar_decoding.preprocess(tiny, v))
     for k in range(len(text) + 1):
         st = dec.feed_bytes(dec.initial(), text[:k])
         assert st is not None
-        assert (dec.mask(st) == GD.oracle_mask(tiny, v, text[:k])).all(), text[:k]
+        assert (
+            dec.mask(st) == grammar_decoding.oracle_mask(tiny, v, text[:k])
+        ).all(), text[:k]
 
 
 def test_feed_token_and_sampling_parse(json_grammar):
     v = small_vocab()
-    dec = GD.Decoder(json_grammar, v, GD.preprocess(json_grammar, v))
+    dec = grammar_decoding.Decoder(
+        json_grammar, v, grammar_decoding.preprocess(json_grammar, v)
+    )
     rng = np.random.default_rng(0)
     for _ in range(20):
         st, out = dec.initial(), []
@@ -320,12 +333,14 @@ def test_masks_match_oracle_on_random_prefixes_of_syncode_grammars(seed, name):
     v = small_vocab()
     dec = _decoder(name)
     rng = np.random.default_rng(seed)
-    text = (GD.random_json if name == "json" else GD.random_calc)(rng).encode()
+    text = (
+        grammar_decoding.random_json if name == "json" else grammar_decoding.random_calc
+    )(rng).encode()
     prefix = text[: int(rng.integers(0, len(text) + 1))]
     state = dec.feed_bytes(dec.initial(), prefix)
     if state is None:  # a cut inside a multi-byte character is still a viable prefix
         pytest.fail(f"valid prefix {prefix!r} rejected")
-    assert (dec.mask(state) == GD.oracle_mask(g, v, prefix)).all()
+    assert (dec.mask(state) == grammar_decoding.oracle_mask(g, v, prefix)).all()
 
 
 _CACHE = {}
@@ -333,7 +348,9 @@ _CACHE = {}
 
 def _syncode(name):
     if name not in _CACHE:
-        _CACHE[name] = GD.load_grammar(GD.syncode_grammar(name))
+        _CACHE[name] = grammar_decoding.load_grammar(
+            grammar_decoding.syncode_grammar(name)
+        )
     return _CACHE[name]
 
 
@@ -341,7 +358,7 @@ def _decoder(name):
     key = ("dec", name)
     if key not in _CACHE:
         g, v = _syncode(name), small_vocab()
-        _CACHE[key] = GD.Decoder(g, v, GD.preprocess(g, v))
+        _CACHE[key] = grammar_decoding.Decoder(g, v, grammar_decoding.preprocess(g, v))
     return _CACHE[key]
 
 
@@ -379,11 +396,15 @@ def _reference_mask(dec, state):
 @pytest.mark.parametrize("name", ["json", "calc"])
 def test_mask_bits_unpacks_to_mask_and_memo_is_exact(name):
     g, v = _syncode(name), small_vocab()
-    dec = GD.Decoder(g, v, GD.preprocess(g, v))
+    dec = grammar_decoding.Decoder(g, v, grammar_decoding.preprocess(g, v))
     rng = np.random.default_rng(3)
     n_words = -(-len(v) // 32)
     for _ in range(30):
-        text = (GD.random_json if name == "json" else GD.random_calc)(rng).encode()
+        text = (
+            grammar_decoding.random_json
+            if name == "json"
+            else grammar_decoding.random_calc
+        )(rng).encode()
         for cut in sorted(set(rng.integers(0, len(text) + 1, 4).tolist())):
             st = dec.feed_bytes(dec.initial(), text[:cut])
             bits = dec.mask_bits(st)
@@ -405,7 +426,9 @@ def test_mask_bits_unpacks_to_mask_and_memo_is_exact(name):
 def test_public_phases_compose_to_mask_bits(name):
     dec = _decoder(name)
     rng = np.random.default_rng(7)
-    gen = GD.random_json if name == "json" else GD.random_calc
+    gen = (
+        grammar_decoding.random_json if name == "json" else grammar_decoding.random_calc
+    )
     states = []
     for _ in range(10):
         text = gen(rng).encode()
@@ -426,7 +449,7 @@ def test_public_phases_compose_to_mask_bits(name):
 
 def test_is_memoised_before_and_after():
     g, v = _syncode("json"), small_vocab()
-    dec = GD.Decoder(g, v, GD.preprocess(g, v))
+    dec = grammar_decoding.Decoder(g, v, grammar_decoding.preprocess(g, v))
     st = dec.feed_bytes(dec.initial(), b'{"a": [1, ')
     assert not dec.is_memoised(st)
     dec.mask_bits(st)
@@ -438,7 +461,9 @@ def test_is_memoised_before_and_after():
 def test_phase_methods_reject_bad_arguments():
     dec = _decoder("json")
     code, _ = dec.parser_step(dec.initial())
-    with pytest.raises(ValueError, match="lexer state"):
+    with pytest.raises(
+        ValueError, match=rf"q must be an int in \[0, {dec.n - 1}\], got {dec.n}"
+    ):
         dec.group_verdicts(dec.n, code)
     with pytest.raises(ValueError, match="one bool per group"):
         dec.union_bits(0, np.ones(10_000, dtype=bool))
@@ -446,8 +471,8 @@ def test_phase_methods_reject_bad_arguments():
 
 def test_prepare_builds_every_state_and_keeps_masks():
     g, v = _syncode("calc"), small_vocab()
-    a = GD.Decoder(g, v, GD.preprocess(g, v))
-    b = GD.Decoder(g, v, a.tables)
+    a = grammar_decoding.Decoder(g, v, grammar_decoding.preprocess(g, v))
+    b = grammar_decoding.Decoder(g, v, a.tables)
     b.prepare()
     for text in [b"", b"1+", b"(2*3", b"4.5 /"]:
         assert (
@@ -463,20 +488,22 @@ def test_profiling_helpers():
     ]
     masks = [dec.mask(st) for st in states]
     for kw in [dict(), dict(cold=True), dict(packed=False)]:
-        t = GD.time_masks(dec, states, **kw)
+        t = grammar_decoding.time_masks(dec, states, **kw)
         assert t.shape == (4,) and (t > 0).all()
     # clearing the memos changes no mask
     assert all((dec.mask(st) == m).all() for st, m in zip(states, masks))
-    phases = GD.time_phases(dec, states)
-    assert tuple(phases) == GD.PHASES and all(x.shape == (4,) for x in phases.values())
-    stats = GD.step_statistics(dec, states)
+    phases = grammar_decoding.time_phases(dec, states)
+    assert tuple(phases) == grammar_decoding.PHASES and all(
+        x.shape == (4,) for x in phases.values()
+    )
+    stats = grammar_decoding.step_statistics(dec, states)
     assert (stats["allowed groups"] <= stats["groups"]).all()
     assert (stats["sequences"] >= 1).all()
-    assert GD.median_seconds(lambda: None, 3) >= 0
-    with pytest.raises(ValueError, match="repeats"):
-        GD.median_seconds(lambda: None, 0)
+    assert grammar_decoding.median_seconds(lambda: None, 3) >= 0
+    with pytest.raises(ValueError, match="repeats must be a positive int, got 0"):
+        grammar_decoding.median_seconds(lambda: None, 0)
     with pytest.raises(ValueError, match="States"):
-        GD.time_masks(dec, [])
+        grammar_decoding.time_masks(dec, [])
 
 
 # --------------------------------------------------------------------------------------
@@ -499,40 +526,52 @@ def test_must_end():
 
 
 def test_bigram_logprobs_known_answer_and_errors():
-    lp = GD.bigram_logprobs([[1, 2], [1]], 3, boundary=0, pseudo_count=0.5)
+    lp = grammar_decoding.bigram_logprobs(
+        [[1, 2], [1]], 3, boundary=0, pseudo_count=0.5
+    )
     counts = np.full((3, 3), 0.5)
     for a, b in [(0, 1), (1, 2), (2, 0), (0, 1), (1, 0)]:
         counts[a, b] += 1
     assert np.allclose(np.exp(lp), counts / counts.sum(1, keepdims=True))
     with pytest.raises(ValueError, match="outside"):
-        GD.bigram_logprobs([[5]], 3, boundary=0)
+        grammar_decoding.bigram_logprobs([[5]], 3, boundary=0)
     with pytest.raises(ValueError, match="boundary"):
-        GD.bigram_logprobs([[1]], 3, boundary=3)
-    with pytest.raises(ValueError, match="pseudo_count"):
-        GD.bigram_logprobs([[1]], 3, boundary=0, pseudo_count=0)
+        grammar_decoding.bigram_logprobs([[1]], 3, boundary=3)
+    with pytest.raises(
+        ValueError, match="pseudo_count must be a finite number > 0, got 0"
+    ):
+        grammar_decoding.bigram_logprobs([[1]], 3, boundary=0, pseudo_count=0)
 
 
 def test_constrained_samples_parse_when_they_stop():
     g, v = _syncode("json"), small_vocab()
     dec = _decoder("json")
     rng = np.random.default_rng(0)
-    docs = GD.draw_documents(
-        GD.random_json, lambda s: list(s.encode()), 30, rng, max_tokens=120
+    docs = grammar_decoding.draw_documents(
+        grammar_decoding.random_json,
+        lambda s: list(s.encode()),
+        30,
+        rng,
+        max_tokens=120,
     )
     assert all(len(d) <= 120 for d in docs)
-    logp = GD.bigram_logprobs(docs, len(v), boundary=v.eos)
-    parses = GD.lark_parses(g.text)
+    logp = grammar_decoding.bigram_logprobs(docs, len(v), boundary=v.eos)
+    parses = grammar_decoding.lark_parses(g.text)
     ends = []
     for _ in range(15):
-        s = GD.sample(logp, rng, eos=v.eos, max_tokens=60, decoder=dec)
+        s = grammar_decoding.sample(logp, rng, eos=v.eos, max_tokens=60, decoder=dec)
         ends.append(s.end)
-        assert s.end in GD.ENDS and len(s.tokens) <= 60
+        assert s.end in grammar_decoding.ENDS and len(s.tokens) <= 60
         assert dec.feed_bytes(dec.initial(), v.decode(s.tokens)) is not None
         if s.stopped:
             assert parses(v.decode(s.tokens)) and s.end == "complete"
     assert "complete" in ends
-    a = GD.sample(logp, np.random.default_rng(5), eos=v.eos, max_tokens=40)
-    b = GD.sample(logp, np.random.default_rng(5), eos=v.eos, max_tokens=40)
+    a = grammar_decoding.sample(
+        logp, np.random.default_rng(5), eos=v.eos, max_tokens=40
+    )
+    b = grammar_decoding.sample(
+        logp, np.random.default_rng(5), eos=v.eos, max_tokens=40
+    )
     assert a == b and a.end in ("eos", "budget")
 
 
@@ -540,11 +579,13 @@ def test_sampler_and_documents_reject_bad_arguments():
     v = small_vocab()
     logp = np.zeros((len(v), len(v)))
     with pytest.raises(ValueError, match="square"):
-        GD.sample(np.zeros((3, 4)), np.random.default_rng(0), eos=0, max_tokens=5)
-    with pytest.raises(ValueError, match="max_tokens"):
-        GD.sample(logp, np.random.default_rng(0), eos=v.eos, max_tokens=0)
+        grammar_decoding.sample(
+            np.zeros((3, 4)), np.random.default_rng(0), eos=0, max_tokens=5
+        )
+    with pytest.raises(ValueError, match="max_tokens must be a positive int, got 0"):
+        grammar_decoding.sample(logp, np.random.default_rng(0), eos=v.eos, max_tokens=0)
     with pytest.raises(ValueError, match="decoder's vocabulary"):
-        GD.sample(
+        grammar_decoding.sample(
             np.zeros((3, 3)),
             np.random.default_rng(0),
             eos=0,
@@ -552,20 +593,24 @@ def test_sampler_and_documents_reject_bad_arguments():
             decoder=_decoder("json"),
         )
     with pytest.raises(ValueError, match="fit max_tokens"):
-        GD.draw_documents(
+        grammar_decoding.draw_documents(
             lambda r: "abcdef", list, 2, np.random.default_rng(0), max_tokens=3
         )
 
 
 def test_random_prefixes_and_lark_parses():
     g = _syncode("calc")
-    ps = GD.random_prefixes(g, GD.random_calc, 20, np.random.default_rng(2))
+    ps = grammar_decoding.random_prefixes(
+        g, grammar_decoding.random_calc, 20, np.random.default_rng(2)
+    )
     assert len(ps) == 20
     dec = _decoder("calc")
     assert all(dec.feed_bytes(dec.initial(), p.encode()) is not None for p in ps)
     with pytest.raises(ValueError, match="does not parse with lark"):
-        GD.random_prefixes(g, lambda r: "1 +", 3, np.random.default_rng(0))
-    parses = GD.lark_parses(g.text)
+        grammar_decoding.random_prefixes(
+            g, lambda r: "1 +", 3, np.random.default_rng(0)
+        )
+    parses = grammar_decoding.lark_parses(g.text)
     assert parses(b"1 + 2") and not parses(b"1 +") and not parses(b"\xff")
 
 
@@ -573,39 +618,44 @@ def test_random_prefixes_and_lark_parses():
 # peers
 def test_token_classes_and_stripping(json_grammar):
     v = small_vocab()
-    ig = GD.ignorable_tokens(json_grammar, v)
-    lead = GD.leading_ignored_tokens(json_grammar, v)
+    ig = grammar_decoding.ignorable_tokens(json_grammar, v)
+    lead = grammar_decoding.leading_ignored_tokens(json_grammar, v)
     assert ig[v.tokens.index(b" ")] and not ig[v.tokens.index(b" [")]
     assert lead[v.tokens.index(b" [")] and lead[v.tokens.index(b"\n")]
     assert not lead[v.tokens.index(b"[1")] and not lead[v.eos]
-    assert GD.strip_leading_ignored(json_grammar, ' \n\t{"a": 1} ') == '{"a": 1} '
-    assert GD.strip_leading_ignored(json_grammar, "  ") == ""
-    assert GD.strip_leading_ignored(json_grammar, '["  x"]') == '["  x"]'
-    ids = GD.single_byte_tokens(v)
+    assert (
+        grammar_decoding.strip_leading_ignored(json_grammar, ' \n\t{"a": 1} ')
+        == '{"a": 1} '
+    )
+    assert grammar_decoding.strip_leading_ignored(json_grammar, "  ") == ""
+    assert grammar_decoding.strip_leading_ignored(json_grammar, '["  x"]') == '["  x"]'
+    ids = grammar_decoding.single_byte_tokens(v)
     assert all(v.tokens[i] == bytes([b]) for b, i in enumerate(ids))
     with pytest.raises(ValueError, match="single-byte"):
-        GD.single_byte_tokens(GD.Vocabulary((b"ab", b""), eos=1, name="two"))
+        grammar_decoding.single_byte_tokens(
+            grammar_decoding.Vocabulary((b"ab", b""), eos=1, name="two")
+        )
 
 
 @pytest.fixture(scope="module")
 def gpt2_json():
-    tok = GD.gpt2_tokenizer()
-    v = GD.vocabulary_from_tokenizer(tok)
-    g = GD.load_grammar(GD.syncode_grammar("json"))
-    dec = GD.Decoder(g, v, GD.preprocess(g, v))
-    return tok, v, g, dec, GD.Llguidance(tok, v.eos, g.text)
+    tok = grammar_decoding.gpt2_tokenizer()
+    v = grammar_decoding.vocabulary_from_tokenizer(tok)
+    g = grammar_decoding.load_grammar(grammar_decoding.syncode_grammar("json"))
+    dec = grammar_decoding.Decoder(g, v, grammar_decoding.preprocess(g, v))
+    return tok, v, g, dec, grammar_decoding.Llguidance(tok, v.eos, g.text)
 
 
 def test_compare_with_llguidance_assigns_each_policy(gpt2_json):
     tok, v, g, dec, peer = gpt2_json
     classes = dict(
-        single_byte=GD.single_byte_tokens(v),
-        ignorable=GD.ignorable_tokens(g, v),
-        leading=GD.leading_ignored_tokens(g, v),
+        single_byte=grammar_decoding.single_byte_tokens(v),
+        ignorable=grammar_decoding.ignorable_tokens(g, v),
+        leading=grammar_decoding.leading_ignored_tokens(g, v),
     )
 
     def cmp(prefix):
-        return GD.compare_with_llguidance(dec, peer, prefix, **classes)
+        return grammar_decoding.compare_with_llguidance(dec, peer, prefix, **classes)
 
     c = cmp('{"a": [1, 2')  # an ordinary prefix: identical masks
     assert (c.forced, c.trailing, c.other, c.ours_size) == (0, 0, 0, c.peer_size)
@@ -627,99 +677,113 @@ def test_compare_with_llguidance_assigns_each_policy(gpt2_json):
 def test_trace_mask_latency(gpt2_json):
     tok, v, g, dec, peer = gpt2_json
     docs = [tok.encode('{"a": [1, true]}').ids, tok.encode("[]").ids]
-    tr = GD.trace_mask_latency(dec, peer, docs)
+    tr = grammar_decoding.trace_mask_latency(dec, peer, docs)
     n = sum(len(d) + 1 for d in docs)
     assert len(tr.states) == len(tr.tokens) == n == tr.ours_us.size == tr.peer_us.size
     assert tr.tokens[-1] == v.eos and tr.memo_hit.dtype == bool
     with pytest.raises(ValueError, match="not allowed by llguidance"):
-        GD.trace_mask_latency(dec, peer, [tok.encode(" []").ids])  # leading space
+        grammar_decoding.trace_mask_latency(
+            dec, peer, [tok.encode(" []").ids]
+        )  # leading space
 
 
 def test_syncode_adapters():
-    assert "%ignore" in GD.syncode_grammar("json")
+    assert "%ignore" in grammar_decoding.syncode_grammar("json")
     with pytest.raises(ValueError, match="no grammar"):
-        GD.syncode_grammar("no_such_grammar")
-    tok = GD.train_bpe(300, GD.vocab.stdlib_files(3))
-    assert GD.syncode_mask_store_seconds(tok, "json") > 0
-    assert GD.SYNCODE_MODES[0] == "grammar_mask"  # SynCode's default, sound
+        grammar_decoding.syncode_grammar("no_such_grammar")
+    tok = grammar_decoding.train_bpe(300, grammar_decoding.vocab.stdlib_files(3))
+    assert grammar_decoding.syncode_mask_store_seconds(tok, "json") > 0
+    assert (
+        grammar_decoding.SYNCODE_MODES[0] == "grammar_mask"
+    )  # SynCode's default, sound
     with pytest.raises(ValueError, match="mode must be one of"):
-        GD.syncode_mask_store(tok, "json", mode="strict")
+        grammar_decoding.syncode_mask_store(tok, "json", mode="strict")
 
 
 @pytest.fixture(scope="module")
 def bpe300():
-    tok = GD.train_bpe(300, GD.vocab.stdlib_files(3))
-    return tok, GD.vocabulary_from_tokenizer(tok)
+    tok = grammar_decoding.train_bpe(300, grammar_decoding.vocab.stdlib_files(3))
+    return tok, grammar_decoding.vocabulary_from_tokenizer(tok)
 
 
 def test_compare_on_prefixes(gpt2_json, bpe300):
     tok, v, g, dec, peer = gpt2_json
-    small = GD.Decoder(g, bpe300[1], GD.preprocess(g, bpe300[1]))
-    rows = GD.compare_on_prefixes(['{"a": [1, 2', "", '{"a": 1}'], small, dec, peer)
+    small = grammar_decoding.Decoder(
+        g, bpe300[1], grammar_decoding.preprocess(g, bpe300[1])
+    )
+    rows = grammar_decoding.compare_on_prefixes(
+        ['{"a": [1, 2', "", '{"a": 1}'], small, dec, peer
+    )
     assert [r["prefix"] for r in rows] == ['{"a": [1, 2', "", '{"a": 1}']
     assert all(r["oracle_diff"] == 0 for r in rows)
     assert rows[0]["other"] == 0 and rows[1]["leading"] > 0 and rows[2]["trailing"] > 0
-    other = GD.load_grammar(TINY_JSON)
+    other = grammar_decoding.load_grammar(TINY_JSON)
     with pytest.raises(ValueError, match="same grammar"):
-        GD.compare_on_prefixes(
+        grammar_decoding.compare_on_prefixes(
             ["["],
-            GD.Decoder(other, small.vocab, GD.preprocess(other, small.vocab)),
+            grammar_decoding.Decoder(
+                other, small.vocab, grammar_decoding.preprocess(other, small.vocab)
+            ),
             dec,
             peer,
         )
     with pytest.raises(ValueError, match="not a viable prefix"):
-        GD.compare_on_prefixes(["]"], small, dec, peer)
+        grammar_decoding.compare_on_prefixes(["]"], small, dec, peer)
 
 
 def test_time_offline_pairs_the_variants(tiny):
     v = small_vocab()
-    t = GD.time_offline(tiny, v, 2)
-    assert list(t) == [GD.LEXER, *GD.OFFLINE]
+    t = grammar_decoding.time_offline(tiny, v, 2)
+    assert list(t) == [grammar_decoding.LEXER, *grammar_decoding.OFFLINE]
     assert all(x.shape == (2,) and (x > 0).all() for x in t.values())
-    no_naive = GD.time_offline(tiny, v, 1, naive=False, lexer=False)
-    assert list(no_naive) == list(GD.OFFLINE[:2])
+    no_naive = grammar_decoding.time_offline(tiny, v, 1, naive=False, lexer=False)
+    assert list(no_naive) == list(grammar_decoding.OFFLINE[:2])
     # a grammar whose DFA was built with other limits than build_dfa's default
-    odd = GD.Grammar(**{**vars(tiny), "dfa": GD.build_dfa(tiny.terminals[:1])})
+    odd = grammar_decoding.Grammar(
+        **{**vars(tiny), "dfa": grammar_decoding.build_dfa(tiny.terminals[:1])}
+    )
     with pytest.raises(ValueError, match="rebuilt lexer"):
-        GD.time_offline(odd, v, 1)
-    with pytest.raises(ValueError, match="repeats"):
-        GD.time_offline(tiny, v, 0)
+        grammar_decoding.time_offline(odd, v, 1)
+    with pytest.raises(ValueError, match="repeats must be a positive int, got 0"):
+        grammar_decoding.time_offline(tiny, v, 0)
 
 
 def test_grammar_size():
-    s = GD.grammar_size(GD.syncode_grammar("json"))
-    g = GD.load_grammar(GD.syncode_grammar("json"))
+    s = grammar_decoding.grammar_size(grammar_decoding.syncode_grammar("json"))
+    g = grammar_decoding.load_grammar(grammar_decoding.syncode_grammar("json"))
     assert s == {
         "terminals": len(g.terminals),
         "lexer states": g.dfa.n_states,
         "rules": s["rules"],
     }
     assert s["rules"] > 0
-    go = GD.grammar_size(GD.syncode_grammar("go"))  # lark's LALR rejects Go
+    go = grammar_decoding.grammar_size(
+        grammar_decoding.syncode_grammar("go")
+    )  # lark's LALR rejects Go
     assert go["lexer states"] > s["lexer states"]
     with pytest.raises(ValueError, match="lark rejected"):
-        GD.grammar_size("start: UNDEFINED_TERMINAL")
+        grammar_decoding.grammar_size("start: UNDEFINED_TERMINAL")
 
 
 def test_syncode_masker_and_document_latency(bpe300):
     tok, v = bpe300
-    g = GD.load_grammar(GD.syncode_grammar("json"))
-    sec, store = GD.syncode_mask_store(tok, "json")
+    g = grammar_decoding.load_grammar(grammar_decoding.syncode_grammar("json"))
+    sec, store = grammar_decoding.syncode_mask_store(tok, "json")
     assert sec > 0
-    work = GD.syncode_store_work(store)
+    work = grammar_decoding.syncode_store_work(store)
     assert work["tokens"] == len(v) and work["fsm states"] > len(g.terminals)
     assert work["pairs"] == work["fsm states"] * work["tokens"]
-    syn = GD.SynCodeMasker(store)
+    syn = grammar_decoding.SynCodeMasker(store)
     syn.reset()
     m = syn.mask('{"a": ')
     assert str(m.dtype) == "torch.bool" and m.shape[0] == len(v)
     assert bool(m[tok.token_to_id('"')]) and not bool(m[tok.token_to_id("}")])
-    dec = GD.Decoder(g, v, GD.preprocess(g, v))
-    peer = GD.Llguidance(tok, v.eos, g.text)
+    dec = grammar_decoding.Decoder(g, v, grammar_decoding.preprocess(g, v))
+    peer = grammar_decoding.Llguidance(tok, v.eos, g.text)
     docs = [tok.encode('{"a": [1, true]}').ids, tok.encode("[]").ids]
-    lat = GD.document_latency(dec, syn, peer, docs, repeats=2)
+    lat = grammar_decoding.document_latency(dec, syn, peer, docs, repeats=2)
     n = sum(len(d) + 1 for d in docs)
-    assert set(lat.steps) == set(GD.TOOLS)
+    assert set(lat.steps) == set(grammar_decoding.TOOLS)
     assert all(x.shape == (2, n) for x in lat.steps.values())
     assert all(x.shape == (2,) and (x > 0).all() for x in lat.doc.values())
     first = lat.doc_id == 0
@@ -731,9 +795,9 @@ def test_syncode_masker_and_document_latency(bpe300):
     assert lat.syncode_missed.shape == (n,) and lat.syncode_misses == 0
     assert lat.syncode_allowed.shape == (n,) and (lat.syncode_allowed > 0).all()
     assert lat.tokens.tolist() == docs[0] + [v.eos] + docs[1] + [v.eos]
-    with pytest.raises(ValueError, match="repeats"):
-        GD.document_latency(dec, syn, peer, docs, repeats=0)
+    with pytest.raises(ValueError, match="repeats must be a positive int, got 0"):
+        grammar_decoding.document_latency(dec, syn, peer, docs, repeats=0)
     with pytest.raises(ValueError, match="non-empty"):
-        GD.document_latency(dec, syn, peer, [[]])
+        grammar_decoding.document_latency(dec, syn, peer, [[]])
     with pytest.raises(ValueError, match="not allowed by llguidance"):
-        GD.document_latency(dec, syn, peer, [tok.encode(" []").ids])
+        grammar_decoding.document_latency(dec, syn, peer, [tok.encode(" []").ids])

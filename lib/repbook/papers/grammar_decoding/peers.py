@@ -30,7 +30,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .engine import Decoder, State, oracle_mask
+from repbook.core import checks
+
+from .online import Decoder, State, oracle_mask
 from .lexer import DEAD
 from .parser import Grammar
 from .vocab import EOS_TEXT, Vocabulary
@@ -505,8 +507,7 @@ def document_latency(
 
     Raises ValueError if our mask or llguidance's leaves out the token a document
     takes (give documents both accept, e.g. without leading whitespace)."""
-    if not (isinstance(repeats, int) and repeats >= 1):
-        raise ValueError(f"repeats must be an int ≥ 1, got {repeats!r}")
+    checks.integer("repeats", repeats, at_least=1)
     docs = [list(d) for d in documents]
     if not docs or not all(docs):
         raise ValueError("documents must be a non-empty list of non-empty sequences")

@@ -17,7 +17,10 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from .engine import Decoder, State, preprocess, preprocess_naive
+from repbook.core import checks
+
+from .offline import preprocess, preprocess_naive
+from .online import Decoder, State
 from .lexer import build_dfa
 from .parser import Grammar
 from .vocab import Vocabulary
@@ -33,8 +36,7 @@ PHASES = (
 
 def median_seconds(fn: Callable[[], object], repeats: int) -> float:
     """Median wall-clock time of `repeats` calls of `fn()`, in seconds."""
-    if not (isinstance(repeats, int) and repeats >= 1):
-        raise ValueError(f"repeats must be an int ≥ 1, got {repeats!r}")
+    checks.integer("repeats", repeats, at_least=1)
     out = []
     for _ in range(repeats):
         t0 = time.perf_counter()
@@ -67,8 +69,7 @@ def time_offline(
     DFA from its terminals (`build_dfa`, as `load_grammar` does), timed first in each
     repeat after one untimed build (warm: imports and caches of the first build are
     not counted)."""
-    if not (isinstance(repeats, int) and repeats >= 1):
-        raise ValueError(f"repeats must be an int ≥ 1, got {repeats!r}")
+    checks.integer("repeats", repeats, at_least=1)
     calls = {}
     if lexer:
         n_states = grammar.dfa.n_states

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from repbook.core import checks
+
 _CHARS = list(
     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 _-.:,{}[]'\\/"
 )
@@ -100,8 +102,7 @@ def random_prefixes(grammar, generate, n: int, rng: np.random.Generator) -> list
     ValueError if not."""
     import lark
 
-    if not (isinstance(n, (int, np.integer)) and n >= 1):
-        raise ValueError(f"n must be an int ≥ 1, got {n!r}")
+    checks.integer("n", n, at_least=1)
     lk = lark.Lark(grammar.text, parser="lalr")
     out = []
     while len(out) < n:

@@ -15,7 +15,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .engine import Decoder
+from repbook.core import checks
+
+from .online import Decoder
 
 ENDS = ("eos", "complete", "budget")
 """How a sample ended: the model drew EOS; the grammar allowed nothing more (the sampler
@@ -35,14 +37,12 @@ def bigram_logprobs(
     start token); each observed pair adds 1 to its count and every pair gets
     `pseudo_count`.
     """
-    if not (isinstance(vocab_size, (int, np.integer)) and vocab_size >= 2):
-        raise ValueError(f"vocab_size must be an int ≥ 2, got {vocab_size!r}")
+    checks.integer("vocab_size", vocab_size, at_least=2)
     if not 0 <= boundary < vocab_size:
         raise ValueError(
             f"boundary must be a token id in [0, {vocab_size}), got {boundary!r}"
         )
-    if not pseudo_count > 0:
-        raise ValueError(f"pseudo_count must be > 0, got {pseudo_count!r}")
+    checks.number("pseudo_count", pseudo_count, above=0.0)
     counts = np.full((vocab_size, vocab_size), float(pseudo_count))
     for i, seq in enumerate(sequences):
         ids = np.asarray(list(seq), dtype=np.int64)
@@ -88,8 +88,7 @@ def sample(
         raise ValueError(f"logp must be a square (V, V) array, got shape {logp.shape}")
     if not 0 <= eos < V:
         raise ValueError(f"eos must be a token id in [0, {V}), got {eos!r}")
-    if not (isinstance(max_tokens, (int, np.integer)) and max_tokens >= 1):
-        raise ValueError(f"max_tokens must be an int ≥ 1, got {max_tokens!r}")
+    checks.integer("max_tokens", max_tokens, at_least=1)
     if decoder is not None and len(decoder.vocab) != V:
         raise ValueError(
             f"the decoder's vocabulary has {len(decoder.vocab)} tokens, the model {V}"
@@ -129,8 +128,7 @@ def draw_documents(
     """`n` generated documents as token ids; with `max_tokens`, a document longer than
     that is drawn again (so a sampler with that budget could write every one of
     them)."""
-    if not (isinstance(n, (int, np.integer)) and n >= 1):
-        raise ValueError(f"n must be an int ≥ 1, got {n!r}")
+    checks.integer("n", n, at_least=1)
     out, draws = [], 0
     while len(out) < n:
         if draws == 100 * n:
