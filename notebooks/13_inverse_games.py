@@ -59,81 +59,33 @@ seed = 0
 # %%
 import matplotlib.pyplot as plt
 import numpy as np
-from scipy.stats import t as student_t
 
-from repbook.core import (
-    Ledger,
-    setup,
-    use_style,
-    color_for,
-    register_colors,
-    all_of,
-    at_least,
-    at_most,
-    within,
-    paired_gain,
-    repo_root,
-    tol,
-)
-from repbook.core.ledger import fmt_margin, read_record, unstable_sentence
-from repbook.papers import inverse_games as IG
+from repbook.core import all_of, at_least, at_most, color_for, full_run_lines
+from repbook.core import paired_gain, reading_lines, setup, tol, within
+from repbook.core.ledger import is_stale, load_full_run
+from repbook.papers import inverse_games
 
-SIZES = {
-    "quick": dict(
-        m=4,
-        n=4,
-        d=6,
-        d_over=8,
-        d_mle=4,
-        eta=1.0,
-        delta=0.1,
-        games=5,
-        N=[100, 1_000, 10_000, 100_000],
-        N_rate=[100, 316, 1_000, 3_162, 10_000, 31_623, 100_000],
-        reps=200,
-        diam_reps=20,
-        cover_seeds=500,
-        mle_reps=30,
-        markov=dict(S=3, A=3, B=3, H=3, d=6),
-        markov_reps=100,
-        peer_etas=[1, 3, 10, 30, 100],
-    ),
-    "full": dict(
-        m=10,
-        n=10,
-        d=18,
-        d_over=20,
-        d_mle=12,
-        eta=1.0,
-        delta=0.1,
-        games=10,
-        N=[100, 1_000, 10_000, 100_000, 1_000_000],
-        N_rate=[100, 316, 1_000, 3_162, 10_000, 31_623, 100_000, 316_228, 1_000_000],
-        reps=1000,
-        diam_reps=100,
-        cover_seeds=1000,
-        mle_reps=100,
-        markov=dict(S=10, A=3, B=3, H=5, d=6),
-        markov_reps=300,
-        peer_etas=[1, 3, 10, 30, 100],
-    ),
-}
-run = setup(scale=scale, seed=seed, sizes=SIZES)
-ledger = Ledger.for_run(
-    run,
-    regime="random zero-sum matrix and Markov games of our own, N up to 1e5 plays; CPU",
-)
-use_style()
-register_colors(
-    {
-        "least squares": "ours",
-        "MLE": "alt",
-        "pygambit": "peer",
-        "nashpy": "peer",
-        "Nash indifference": "baseline",
-    }
-)
+# %%
+MARKOV = dict(markov=dict(S=3, A=3, B=3, H=3, d=6), markov_reps=100)
+QUICK = dict(m=4, n=4, d=6, d_over=8, d_mle=4, eta=1.0, delta=0.1, games=5)
+QUICK |= dict(N=[100, 1_000, 10_000, 100_000])
+QUICK |= dict(N_rate=[100, 316, 1_000, 3_162, 10_000, 31_623, 100_000])
+QUICK |= dict(reps=200, diam_reps=20, cover_seeds=500, mle_reps=30) | MARKOV
+FULL = dict(m=10, n=10, d=18, d_over=20, d_mle=12, eta=1.0, delta=0.1, games=10)
+FULL |= dict(N=[100, 1_000, 10_000, 100_000, 1_000_000])
+FULL |= dict(N_rate=[100, 316, 1_000, 3_162, 10_000, 31_623, 100_000, 316_228])
+FULL["N_rate"] += [1_000_000]
+FULL |= dict(reps=1000, diam_reps=100, cover_seeds=1000, mle_reps=100)
+FULL |= dict(markov=dict(S=10, A=3, B=3, H=5, d=6), markov_reps=300)
+PEERS = dict(peer_etas=[1, 3, 10, 30, 100])
+SIZES = {"quick": QUICK | PEERS, "full": FULL | PEERS}
 
+# %%
+REGIME = "random zero-sum matrix and Markov games of our own, N up to 1e5 plays; CPU"
+COLORS = {"least squares": "ours", "MLE": "alt", "pygambit": "peer", "nashpy": "peer"}
+COLORS |= {"Nash indifference": "baseline"}
+run = setup(scale=scale, seed=seed, sizes=SIZES, regime=REGIME, colors=COLORS)
+ledger = run.ledger
 m, n, d, eta, delta = run["m"], run["n"], run["d"], run["eta"], run["delta"]
 Ns, G = np.array(run["N"]), run["games"]
 
@@ -164,8 +116,8 @@ Ns, G = np.array(run["N"]), run["games"]
 # on a 3×3 game with two features: the four rows, then least squares.
 
 # %%
-phi0, theta0 = IG.random_matrix_game(3, 3, 2, run.child_rng(0))
-eq0 = IG.qre(phi0, theta0, eta)
+phi0, theta0 = inverse_games.random_matrix_game(3, 3, 2, run.child_rng(0))
+eq0 = inverse_games.qre(phi0, theta0, eta)
 rows = [eta * eq0.nu @ (phi0[a] - phi0[0]) for a in (1, 2)] + [
     -eta * eq0.mu @ (phi0[:, b] - phi0[:, 0]) for b in (1, 2)
 ]
@@ -173,7 +125,9 @@ rhs = [np.log(eq0.mu[a] / eq0.mu[0]) for a in (1, 2)] + [
     np.log(eq0.nu[b] / eq0.nu[0]) for b in (1, 2)
 ]
 by_hand = np.linalg.lstsq(np.array(rows), np.array(rhs), rcond=None)[0]
-A0, c0 = IG.inverse_system(phi0, eq0.mu, eq0.nu, eta)
+
+# %%
+A0, c0 = inverse_games.inverse_system(phi0, eq0.mu, eq0.nu, eta)
 lib = np.linalg.lstsq(A0, c0, rcond=None)[0]
 print(f"QRE: mu = {np.round(eq0.mu, 4)}, nu = {np.round(eq0.nu, 4)}")
 print(
@@ -195,85 +149,25 @@ print(
 # answer is unrelated to θ.
 
 # %%
-games = [IG.random_matrix_game(m, n, d, run.child_rng(10 + g)) for g in range(G)]
-eqs = [IG.qre(phi, th, eta) for phi, th in games]
-
-gambit_gap, nash_tv, naive_cos = 0.0, [], []
-for (phi, th), eq in zip(games, eqs):
-    Q = phi @ th
-    for e in run["peer_etas"]:
-        ours = IG.solve_qre(Q, e)
-        mu_g, nu_g = IG.gambit_qre(Q, e)
-        gambit_gap = max(
-            gambit_gap, np.abs(ours.mu - mu_g).max(), np.abs(ours.nu - nu_g).max()
-        )
-    mu_n, nu_n = IG.nash_equilibrium(Q)
-    nash_tv.append(
-        [
-            0.5
-            * (
-                np.abs(IG.solve_qre(Q, e).mu - mu_n).sum()
-                + np.abs(IG.solve_qre(Q, e).nu - nu_n).sum()
-            )
-            for e in run["peer_etas"]
-        ]
-    )
-    naive_cos.append(abs(IG.indifference_inverse(phi, eq.mu, eq.nu) @ th))
-nash_tv = np.array(nash_tv)
-print(
-    f"largest |ours - pygambit| over {G} games and eta in {run['peer_etas']}: "
-    f"{gambit_gap:.0e}"
-)
-print(
-    "total-variation distance from the QRE to nashpy's Nash equilibrium, "
-    "median over games:"
-)
-print(
-    "  "
-    + ", ".join(
-        f"eta={e}: {v:.3f}" for e, v in zip(run["peer_etas"], np.median(nash_tv, 0))
-    )
-)
-print(
-    f"naive Nash-indifference inverse from the exact QRE: |cos(theta_hat, theta)| = "
-    f"{', '.join(f'{c:.2f}' for c in naive_cos)} (least squares: 1 for every game)"
-)
-tv_med = np.median(nash_tv, 0)
-falls = bool(np.all(np.diff(tv_med) < 0))
-print(
-    f"reading: ours and pygambit differ by at most {gambit_gap:.0e}; the median "
-    f"distance to Nash play {'falls' if falls else 'does not fall'} steadily, from "
-    f"{tv_med[0]:.2f} at eta = {run['peer_etas'][0]} to {tv_med[-1]:.3f} at "
-    f"eta = {run['peer_etas'][-1]}; the Nash-based inverse's |cos| lies between "
-    f"{min(naive_cos):.2f} and {max(naive_cos):.2f}"
-)
+games = [
+    inverse_games.random_matrix_game(m, n, d, run.child_rng(10 + g)) for g in range(G)
+]
+eqs = [inverse_games.qre(phi, th, eta) for phi, th in games]
+peers = inverse_games.peer_check(games, eqs, run["peer_etas"])
+print("\n".join(peers.lines()))
 
 # %% tags=["hide-input"]
 fig, ax = plt.subplots(figsize=(6, 3.6))
+etas, nash_tv = run["peer_etas"], peers.nash_tv
 for g in range(G):
-    ax.plot(
-        run["peer_etas"],
-        nash_tv[g],
-        marker="o",
-        ms=3,
-        color=color_for("nashpy"),
-        alpha=0.7,
-        label="game" if g == 0 else None,
-    )
-ax.plot(
-    run["peer_etas"],
-    np.median(nash_tv, 0),
-    color=color_for("reference"),
-    lw=2,
-    label="median over games",
-)
-ax.set(
-    xscale="log",
-    yscale="log",
-    xlabel="inverse temperature η",
-    ylabel="TV distance QRE ↔ Nash (nashpy)",
-    title="The QRE tends to nashpy's Nash equilibrium as η grows",
-)
+    style = dict(marker="o", ms=3, color=color_for("nashpy"), alpha=0.7)
+    ax.plot(etas, nash_tv[g], **style, label="game" if g == 0 else None)
+median_tv = np.median(nash_tv, 0)
+style = dict(color=color_for("reference"), lw=2, label="median over games")
+ax.plot(etas, median_tv, **style)
+ax.set(xscale="log", yscale="log", xlabel="inverse temperature η")
+ax.set(ylabel="TV distance QRE ↔ Nash (nashpy)")
+ax.set(title="The QRE tends to nashpy's Nash equilibrium as η grows")
 ax.legend()
 plt.show()
 
@@ -307,62 +201,19 @@ plt.show()
 # over $N\ge10^3$ is printed beside it as a sensitivity, not judged.
 
 # %%
-ranks, exact_err = [], []
-for (phi, th), eq in zip(games, eqs):
-    A, c = IG.inverse_system(phi, eq.mu, eq.nu, eta)
-    ranks.append(int(np.linalg.matrix_rank(A)))
-    exact_err.append(np.linalg.norm(np.linalg.lstsq(A, c, rcond=None)[0] - th))
-
-steps = [0.25, 1.0, 4.0]
-over = [
-    IG.random_matrix_game(m, n, run["d_over"], run.child_rng(20 + g)) for g in range(G)
-]
-shift_null, shift_rand, ranks_over, stall = [], [], [], []
-proj_err, full_err = np.zeros((G, len(Ns))), np.zeros((G, len(Ns)))
-for g, (phi, th) in enumerate(over):
-    eq = IG.qre(phi, th, eta)
-    A, _ = IG.inverse_system(phi, eq.mu, eq.nu, eta)
-    ranks_over.append(int(np.linalg.matrix_rank(A)))
-    moved = IG.null_shift_changes(phi, th, eta, steps, run.child_rng(30 + g))
-    shift_null, shift_rand = [*shift_null, *moved[0]], [*shift_rand, *moved[1]]
-    target = np.linalg.pinv(A) @ A @ th  # P θ*: the identified part
-    stall.append(np.linalg.norm(th - target))  # ‖(I − P)θ*‖: what is never learned
-    rngs = [run.child_rng(200 + 10 * g + j) for j in range(len(Ns))]
-    sweep = IG.play_sweep(phi, eq.mu, eq.nu, eta, Ns, rngs, reps=run["reps"])
-    proj_err[g], full_err[g] = sweep.median_error(target), sweep.median_error(th)
-slopes_proj = [IG.loglog_slope(Ns, e) for e in proj_err]
-late = Ns >= 1_000  # the N ≥ 10³ sizes of claim 2's cut: a sensitivity, not judged
-slopes_proj_late = [IG.loglog_slope(Ns[late], e[late]) for e in proj_err]
-print(
-    f"d = {d}: rank A = {ranks}; largest error from the exact policies "
-    f"{max(exact_err):.1e}"
+ident = inverse_games.identifiability_study(
+    games,
+    eqs,
+    m=m,
+    n=n,
+    d_over=run["d_over"],
+    eta=eta,
+    n_plays=Ns,
+    reps=run["reps"],
+    rng_for=run.child_rng,
 )
-print(
-    f"d = {run['d_over']}: rank A = {ranks_over}; largest equilibrium change along "
-    f"null(A) {max(shift_null):.1e}, smallest along random directions "
-    f"{min(shift_rand):.1e}"
-)
-print(
-    "slope of the median projection error: "
-    + ", ".join(f"{s:.3f}" for s in slopes_proj)
-)
-print(
-    "  over N >= 1,000 only (sensitivity, not judged): "
-    + ", ".join(f"{s:.3f}" for s in slopes_proj_late)
-)
-print(
-    f"median over games at N = {Ns[-1]:,}: ||theta_hat - theta*|| "
-    f"{np.median(full_err[:, -1]):.3f}, against its floor ||(I - P) theta*|| "
-    f"{np.median(stall):.3f} (per game: {', '.join(f'{v:.3f}' for v in stall)}); "
-    f"||theta_hat - P theta*|| {np.median(proj_err[:, -1]):.4f}"
-)
-shrink_proj = np.median(proj_err[:, 0] / proj_err[:, -1])
-shrink_full = np.median(full_err[:, 0] / full_err[:, -1])
-print(
-    f"reading: from N = {Ns[0]:,} to {Ns[-1]:,} the median error to P theta* shrinks "
-    f"{shrink_proj:.1f}-fold (an exact N^(-1/2) law: {np.sqrt(Ns[-1] / Ns[0]):.1f}), "
-    f"the error to theta* {shrink_full:.1f}-fold"
-)
+print("\n".join(ident.lines()))
+proj_err, full_err = ident.proj_err, ident.full_err
 
 # %% [markdown]
 # To see the set the paper calls the feasible set, a two-feature toy whose second
@@ -371,93 +222,41 @@ print(
 # then a slab around that line that narrows with $N$ but never closes.
 
 # %%
-rng_slab = run.child_rng(40)
-f1 = rng_slab.normal(size=(3, 3))
-phi_slab, theta_slab = np.stack([f1, f1 + 1.0], axis=-1), np.array([0.6, -0.8])
-eq_slab = IG.qre(phi_slab, theta_slab, eta)
-slab_sets = {}
-for N in (100, 1_000, 10_000):
-    cm, cn = IG.sample_play_counts(eq_slab.mu, eq_slab.nu, N, rng_slab)
-    slab_sets[N] = IG.confidence_set(phi_slab, cm, cn, eta, delta)
-v_row = np.array([1.0, 1.0]) / np.sqrt(2)  # null(A) = (1, −1)/√2: equal columns
-# the set on the line θ* + w·r (r = v_row): an interval of w, or None when it misses
-# θ*'s line
-slab_cut = {N: cs.line_interval(theta_slab, v_row) for N, cs in slab_sets.items()}
-slab_width = {N: (cut[1] - cut[0] if cut else 0.0) for N, cut in slab_cut.items()}
-null_push = max(np.abs(cs.A @ np.array([1.0, -1.0])).max() for cs in slab_sets.values())
-print(
-    "rank of A for the toy: "
-    + ", ".join(f"N={N}: {cs.rank}" for N, cs in slab_sets.items())
-)
-print(
-    "reading: the set's width across null(A) is "
-    + ", ".join(f"{w:.3f} at N={N:,}" for N, w in slab_width.items())
-    + f"; along null(A) the loss does not change (|A v| <= {null_push:.0e}), so the "
-    "set never closes in that direction"
-)
+slab = inverse_games.slab_study(eta, delta, run.child_rng(40))
+print("\n".join(slab.lines()))
 
 # %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(11, 4))
 ax = axes[0]
 along = np.linspace(-6, 6, 3)
 shades = [color_for("muted"), color_for("alt"), color_for("ours")]
-for (N, cut), col in zip(slab_cut.items(), shades):
+for (N, cut), col in zip(slab.cut.items(), shades):
     if cut is not None:  # the same interval on every line parallel to null(A)
         lo, hi = cut
-        ax.fill_between(
-            along, lo, hi, color=col, alpha=0.35, label=f"confidence set, N = {N:,}"
-        )
-ax.axhline(
-    0,
-    color=color_for("reference"),
-    ls="--",
-    lw=1.2,
-    label="θ* + null(A): the same equilibrium",
-)
+        label = f"confidence set, N = {N:,}"
+        ax.fill_between(along, lo, hi, color=col, alpha=0.35, label=label)
+style = dict(color=color_for("reference"), ls="--", lw=1.2)
+ax.axhline(0, **style, label="θ* + null(A): the same equilibrium")
 ax.plot(0, 0, "o", color=color_for("reference"), label="θ*")
-ax.set(
-    xlabel="along null(A): v·(θ − θ*)",
-    ylabel="across: r·(θ − θ*)",
-    title="Rank-deficient A: an endless slab",
-)
+ax.set(xlabel="along null(A): v·(θ − θ*)", ylabel="across: r·(θ − θ*)")
+ax.set(title="Rank-deficient A: an endless slab")
 ax.legend(fontsize=8, loc="upper right")
 ax = axes[1]
 for g in range(G):
-    ax.plot(
-        Ns,
-        proj_err[g],
-        marker="o",
-        ms=3,
-        color=color_for("ours"),
-        label="‖θ̂ − Pθ*‖ (identified part)" if g == 0 else None,
-    )
-    ax.plot(
-        Ns,
-        full_err[g],
-        marker="s",
-        ms=3,
-        color=color_for("baseline"),
-        label="‖θ̂ − θ*‖" if g == 0 else None,
-    )
-ax.plot(
-    Ns,
-    proj_err[:, 0].max() * (Ns / Ns[0]) ** -0.5,
-    color=color_for("reference"),
-    ls="--",
-    lw=1.2,
-    label=r"$\propto N^{-1/2}$",
-)
-ax.set(
-    xscale="log",
-    yscale="log",
-    xlabel="plays observed N",
-    ylabel="median error",
-    title=f"d = {run['d_over']} > m + n − 2: only Pθ* is learned",
-)
+    label = "‖θ̂ − Pθ*‖ (identified part)" if g == 0 else None
+    ax.plot(Ns, proj_err[g], marker="o", ms=3, color=color_for("ours"), label=label)
+    label = "‖θ̂ − θ*‖" if g == 0 else None
+    ax.plot(Ns, full_err[g], marker="s", ms=3, color=color_for("baseline"), label=label)
+guide = proj_err[:, 0].max() * (Ns / Ns[0]) ** -0.5
+style = dict(color=color_for("reference"), ls="--", lw=1.2, label=r"$\propto N^{-1/2}$")
+ax.plot(Ns, guide, **style)
+ax.set(xscale="log", yscale="log", xlabel="plays observed N", ylabel="median error")
+ax.set(title=f"d = {run['d_over']} > m + n − 2: only Pθ* is learned")
 ax.legend(fontsize=8)
 plt.show()
 
 # %%
+SLOPE1 = "slope of projection error"
 ledger.check(
     1,
     "identified iff rank A(μ*, ν*) = d; else θ* + null(A) all give the same play, "
@@ -467,18 +266,18 @@ ledger.check(
     source="secondary summary",
     evidence="simulation",
     measured={
-        "rank A (d = 6)": ranks,
-        "max error from exact policies": max(exact_err),
-        "max change along null(A)": max(shift_null),
-        "min change, random directions": min(shift_rand),
-        "slope of projection error": slopes_proj,
-        "slope of projection error, N ≥ 10³ (not judged)": slopes_proj_late,
+        "rank A (d = 6)": ident.ranks,
+        "max error from exact policies": max(ident.exact_err),
+        "max change along null(A)": max(ident.shift_null),
+        "min change, random directions": min(ident.shift_rand),
+        SLOPE1: ident.slopes,
+        f"{SLOPE1}, N ≥ 10³ (not judged)": ident.slopes_late,
     },
     criterion=all_of(
         at_most("max error from exact policies", 1e-8),
         at_most("max change along null(A)", 1e-8),
         at_least("min change, random directions", 1e-3),
-        within("slope of projection error", -0.6, -0.4),
+        within(SLOPE1, -0.6, -0.4),
     ),
     note="exact recovery and the null-space moves are the derivation, checked "
     "numerically; the learned row-space part is a simulation (its slope over "
@@ -527,131 +326,51 @@ ledger.check(
 
 # %%
 N_rate, N_FROM = np.array(run["N_rate"]), 1_000  # N_FROM: where the rate is judged
-asym = N_rate >= N_FROM
-sweeps = [
-    IG.play_sweep(
-        phi,
-        eq.mu,
-        eq.nu,
-        eta,
-        N_rate,
-        [run.child_rng(1_000 + 100 * g + j) for j in range(len(N_rate))],
-        reps=run["reps"],
-        delta=delta,
-        diameter_reps=run["diam_reps"],
-    )
-    for g, ((phi, _), eq) in enumerate(zip(games, eqs))
-]
-errs = np.array([sw.errors(th) for sw, (_, th) in zip(sweeps, games)])
-ls_err, ls_q = np.median(errs, 2), np.quantile(errs, [0.25, 0.75], axis=2)
-diam = np.array([sw.diameter for sw in sweeps])
-slopes_err = [IG.loglog_slope(N_rate[asym], e[asym]) for e in ls_err]
-slopes_all = [IG.loglog_slope(N_rate, e) for e in ls_err]
-slopes_diam = [IG.loglog_slope(N_rate[asym], e[asym]) for e in diam]
-slope_se = [
-    IG.bootstrap_slope_se(e[asym], N_rate[asym], run.child_rng(3_000 + g))
-    for g, e in enumerate(errs)
-]
-slope_margin = [min(v + 0.6, -0.4 - v) for v in slopes_err]
-g_bind = int(np.argmin(slope_margin))
-root_err = ls_err * np.sqrt(N_rate)
-i_from, i_5 = int(np.argmax(asym)), int(np.flatnonzero(N_rate == 100_000)[0])
-drift = root_err[:, i_5] / root_err[:, i_from]  # √N·error, 10⁵ over 10³
-drift_end = root_err[:, -1] / root_err[:, i_from]  # to the largest N (full: 10⁶)
-print(f"N: {', '.join(f'{N:,}' for N in N_rate)}")
-print(
-    "median error x sqrt(N) (rows: games):\n"
-    + np.array2string(root_err, precision=1, suppress_small=True)
+rate = inverse_games.rate_study(
+    games,
+    eqs,
+    eta=eta,
+    delta=delta,
+    n_plays=N_rate,
+    n_from=N_FROM,
+    reps=run["reps"],
+    diameter_reps=run["diam_reps"],
+    rng_for=run.child_rng,
 )
-print(
-    f"slope of the median error over N >= {N_FROM:,}: "
-    + ", ".join(f"{s:.3f}" for s in slopes_err)
-)
-print(
-    "  over the whole grid (not judged): " + ", ".join(f"{s:.3f}" for s in slopes_all)
-)
-print(
-    "  bootstrap SE of each slope over N >= 1,000 (data sets resampled, not judged): "
-    + ", ".join(f"{v:.3f}" for v in slope_se)
-)
-print(
-    f"binding margin: game {g_bind + 1}, slope {slopes_err[g_bind]:.3f}, "
-    f"{slope_margin[g_bind]:.3f} inside the window = "
-    f"{slope_margin[g_bind] / slope_se[g_bind]:.1f} bootstrap SE of its slope"
-)
-print(
-    f"sqrt(N) x error at N = 100,000 over N = {N_FROM:,}: "
-    + ", ".join(f"game {g + 1}: x{v:.2f}" for g, v in enumerate(drift))
-    + (
-        ""
-        if N_rate[-1] == 100_000
-        else f"; at N = {N_rate[-1]:,}: " + ", ".join(f"x{v:.2f}" for v in drift_end)
-    )
-)
-print(
-    f"slope of the median diameter over N >= {N_FROM:,}: "
-    + ", ".join(f"{s:.3f}" for s in slopes_diam)
-)
-print(
-    "diameter x sqrt(N) (rows: games):\n"
-    + np.array2string(diam * np.sqrt(N_rate), precision=1, suppress_small=True)
-)
+print("\n".join(rate.lines()))
+ls_err, diam, asym = rate.median, rate.diameter, rate.asymptotic
 
 # %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 3, figsize=(14, 4))
+ls_q, root_err = rate.quartiles, rate.root_error
 for g in range(G):
-    axes[0].fill_between(
-        N_rate, ls_q[0, g], ls_q[1, g], color=color_for("ours"), alpha=0.08
-    )
+    band = dict(color=color_for("ours"), alpha=0.08)
+    axes[0].fill_between(N_rate, ls_q[0, g], ls_q[1, g], **band)
     for ax, y in ((axes[0], ls_err[g]), (axes[1], root_err[g])):
-        ax.plot(
-            N_rate,
-            y,
-            marker="o",
-            ms=3,
-            color=color_for("ours"),
-            label="least squares, one line per game" if g == 0 else None,
-        )
-    axes[2].plot(
-        N_rate,
-        diam[g],
-        marker="o",
-        ms=3,
-        color=color_for("alt"),
-        label="confidence-set diameter" if g == 0 else None,
-    )
+        label = "least squares, one line per game" if g == 0 else None
+        ax.plot(N_rate, y, marker="o", ms=3, color=color_for("ours"), label=label)
+    label = "confidence-set diameter" if g == 0 else None
+    axes[2].plot(N_rate, diam[g], marker="o", ms=3, color=color_for("alt"), label=label)
 for ax, y in ((axes[0], ls_err), (axes[2], diam)):
     y0 = y[:, np.argmax(asym)].max()
+    style = dict(color=color_for("reference"), ls="--", lw=1.2)
     ax.plot(
-        N_rate,
-        y0 * (N_rate / N_FROM) ** -0.5,
-        color=color_for("reference"),
-        ls="--",
-        lw=1.2,
-        label=r"$\propto N^{-1/2}$",
+        N_rate, y0 * (N_rate / N_FROM) ** -0.5, **style, label=r"$\propto N^{-1/2}$"
     )
 for ax in axes:
-    ax.axvspan(
-        N_rate[0],
-        N_FROM,
-        color=color_for("muted"),
-        alpha=0.15,
-        lw=0,
-        label="not judged",
-    )
+    style = dict(color=color_for("muted"), alpha=0.15, lw=0, label="not judged")
+    ax.axvspan(N_rate[0], N_FROM, **style)
     ax.set(xscale="log", yscale="log", xlabel="plays observed N")
     ax.legend(fontsize=8)
-axes[0].set(
-    ylabel="‖θ̂ − θ*‖ (median, IQR band)",
-    title=f"LS error (slope judged at N ≥ {N_FROM:,})",
-)
+title = f"LS error (slope judged at N ≥ {N_FROM:,})"
+axes[0].set(ylabel="‖θ̂ − θ*‖ (median, IQR band)", title=title)
 axes[1].set(ylabel="√N · median error", title="√N · error (flat under N^(-1/2))")
-axes[2].set(
-    ylabel="diameter of Θ̂ (median)", title="Diameter (κ_N ∝ 1/N by construction)"
-)
+title = "Diameter (κ_N ∝ 1/N by construction)"
+axes[2].set(ylabel="diameter of Θ̂ (median)", title=title)
 plt.show()
 
 # %%
+SLOPE2 = "error slope, N ≥ 10³"
 ledger.check(
     2,
     "LS error shrinks like N^(-1/2) (slope over N ≥ 10³)",
@@ -659,31 +378,34 @@ ledger.check(
     "window the research brief's",
     source="abstract",
     measured={
-        "error slope, N ≥ 10³": slopes_err,
-        "error slope, whole grid": slopes_all,
-        "bootstrap SE of error slope, N ≥ 10³": slope_se,
-        "√N·error, N = 10⁵ / N = 10³": drift,
+        SLOPE2: rate.slopes,
+        "error slope, whole grid": rate.slopes_all,
+        "bootstrap SE of error slope, N ≥ 10³": rate.slope_se,
+        "√N·error, N = 10⁵ / N = 10³": rate.drift(100_000),
     },
-    criterion=within("error slope, N ≥ 10³", -0.6, -0.4),
+    criterion=within(SLOPE2, -0.6, -0.4),
 )
+
+# %%
 ledger.sanity(
     "2s",
     "the confidence set's diameter shrinks like N^(-1/2) (slope over N ≥ 10³)",
     why="its radius is the delta-method quantile, built to scale like N^(-1/2) once "
     "the plug-in settles",
-    measured={"diameter slope, N ≥ 10³": slopes_diam},
+    measured={"diameter slope, N ≥ 10³": rate.slopes_diameter},
     criterion=within("diameter slope, N ≥ 10³", -0.6, -0.4),
 )
 
 # %%
-lo_s, hi_s = min(slopes_err), max(slopes_err)
+slopes_err, slopes_all, drift = rate.slopes, rate.slopes_all, rate.drift(100_000)
+g_bind, margin = rate.binding, rate.margin[rate.binding]
 g_up, g_dn = int(np.argmax(drift)), int(np.argmin(drift))
 print(
-    f"reading: over N >= {N_FROM:,} the error slopes lie between {lo_s:.3f} and "
-    f"{hi_s:.3f}, {sum(-0.6 <= v <= -0.4 for v in slopes_err)} of {G} in the window; "
-    f"the binding one (game {g_bind + 1}) is "
-    f"{abs(slope_margin[g_bind]) / slope_se[g_bind]:.1f} bootstrap SE "
-    f"{'inside' if slope_margin[g_bind] >= 0 else 'outside'} it; from "
+    f"reading: over N >= {N_FROM:,} the error slopes lie between {min(slopes_err):.3f} "
+    f"and {max(slopes_err):.3f}, {sum(-0.6 <= v <= -0.4 for v in slopes_err)} of {G} "
+    f"in the window; the binding one (game {g_bind + 1}) is "
+    f"{abs(margin) / rate.slope_se[g_bind]:.1f} bootstrap SE "
+    f"{'inside' if margin >= 0 else 'outside'} it; from "
     f"N = {N_FROM:,} to 100,000 sqrt(N) x error moves by x{drift[g_dn]:.2f} "
     f"(game {g_dn + 1}) to x{drift[g_up]:.2f} (game {g_up + 1}); over the whole "
     f"grid {sum(-0.6 <= v <= -0.4 for v in slopes_all)} of {G} slopes are in the "
@@ -708,29 +430,18 @@ print(
 # calibration of the paper's confidence set, not the paper's own radius.
 
 # %%
-seeds = [run.child_rng(10_000 + i) for i in range(run["cover_seeds"])]
-covered = IG.coverage_sweep(m, n, d, eta, Ns, delta, seeds)
-coverage = {f"N={N:,}": float(c) for N, c in zip(Ns, covered.mean(0))}
-se = np.sqrt(delta * (1 - delta) / run["cover_seeds"])
-print(
-    "coverage over "
-    + f"{run['cover_seeds']} seeds: "
-    + ", ".join(f"{k}: {v:.3f}" for k, v in coverage.items())
-    + f" (target {1 - delta})"
+cover = inverse_games.coverage_study(
+    m=m,
+    n=n,
+    d=d,
+    eta=eta,
+    delta=delta,
+    n_plays=Ns,
+    seeds=run["cover_seeds"],
+    rng_for=run.child_rng,
 )
-print(
-    f"binomial standard error of a coverage of {1 - delta} at {run['cover_seeds']} "
-    f"seeds: {se:.4f}; the 0.03 slack is {0.03 / se:.1f} of them"
-)
-
-phi_e, theta_e = IG.random_matrix_game(3, 3, 2, run.child_rng(50))
-eq_e = IG.qre(phi_e, theta_e, eta)
-ellipses = {}
-for N in Ns:
-    cm, cn = IG.sample_play_counts(
-        eq_e.mu, eq_e.nu, int(N), run.child_rng(51 + int(np.log10(N)))
-    )
-    ellipses[int(N)] = IG.confidence_set(phi_e, cm, cn, eta, delta)
+print("\n".join(cover.lines()))
+coverage, se, ellipses, theta_e = cover.coverage, cover.se, cover.ellipses, cover.theta
 
 # %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(11, 4))
@@ -741,36 +452,20 @@ for (N, cs), col in zip(ellipses.items(), palette):
     ax.plot(b[:, 0], b[:, 1], color=col, label=f"N = {N:,}")
     ax.plot(*(np.sqrt(N) * (cs.theta_hat - theta_e)), ".", color=col)
 ax.plot(0, 0, "*", ms=12, color=color_for("reference"), label="θ*")
-ax.set(
-    xlabel="√N (θ₁ − θ₁*)",
-    ylabel="√N (θ₂ − θ₂*)",
-    title="Confidence sets (d = 2), magnified by √N",
-)
+ax.set(xlabel="√N (θ₁ − θ₁*)", ylabel="√N (θ₂ − θ₂*)")
+ax.set(title="Confidence sets (d = 2), magnified by √N")
 ax.legend(fontsize=8)
 ax = axes[1]
-ax.fill_between(
-    Ns,
-    1 - delta - 2 * se,
-    1 - delta + 2 * se,
-    color=color_for("muted"),
-    alpha=0.25,
-    label="1 − δ ± 2 binomial SE",
-)
-ax.axhline(
-    1 - delta - 0.03,
-    color=color_for("baseline"),
-    ls=":",
-    label="criterion 1 − δ − 0.03",
-)
+style = dict(color=color_for("muted"), alpha=0.25, label="1 − δ ± 2 binomial SE")
+ax.fill_between(Ns, 1 - delta - 2 * se, 1 - delta + 2 * se, **style)
+style = dict(color=color_for("baseline"), ls=":", label="criterion 1 − δ − 0.03")
+ax.axhline(1 - delta - 0.03, **style)
 ax.axhline(1 - delta, color=color_for("reference"), ls="--", lw=1.2, label="1 − δ")
-ax.plot(Ns, covered.mean(0), marker="o", color=color_for("ours"), label="coverage")
-ax.set(
-    xscale="log",
-    ylim=(0.8, 1.0),
-    xlabel="plays observed N",
-    ylabel=f"share of {run['cover_seeds']} seeds covered",
-    title="Coverage of the true θ",
-)
+share = cover.covered.mean(0)
+ax.plot(Ns, share, marker="o", color=color_for("ours"), label="coverage")
+ax.set(xscale="log", ylim=(0.8, 1.0), xlabel="plays observed N")
+ax.set(ylabel=f"share of {run['cover_seeds']} seeds covered")
+ax.set(title="Coverage of the true θ")
 ax.legend(fontsize=8, loc="lower right")
 plt.show()
 
@@ -841,74 +536,11 @@ print(
 # $\hat P_1$ and $\hat V_2$, which adding can hardly reduce.
 
 # %%
-mk, H = run["markov"], run["markov"]["H"]
-mk_err, mk_oracle = np.zeros((G, H, len(Ns))), np.zeros((G, H))
-for g in range(G):
-    mg = IG.random_markov_game(
-        mk["S"], mk["A"], mk["B"], H, mk["d"], eta, run.child_rng(600 + g)
-    )
-    rngs = [run.child_rng(700 + 10 * g + j) for j in range(len(Ns))]
-    sweep = IG.markov_sweep(mg, Ns, rngs, reps=run["markov_reps"])
-    mk_err[g], mk_oracle[g] = sweep.median_error(), sweep.median_oracle()
-slopes_mk = {
-    f"step {h + 1}": [IG.loglog_slope(Ns, mk_err[g, h]) for g in range(G)]
-    for h in range(H)
-}
-slopes_mk_late = {  # sensitivity: the N ≥ 10³ sizes only, not judged
-    f"step {h + 1}, game {g + 1}": IG.loglog_slope(Ns[late], mk_err[g, h][late])
-    for h in range(H)
-    for g in range(G)
-}
-ratio_1H = float(np.exp(np.mean(np.log(mk_err[:, 0, -1] / mk_err[:, -1, -1]))))
-for h, s in slopes_mk.items():
-    print(
-        f"{h}: slopes "
-        + ", ".join(f"{v:.3f}" for v in s)
-        + f"; median error at N={Ns[-1]:,}: "
-        + f"{np.median(mk_err[:, int(h[5:]) - 1, -1]):.4f}"
-    )
-carried = float(np.exp(np.mean(np.log(mk_err[:, 0, -1] / mk_oracle[:, 0]))))
-print(
-    "slopes over N >= 1,000 only (sensitivity, not judged): "
-    f"{min(slopes_mk_late.values()):.3f} to {max(slopes_mk_late.values()):.3f}"
-)
-# 4b, paired over games: one log ratio per game, k from Student's t with G − 1 df
-k_games = float(student_t.ppf(0.975, G - 1))
-log_1H = np.log(mk_err[:, 0, -1] / mk_err[:, -1, -1])
-log_carried = np.log(mk_err[:, 0, -1] / mk_oracle[:, 0])
-
-
-def paired_text(x):
-    m_, se_ = x.mean(), x.std(ddof=1) / np.sqrt(x.size)
-    return f"mean {m_:+.3f}, SE {se_:.3f}, interval [{m_ - k_games * se_:+.3f}, " + (
-        f"{m_ + k_games * se_:+.3f}]"
-    )
-
-
-print(
-    f"error(h=1) / error(h=H) at N={Ns[-1]:,}: "
-    + ", ".join(f"{v:.2f}" for v in mk_err[:, 0, -1] / mk_err[:, -1, -1])
-    + f" (geometric mean {ratio_1H:.2f})"
-)
-print(
-    "step-1 error with estimated / with the true continuation (P, V_2) at "
-    f"N={Ns[-1]:,}: "
-    + ", ".join(f"{v:.3f}" for v in mk_err[:, 0, -1] / mk_oracle[:, 0])
-    + f" (geometric mean {carried:.3f})"
-)
-print(
-    f"paired over {G} games (k = t quantile(0.975, {G - 1} df) = {k_games:.2f}):\n"
-    f"  log(error h=1 / error h={H}): {paired_text(log_1H)}\n"
-    f"  log(step 1 estimated / true continuation): {paired_text(log_carried)}"
-)
-half_1H = k_games * log_1H.std(ddof=1) / np.sqrt(G)
-print(
-    f"reading: carrying the estimated continuation back adds "
-    f"{100 * (carried - 1):.1f} % to step 1's error (geometric mean); step 1's error "
-    f"is {100 * (ratio_1H - 1):+.1f} % against step {H}'s, and the interval of its "
-    f"log ratio over games {'excludes' if abs(log_1H.mean()) > half_1H else 'contains'}"
-    " 0"
-)
+H = run["markov"]["H"]
+MARKOV_RUN = dict(games=G, eta=eta, n_plays=Ns, reps=run["markov_reps"])
+markov = inverse_games.markov_study(run["markov"], **MARKOV_RUN, rng_for=run.child_rng)
+print("\n".join(markov.lines()))
+mk_err, mk_oracle, slopes_mk = markov.errors, markov.oracle, markov.slopes
 
 # %% tags=["hide-input"]
 fig, (ax, ax2) = plt.subplots(1, 2, figsize=(11, 4), width_ratios=[1.4, 1])
@@ -918,49 +550,25 @@ for h in range(H):
     ax.plot(Ns, med, marker="o", color=step_colors[h % 5], label=f"step h = {h + 1}")
     for g in range(G):
         ax.plot(Ns, mk_err[g, h], color=step_colors[h % 5], lw=0.6, alpha=0.35)
-ax.plot(
-    Ns,
-    mk_err[:, :, 0].max() * (Ns / Ns[0]) ** -0.5,
-    color=color_for("reference"),
-    ls="--",
-    lw=1.2,
-    label=r"$\propto N^{-1/2}$",
-)
-ax.set(
-    xscale="log",
-    yscale="log",
-    xlabel="plays observed per (h, s), N",
-    ylabel="reward RMS error (median)",
-    title="Markov game: the reward error of every step",
-)
+guide = mk_err[:, :, 0].max() * (Ns / Ns[0]) ** -0.5
+style = dict(color=color_for("reference"), ls="--", lw=1.2, label=r"$\propto N^{-1/2}$")
+ax.plot(Ns, guide, **style)
+ax.set(xscale="log", yscale="log", xlabel="plays observed per (h, s), N")
+ax.set(ylabel="reward RMS error (median)")
+ax.set(title="Markov game: the reward error of every step")
 ax.legend(fontsize=8)
 xg = np.arange(G)
-ax2.plot(
-    xg - 0.1,
-    mk_err[:, 0, -1] / mk_err[:, -1, -1],
-    "o",
-    color=color_for("ours"),
-    label=f"error h = 1 / error h = {H}",
-)
-ax2.plot(
-    xg + 0.1,
-    mk_err[:, 0, -1] / mk_oracle[:, 0],
-    "s",
-    color=color_for("alt"),
-    label="step 1: estimated / true continuation",
-)
+by_step = mk_err[:, 0, -1] / mk_err[:, -1, -1]
+style = dict(color=color_for("ours"), label=f"error h = 1 / error h = {H}")
+ax2.plot(xg - 0.1, by_step, "o", **style)
+by_continuation = mk_err[:, 0, -1] / mk_oracle[:, 0]
+style = dict(color=color_for("alt"), label="step 1: estimated / true continuation")
+ax2.plot(xg + 0.1, by_continuation, "s", **style)
 ax2.axhline(1, color=color_for("reference"), ls="--", lw=1.2)
-top = max(
-    (mk_err[:, 0, -1] / mk_err[:, -1, -1]).max(),
-    (mk_err[:, 0, -1] / mk_oracle[:, 0]).max(),
-)
-ax2.set(
-    xticks=xg,
-    xticklabels=[f"game {g + 1}" for g in xg],
-    ylim=(None, 1.3 * top),
-    ylabel=f"error ratio at N = {Ns[-1]:,}",
-    title="Is step 1 worse than the last step?",
-)
+top = max(by_step.max(), by_continuation.max())
+ax2.set(xticks=xg, xticklabels=[f"game {g + 1}" for g in xg], ylim=(None, 1.3 * top))
+ax2.set(ylabel=f"error ratio at N = {Ns[-1]:,}")
+ax2.set(title="Is step 1 worse than the last step?")
 ax2.legend(fontsize=8, loc="upper left")
 plt.show()
 
@@ -973,11 +581,14 @@ ledger.check(
     source="abstract",
     measured={
         **{f"slope, {k}": v for k, v in slopes_mk.items()},
-        "slope over N ≥ 10³ (not judged)": slopes_mk_late,
+        "slope over N ≥ 10³ (not judged)": markov.slopes_late,
     },
     criterion=within([f"slope, {k}" for k in slopes_mk], -0.6, -0.4),
     show=[f"slope, {k}" for k in slopes_mk],
 )
+
+# %%
+RATIO4B = "log error ratio h=1 / h=H, per game"
 ledger.ours(
     "4b",
     "Markov game (diagnostic): step 1's error exceeds step H's, paired over games",
@@ -986,14 +597,12 @@ ledger.ours(
     "conditioning (the stage games differ), so step 1's estimated / true "
     "continuation ratio, paired the same way, is shown beside it",
     measured={
-        "log error ratio h=1 / h=H, per game": log_1H,
-        "log step-1 estimated / true continuation, per game": log_carried,
-        "error ratio h=1 / h=H (geometric mean)": ratio_1H,
-        "step 1, estimated / true continuation (geometric mean)": carried,
+        RATIO4B: markov.log_1H,
+        "log step-1 estimated / true continuation, per game": markov.log_carried,
+        "error ratio h=1 / h=H (geometric mean)": markov.ratio_1H,
+        "step 1, estimated / true continuation (geometric mean)": markov.carried,
     },
-    criterion=paired_gain(
-        "log error ratio h=1 / h=H, per game", 0.0, k="t", min_seeds=3
-    ),
+    criterion=paired_gain(RATIO4B, 0.0, k="t", min_seeds=3),
 )
 
 # %% [markdown]
@@ -1027,100 +636,48 @@ ledger.ours(
 # expectation is not a claim of the paper and does not enter the verdict.
 
 # %%
-mle_err, lsm_err = np.zeros((G, len(Ns))), np.zeros((G, len(Ns)))
-mle_bad = np.zeros((G, len(Ns)), dtype=int)  # fits BFGS did not report converged
-mle_err_ok = np.zeros((G, len(Ns)))  # median over the converged fits only
-for g in range(G):
-    phi, th = IG.random_matrix_game(m, n, run["d_mle"], run.child_rng(500 + g))
-    eq = IG.qre(phi, th, eta)
-    rngs = [run.child_rng(510 + 10 * g + j) for j in range(len(Ns))]
-    sweep = IG.play_sweep(
-        phi, eq.mu, eq.nu, eta, Ns, rngs, reps=run["mle_reps"], mle=True
-    )
-    lsm_err[g] = sweep.median_error(th)
-    mle_err[g] = sweep.median_error(th, estimator="mle")
-    e_mle, ok = sweep.errors(th, estimator="mle"), sweep.mle_converged
-    mle_bad[g] = (~ok).sum(1)
-    mle_err_ok[g] = [np.median(e[o]) if o.any() else np.nan for e, o in zip(e_mle, ok)]
-slopes_mle = [IG.loglog_slope(Ns, e) for e in mle_err]
-slopes_mle_late = [IG.loglog_slope(Ns[late], e[late]) for e in mle_err]
-n_fits = G * len(Ns) * run["mle_reps"]
-shift_ok = float(np.nanmax(np.abs(mle_err_ok / mle_err - 1)))
-ratio_mle = float(np.exp(np.mean(np.log(mle_err[:, -1] / lsm_err[:, -1]))))
-print("slope of the median MLE error: " + ", ".join(f"{s:.3f}" for s in slopes_mle))
-print(
-    "  over N >= 1,000 only (sensitivity, not judged): "
-    + ", ".join(f"{s:.3f}" for s in slopes_mle_late)
-)
-print(
-    f"MLE / LS median error at N={Ns[-1]:,}: "
-    + ", ".join(f"{v:.3f}" for v in mle_err[:, -1] / lsm_err[:, -1])
-    + f" (geometric mean {ratio_mle:.3f})"
-)
-print(
-    f"MLE fits not reported converged: {int(mle_bad.sum())} of {n_fits} ("
-    + ", ".join(f"N={N:,}: {b}" for N, b in zip(Ns, mle_bad.sum(0)))
-    + "); the medians keep them (their last BFGS iterate); over the converged fits "
-    f"alone the median errors would change by at most {100 * shift_ok:.2f} %"
-)
+MLE_RUN = dict(m=m, n=n, d=run["d_mle"], games=G, eta=eta, n_plays=Ns)
+mle = inverse_games.mle_study(**MLE_RUN, reps=run["mle_reps"], rng_for=run.child_rng)
+print("\n".join(mle.lines()))
+mle_err, lsm_err, slopes_mle, ratio_mle = mle.mle, mle.ls, mle.slopes, mle.ratio
 
 # %% tags=["hide-input"]
 fig, ax = plt.subplots(figsize=(6.4, 4))
 for g in range(G):
-    ax.plot(
-        Ns,
-        lsm_err[g],
-        marker="o",
-        ms=3,
-        color=color_for("least squares"),
-        label="least squares" if g == 0 else None,
-    )
-    ax.plot(
-        Ns,
-        mle_err[g],
-        marker="s",
-        ms=3,
-        ls=":",
-        color=color_for("MLE"),
-        label="MLE" if g == 0 else None,
-    )
-ax.plot(
-    Ns,
-    lsm_err[:, 0].max() * (Ns / Ns[0]) ** -0.5,
-    color=color_for("reference"),
-    ls="--",
-    lw=1.2,
-    label=r"$\propto N^{-1/2}$",
-)
-ax.set(
-    xscale="log",
-    yscale="log",
-    xlabel="plays observed N",
-    ylabel="‖θ̂ − θ*‖ (median)",
-    title=f"MLE and least squares, d = {run['d_mle']} (over-identified)",
-)
+    label = "least squares" if g == 0 else None
+    style = dict(marker="o", ms=3, color=color_for("least squares"), label=label)
+    ax.plot(Ns, lsm_err[g], **style)
+    style = dict(marker="s", ms=3, ls=":", color=color_for("MLE"))
+    ax.plot(Ns, mle_err[g], **style, label="MLE" if g == 0 else None)
+guide = lsm_err[:, 0].max() * (Ns / Ns[0]) ** -0.5
+style = dict(color=color_for("reference"), ls="--", lw=1.2, label=r"$\propto N^{-1/2}$")
+ax.plot(Ns, guide, **style)
+ax.set(xscale="log", yscale="log", xlabel="plays observed N")
+ax.set(ylabel="‖θ̂ − θ*‖ (median)")
+ax.set(title=f"MLE and least squares, d = {run['d_mle']} (over-identified)")
 ax.legend(fontsize=8)
 plt.show()
 
 # %%
+SLOPE5, LATE5 = "MLE error slope", "MLE error slope, N ≥ 10³ (not judged)"
 ledger.check(
     5,
     "an MLE can replace least squares and keeps the N^(-1/2) rate",
     paper="adaptable to other methods such as MLE (abstract)",
     source="abstract",
     measured={
-        "MLE error slope": slopes_mle,
+        SLOPE5: slopes_mle,
         "MLE / LS error at largest N": ratio_mle,
-        "MLE error slope, N ≥ 10³ (not judged)": slopes_mle_late,
-        "MLE fits not converged": int(mle_bad.sum()),
+        LATE5: mle.slopes_late,
+        "MLE fits not converged": int(mle.not_converged.sum()),
     },
-    criterion=within("MLE error slope", -0.6, -0.4),
+    criterion=within(SLOPE5, -0.6, -0.4),
     note=f"MLE/LS error ratio {ratio_mle:.2f} at N = {Ns[-1]:,}; our expectation ≤ 1.2 "
     f"({'met' if ratio_mle <= 1.2 else 'not met'}), not a claim of the paper",
     tolerance={
-        "MLE error slope": tol(abs=1e-06),
+        SLOPE5: tol(abs=1e-06),
         "MLE / LS error at largest N": tol(abs=1e-06),
-        "MLE error slope, N ≥ 10³ (not judged)": tol(abs=2e-06),
+        LATE5: tol(abs=2e-06),
     },
 )
 
@@ -1141,31 +698,17 @@ print(
 ledger.show()
 
 # %% tags=["nbval-ignore-output"]
-print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.device}")
+print(run.time_line())
 
 # %% [markdown]
-# **Stability over seeds.** The seeds column comes from the committed record of the quick
-# scale on seeds 0–4 (`data/stability/13_inverse_games.json`); a claim changed since it
-# was made reads "stale record". The lines below are generated from that record: each
-# claim's verdict and margin by seed, then the claims whose verdict flips.
+# **Reading the verdicts.** The sentences below are generated from this run's ledger and
+# from the committed records (quick scale): the stability record of seeds 0–4
+# (`data/stability/13_inverse_games.json`; the *seeds* column above gives each claim's
+# verdicts and margins over the seeds; a claim changed since it was made is named) and the
+# numerics record (verdicts that move under other kernels and thread counts).
 
 # %%
-record = ledger.stability()
-for claim in ledger.claims:
-    st = record.current(claim) if record is not None else None
-    if st is None:
-        known = record is not None and record.claim(claim.id) is not None
-        print(f"claim {claim.id}: {'stale record' if known else 'not in the record'}")
-        continue
-    print(
-        f"claim {st.id}: "
-        + ", ".join(
-            f"seed {k}: {v} ({fmt_margin(st.margins[k])})"
-            for k, v in st.verdicts.items()
-        )
-    )
-stability_line = unstable_sentence(ledger, record)
-print(stability_line or "No claim the record still describes flips between its seeds.")
+print("\n".join(reading_lines(ledger)))
 
 # %% [markdown]
 # ## Deviations from the paper
@@ -1247,7 +790,13 @@ print(stability_line or "No claim the record still describes flips between its s
 #     `coverage_sweep`, `markov_sweep`, `bootstrap_slope_se`, and the slab's cut
 #     `ConfidenceSet.line_interval`, unit-tested); claims 1, 3, 4a, 4b and 5 draw the
 #     same data sets as before. Sentences that read a result are printed from the
-#     computed values, the stability lines from the record.
+#     computed values, the stability lines from the record. Later (issue 37) the
+#     studies themselves moved too (`peer_check`, `identifiability_study`,
+#     `slab_study`, `rate_study`, `coverage_study`, `markov_study`, `mle_study`, with
+#     the lines they print; unit-tested, the same streams), the module became a package
+#     (`equilibrium`, `inverse`, `markov`, `protocol`, `studies`, `extensions`), and the
+#     per-seed stability lines gave way to the book's reading lines (the *seeds* column
+#     of the verdict table holds the same record). No number changed.
 # - **No paper text.** Only the abstract (ICML and arXiv versions), the opening of the
 #   extended version and secondary summaries could be read; Section 3.2 (the algorithm)
 #   and the theorems could not. Our algorithm is rebuilt from the abstract and the QRE
@@ -1293,8 +842,8 @@ print(stability_line or "No claim the record still describes flips between its s
 # ## Run it at full scale
 #
 # ```bash
-# .venv/bin/python -m repbook run 13 --scale full
-# # or, directly with papermill:
+# .venv/bin/python -m repbook full 13   # runs it and records it in data/full_runs/
+# # or, directly with papermill (not recorded):
 # jupytext --to ipynb -o - notebooks/13_inverse_games.py \
 #   | papermill - out.ipynb -p scale full -k python3
 # ```
@@ -1302,43 +851,26 @@ print(stability_line or "No claim the record still describes flips between its s
 # MLE), $N$ up to $10^6$ with 1,000 data sets per size (claim 2 on a half-decade grid,
 # seven sizes from $10^3$), 1,000 coverage seeds, and a Markov game with 10 states and
 # horizon 5. No GPU needed. `repbook full 13` records the run in
-# `data/full_runs/13_inverse_games.json`; the line below is generated from that record
-# (when and how long it ran, and each check's verdict and margin there).
+# `data/full_runs/13_inverse_games.json`; the lines below are generated from that record
+# (when and how long it ran, each check's verdict and margin there, the checks whose
+# verdict differs from this run's and, for a rate, the games outside its window).
 
 # %%
-full_path = repo_root() / "data" / "full_runs" / f"{ledger.chapter}.json"
-if full_path.is_file():
-    full, prov = read_record(full_path)
-    same = [(c.id, c.statement) for c in full.claims] == [
-        (c.id, c.statement) for c in ledger.claims
-    ]
-    print(
-        f"Full scale, recorded {prov.get('finished', '?')[:10]} in "
-        f"{prov.get('seconds', float('nan')):.0f} s on {prov.get('device', '?')}"
-        + ("" if same else " (stale: the checks changed since)")
-        + ": "
-        + "; ".join(
-            f"{c.id} {c.verdict_word()} ({c.margin_text()})" for c in full.claims
-        )
-        + "."
-    )
-    quick_by_id = {c.id: c for c in ledger.claims}
-    for c in full.claims if same else []:
-        q = quick_by_id[c.id]
-        if c.verdict != q.verdict:
-            print(
-                f"  claim {c.id}: {q.verdict_word()} at quick scale, "
-                f"{c.verdict_word()} at full scale"
-            )
-        crit = c.criterion or {}
-        if c.verdict != q.verdict and crit.get("kind") == "within":
-            for name in crit["reads"]:
-                v = np.asarray(c.measured[name], dtype=float)
-                off = np.flatnonzero((v < crit["lo"]) | (v > crit["hi"]))
-                print(
-                    f"    {name} outside [{crit['lo']}, {crit['hi']}] in game(s) "
-                    + ", ".join(f"{i + 1} ({v[i]:.3f})" for i in off)
-                    + f" of {v.size}"
-                )
-else:
-    print("No full-scale record is committed yet (`repbook full 13` writes one).")
+print("\n".join(full_run_lines(ledger)))
+
+# %%
+record = load_full_run(
+    ledger.chapter
+)  # the games a rate that fails at full scale misses
+quick = {c.id: c for c in ledger.claims}
+paired = record is not None and not is_stale(record[0], ledger)
+for c in record[0].claims if paired else []:
+    crit = c.criterion or {}
+    if c.verdict == quick[c.id].verdict or crit.get("kind") != "within":
+        continue
+    for name in crit["reads"]:
+        v = np.asarray(c.measured[name], dtype=float)
+        off = np.flatnonzero((v < crit["lo"]) | (v > crit["hi"]))
+        games_off = ", ".join(f"{i + 1} ({v[i]:.3f})" for i in off)
+        window = f"[{crit['lo']}, {crit['hi']}]"
+        print(f"    {name} outside {window} in game(s) {games_off} of {v.size}")
