@@ -1,4 +1,5 @@
 import math
+import re
 
 import numpy as np
 import pytest
@@ -285,6 +286,8 @@ def test_rolling_range():
     np.testing.assert_allclose(
         O.rolling_range([[1.0, 3.0], [0.0, -1.0]], 5), [[0, 2], [0, 1]]
     )
+    with pytest.raises(ValueError, match="window must be a positive int, got 0"):
+        O.rolling_range([1.0, 2.0], 0)
 
 
 # --- metrics, tuning and the test ----------------------------------------------------------------
@@ -371,9 +374,10 @@ def test_delayed_moving_average_and_autocorrelation():
 # --- bad inputs ----------------------------------------------------------------------------------
 @pytest.mark.parametrize("alpha", [0, 1, 1.5, -0.1, float("nan"), True, "0.1"])
 def test_bad_alpha(alpha):
-    with pytest.raises(ValueError, match="alpha"):
+    msg = rf"alpha must be a number in \(0, 1\), got {re.escape(repr(alpha))}"
+    with pytest.raises(ValueError, match=msg):
         O.lqt([1.0, 2.0], alpha=alpha, p=1, lr=0.1)
-    with pytest.raises(ValueError, match="alpha"):
+    with pytest.raises(ValueError, match=msg):
         O.aci([1.0, 2.0], alpha=alpha, gamma=0.1)
 
 
@@ -394,9 +398,9 @@ def test_bad_scores(scores, msg):
 
 
 def test_bad_hyperparameters():
-    with pytest.raises(ValueError, match="p .*non-negative int"):
+    with pytest.raises(ValueError, match="p must be an int ≥ 0, got -1"):
         O.lqt([1.0], alpha=0.1, p=-1, lr=0.1)
-    with pytest.raises(ValueError, match="p .*non-negative int"):
+    with pytest.raises(ValueError, match="p must be an int ≥ 0, got 1.5"):
         O.lqt([1.0], alpha=0.1, p=1.5, lr=0.1)
     with pytest.raises(ValueError, match="lr must be positive"):
         O.lqt([1.0], alpha=0.1, p=1, lr=0.0)
@@ -414,7 +418,9 @@ def test_bad_hyperparameters():
         O.conformal_pi([1.0], alpha=0.1, lr=0.1, c_sat=-1.0, k_i=1.0)
     with pytest.raises(ValueError, match="non-stationary"):
         O.ar_series([1.0], 10, np.random.default_rng(0))
-    with pytest.raises(ValueError, match="rng must be a numpy Generator"):
+    with pytest.raises(
+        TypeError, match="rng must be a numpy.random.Generator, got int"
+    ):
         O.ar_series([0.5], 10, 0)
     with pytest.raises(ValueError, match=r"\|phi\| must be < 1"):
         O.ar1_set_size_reduction(1.0)
@@ -422,7 +428,7 @@ def test_bad_hyperparameters():
         O.delayed_moving_average([1.0, 2.0, 3.0], delay=1, window=2)
     with pytest.raises(ValueError, match="non-finite score"):
         O.lqt_against(lambda t, q: float("nan"), 3, alpha=0.1, p=0, lr=0.1)
-    with pytest.raises(ValueError, match="lags"):
+    with pytest.raises(ValueError, match=r"lags must be an int in \[0, 2\], got 5"):
         O.newey_west_test([1.0, 2.0, 3.0], lags=5)
 
 
@@ -497,9 +503,9 @@ def test_coverage_trace_counts_the_error_and_bounds_it():
     assert np.all(dev <= tr.C / (0.05 * t) + 1e-12)
     assert tr.miscoverage(1000) == pytest.approx(0.1 + tr.E[999] / 1000)
     assert tr.growth(100, 3000) == pytest.approx(tr.C[-1] / tr.C[99])
-    with pytest.raises(ValueError, match="round"):
+    with pytest.raises(ValueError, match=r"round must be an int in \[1, 3000\], got 0"):
         tr.miscoverage(0)
-    with pytest.raises(ValueError, match="round"):
+    with pytest.raises(ValueError, match=r"round must be .*, got 3001"):
         tr.growth(1, 3001)
     with pytest.raises(ValueError, match="shape"):
         O.coverage_trace(s, r.q[:-1], alpha=0.1, lr=0.05)
@@ -540,7 +546,9 @@ def test_bounded_stream_runs_match_single_runs():
         O.bounded_stream_runs(
             T, np.random.default_rng(3), alpha=0.1, lr=lr, streams=["x"]
         )
-    with pytest.raises(ValueError, match="Generator"):
+    with pytest.raises(
+        TypeError, match="rng must be a numpy.random.Generator, got int"
+    ):
         O.bounded_stream_runs(T, 3, alpha=0.1, lr=lr)
 
 
@@ -590,9 +598,11 @@ def test_ar1_dependence_sweep_pairs_seeds_and_follows_the_protocol():
         O.ar1_dependence_sweep([0.0, 1.0], T=T, rngs=rng, alpha=0.1)
     with pytest.raises(ValueError, match="rngs"):
         O.ar1_dependence_sweep(phis, T=T, rngs=[], alpha=0.1)
-    with pytest.raises(ValueError, match="val_frac"):
+    with pytest.raises(
+        ValueError, match=r"val_frac must be a number in \(0, 1\), got 1.0"
+    ):
         O.ar1_dependence_sweep(phis, T=T, rngs=rng, alpha=0.1, val_frac=1.0)
-    with pytest.raises(ValueError, match="T must"):
+    with pytest.raises(ValueError, match="T must be an int ≥ 8, got 4"):
         O.ar1_dependence_sweep(phis, T=4, rngs=rng, alpha=0.1)
 
 
@@ -752,5 +762,5 @@ def test_series_comparison_follows_the_protocol():
     assert r48.hac["SQT"].mean == pytest.approx(r.hac["SQT"].mean)
     ref = O.newey_west_test(d, lags=48)
     assert r48.hac["SQT"].se == pytest.approx(ref.se)
-    with pytest.raises(ValueError, match="lags"):
+    with pytest.raises(ValueError, match="lags must be an int in .*, got -1"):
         O.series_comparison(s, val_frac=0.25, alpha=0.1, hac_lags=-1, **kw)
