@@ -62,7 +62,7 @@ import numpy as np
 
 from repbook.core import all_of, at_least, at_most, color_for, full_run_lines
 from repbook.core import paired_gain, reading_lines, setup, tol, within
-from repbook.core.ledger import is_stale, load_full_run
+from repbook.core.ledger import is_stale_across_scales, load_full_run
 from repbook.papers import inverse_games
 
 # %%
@@ -863,7 +863,7 @@ record = load_full_run(
     ledger.chapter
 )  # the games a rate that fails at full scale misses
 quick = {c.id: c for c in ledger.claims}
-paired = record is not None and not is_stale(record[0], ledger)
+paired = record is not None and not is_stale_across_scales(record[0], ledger)
 for c in record[0].claims if paired else []:
     crit = c.criterion or {}
     if c.verdict == quick[c.id].verdict or crit.get("kind") != "within":

@@ -608,3 +608,21 @@ def test_a_claim_is_found_by_its_id():
     assert led.claim(1).id == "1" and led.claim("1") is led.claims[0]
     with pytest.raises(KeyError, match="no claim '9'.*it has: 1"):
         led.claim("9")
+
+
+def test_a_full_record_pairs_with_the_quick_run_across_the_scales_sizes():
+    from repbook.core.ledger import is_stale, is_stale_across_scales
+
+    def led(n, statement="RMSE falls at the largest n"):
+        out = Ledger("04_demo", "quick")
+        out.check(
+            "5", statement, paper="p", source="abstract",
+            measured={f"RMSE({n})": 0.1}, criterion=at_most(f"RMSE({n})", 0.25),
+        )  # fmt: skip
+        return out
+
+    quick, full = led(4096), led(16384)
+    assert is_stale(full, quick)  # the criterion names the scale's n
+    assert not is_stale_across_scales(full, quick)  # the same claim at another scale
+    assert is_stale_across_scales(led(16384, "RMSE falls (JSON and Java)"), quick)
+    assert not is_stale_across_scales(led(10, "at n = 10"), led(4096, "at n = 4,096"))

@@ -55,6 +55,8 @@ _EXPORTS = {
     "load_full_run": "records",
     "claims_signature": "records",
     "is_stale": "records",
+    "is_stale_across_scales": "records",
+    "scale_signature": "records",
     "full_run_lines": "records",
     "numerics_path": "records",
     "read_numerics": "records",

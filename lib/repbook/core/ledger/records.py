@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -273,6 +274,34 @@ def is_stale(record: Ledger, current: Ledger | None) -> bool:
     return sorted(claims_signature(record)) != sorted(claims_signature(current))
 
 
+_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?(?:e[-+]?\d+)?")
+
+
+def scale_signature(ledger: Ledger) -> list[tuple[str, str, str, str]]:
+    """What a claim is whatever the scale it ran at: its id, role, statement with its numbers
+    masked, and its criterion's kind. A chapter's criteria name its scale's sizes ("RMSE(4096)"
+    at quick scale, "RMSE(16384)" at full scale), so a full-scale record is paired with the quick
+    run on this, not on the criterion's text."""
+    return [
+        (
+            c.id,
+            c.role,
+            _NUMBER.sub("#", c.statement),
+            (c.criterion or {}).get("kind", ""),
+        )
+        for c in ledger.claims
+    ]
+
+
+def is_stale_across_scales(record: Ledger, current: Ledger | None) -> bool:
+    """A record made at another scale (a full-scale run) no longer describes the chapter's claims
+    when their ids, roles, statements (numbers aside) or kinds of criterion differ from the
+    current run's (see `scale_signature`)."""
+    if current is None:
+        return False
+    return sorted(scale_signature(record)) != sorted(scale_signature(current))
+
+
 def full_run_lines(ledger: Ledger, path: str | os.PathLike | None = None) -> list[str]:
     """What a chapter prints about its committed full-scale record (`repbook full NN`): when, how
     long and where it ran, each claim's verdict and margin there, then one line per claim whose
@@ -287,7 +316,7 @@ def full_run_lines(ledger: Ledger, path: str | os.PathLike | None = None) -> lis
             "writes one)."
         ]
     full, prov = read_record(path)
-    stale = is_stale(full, ledger)
+    stale = is_stale_across_scales(full, ledger)
     seconds = prov.get("seconds")
     took = (
         f"{seconds:.0f} s"

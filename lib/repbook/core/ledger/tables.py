@@ -8,7 +8,7 @@ from typing import Any
 
 from ... import layout
 from .claims import LOAD_MARK, MARKS, ROLE_HEADINGS, VERDICTS, Ledger
-from .records import StabilityRecord, is_stale
+from .records import StabilityRecord, is_stale_across_scales
 from .values import fmt_margin
 
 
@@ -157,7 +157,7 @@ def scoreboard_details(
     quick: Ledger, full: Ledger | None, stability: "StabilityRecord | None" = None
 ) -> str:
     """One chapter's claims, quick and full side by side (a stale full record is not paired)."""
-    if full is not None and is_stale(full, quick):
+    if full is not None and is_stale_across_scales(full, quick):
         full = None
     full_claims = {c.id: c for c in (full.claims if full else [])}
     seeds = stability_cells(quick, stability)
@@ -309,7 +309,7 @@ def scoreboard_markdown(
     for e in entries:
         # the device and machine of a full run are on the environment page
         full_cell = f"{e.full.tally()} ({e.full_finished[:10]})" if e.full else "—"
-        if e.full is not None and is_stale(e.full, e.quick):
+        if e.full is not None and is_stale_across_scales(e.full, e.quick):
             full_cell += " · stale"
         lines.append(
             f"| {e.link} | "
