@@ -62,81 +62,34 @@ scale = "quick"  # "quick" (≤ 90 s on 2 CPU cores) or "full" (larger populatio
 seed = 0
 
 # %%
-import json
-
-import numpy as np
-import pandas as pd
 import matplotlib.pyplot as plt
-from repbook.core import (
-    Ledger,
-    setup,
-    use_style,
-    color_for,
-    reference_line,
-    register_colors,
-    all_of,
-    at_least,
-    at_most,
-    within,
-    same_order,
-    paired_gain,
-    repo_root,
-    tol,
-)
-from repbook.core.ledger import fmt_margin, read_record, unstable_sentence
-from repbook.papers import aurc as A
+import numpy as np
+from sklearn.linear_model import LogisticRegression
 
-SIZES = {
-    "quick": dict(
-        n_grid=[8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192],
-        budget=2_000_000,
-        betas=[0.5, 1.0, 2.0, 4.0],
-        identity_N=400_000,
-        pool=50_000,
-        train=10_000,
-        batch_ns=[16, 64, 256, 1024, 4096],
-        batch_reps=200,
-        peer_reps=40,
-        loss_seeds=10,
-        ft_train=3000,
-        pre_epochs=30,
-        ft_epochs=30,
-    ),
-    "full": dict(
-        n_grid=[8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 65536],
-        budget=40_000_000,
-        betas=[0.5, 1.0, 2.0, 4.0],
-        identity_N=10_000_000,
-        pool=400_000,
-        train=50_000,
-        batch_ns=[16, 64, 256, 1024, 4096, 16384],
-        batch_reps=1000,
-        peer_reps=200,
-        loss_seeds=20,
-        ft_train=6000,
-        pre_epochs=60,
-        ft_epochs=60,
-    ),
-}
-run = setup(scale=scale, seed=seed, sizes=SIZES)
-ledger = Ledger.for_run(
-    run,
-    regime=(
-        "closed-form error model; scikit-learn models and a torch MLP on a synthetic"
-        " 5-class task; CPU"
-    ),
-)
-use_style()
-register_colors(
-    {
-        "MC plug-in": "ours",
-        "ln plug-in": "alt",
-        "SELE": "baseline",
-        "2·SELE": "alt2",
-        "classic (Geifman)": "muted",
-        "torch-uncertainty": "peer",
-    }
-)
+from repbook.core import all_of, at_least, at_most, color_for, full_run_lines
+from repbook.core import paired_gain, paired_summary, reading_lines, reference_line
+from repbook.core import same_order, setup, tol, within
+from repbook.papers import aurc
+
+# %%
+N_GRID = [8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192]
+QUICK = dict(n_grid=N_GRID, budget=2_000_000, betas=[0.5, 1.0, 2.0, 4.0])
+QUICK |= dict(identity_N=400_000, pool=50_000, train=10_000)
+QUICK |= dict(batch_ns=[16, 64, 256, 1024, 4096], batch_reps=200, peer_reps=40)
+QUICK |= dict(loss_seeds=10, ft_train=3000, pre_epochs=30, ft_epochs=30)
+FULL = dict(n_grid=N_GRID + [16384, 65536], budget=40_000_000, betas=QUICK["betas"])
+FULL |= dict(identity_N=10_000_000, pool=400_000, train=50_000)
+FULL |= dict(batch_ns=[16, 64, 256, 1024, 4096, 16384], batch_reps=1000, peer_reps=200)
+FULL |= dict(loss_seeds=20, ft_train=6000, pre_epochs=60, ft_epochs=60)
+SIZES = {"quick": QUICK, "full": FULL}
+REGIME = "closed-form error model; scikit-learn models and a torch MLP on a synthetic"
+REGIME += " 5-class task; CPU"
+COLORS = {"MC plug-in": "ours", "ln plug-in": "alt", "SELE": "baseline"}
+COLORS |= {"2·SELE": "alt2", "classic (Geifman)": "muted", "torch-uncertainty": "peer"}
+
+# %%
+run = setup(scale=scale, seed=seed, sizes=SIZES, regime=REGIME, colors=COLORS)
+ledger = run.ledger
 
 # %% [markdown]
 # ## The method
@@ -170,10 +123,8 @@ alpha = np.array([sum(1 / j for j in range(n - r + 1, n + 1)) for r in range(1, 
 by_hand_mc = np.sum(err[np.argsort(conf)] * alpha) / n
 by_hand_classic = np.mean(np.cumsum(err[np.argsort(-conf)]) / np.arange(1, n + 1))
 print(f"by hand: MC plug-in {by_hand_mc:.6f}, classic AURC {by_hand_classic:.6f}")
-print(
-    f"lib:     MC plug-in {A.plugin_aurc(err, conf):.6f}, classic AURC "
-    f"{A.empirical_aurc(err, conf):.6f}"
-)
+lib_mc, lib_classic = aurc.plugin_aurc(err, conf), aurc.empirical_aurc(err, conf)
+print(f"lib:     MC plug-in {lib_mc:.6f}, classic AURC {lib_classic:.6f}")
 
 # %% [markdown]
 # ## A model with a closed form
@@ -195,22 +146,9 @@ print(
 # on that pool, with $G$ estimated from an independent pool, agree within 3 % (relative).
 
 # %%
-N = run["identity_N"]
-identity = []
-for k, beta in enumerate(run["betas"]):
-    model = A.PowerErrorModel(beta)
-    s, e = model.sample(N, 1, run.child_rng(100 + k))
-    terms = e[0] * -np.log1p(-s[0])
-    identity.append(
-        dict(
-            beta=beta,
-            closed_form=model.aurc(),
-            reweighted=terms.mean(),
-            se=terms.std(ddof=1) / np.sqrt(N),
-        )
-    )
-identity = pd.DataFrame(identity)
-identity["z"] = (identity.reweighted - identity.closed_form) / identity.se
+betas = run["betas"]
+rngs = [run.child_rng(100 + k) for k in range(len(betas))]
+identity = aurc.reweighted_identity(betas, run["identity_N"], rngs)
 print(identity.round(5).to_string(index=False))
 
 # %% [markdown]
@@ -219,38 +157,16 @@ print(identity.round(5).to_string(index=False))
 # The same data serve claim 5.
 
 # %%
-from sklearn.datasets import make_classification
-from sklearn.linear_model import LogisticRegression
-from sklearn.neural_network import MLPClassifier
-from sklearn.ensemble import RandomForestClassifier
-from sklearn.naive_bayes import GaussianNB
-from sklearn.preprocessing import StandardScaler
-
-n_pool, n_train = run["pool"], run["train"]
-X, y = make_classification(
-    n_samples=n_train + 2 * n_pool,
-    n_features=20,
-    n_informative=8,
-    n_redundant=4,
-    n_classes=5,
-    n_clusters_per_class=2,
-    class_sep=1.0,
-    flip_y=0.02,
-    random_state=seed,
-)
-scaler = StandardScaler().fit(X[:n_train])
-X = scaler.transform(X)
-Xtr, ytr = X[:n_train], y[:n_train]
-XA, yA = X[n_train : n_train + n_pool], y[n_train : n_train + n_pool]
-XB, yB = X[n_train + n_pool :], y[n_train + n_pool :]
-
+n_pool = run["pool"]
+pools = aurc.synthetic_pools(run["train"], n_pool, seed=seed)
+(Xtr, ytr), (XA, yA), (XB, yB) = pools.train, pools.a, pools.b
 logreg = LogisticRegression(max_iter=1000).fit(Xtr, ytr)
 pA, pB = logreg.predict_proba(XA), logreg.predict_proba(XB)
 sA, sB = pA.max(1), pB.max(1)
 errA = (pA.argmax(1) != yA).astype(float)
-lhs = A.empirical_aurc(errA, sA)  # ∫ R(c) dc on pool A
-G_hat = np.searchsorted(np.sort(sB), sA, side="right") / (n_pool + 1)  # G from pool B
-rhs = A.reweighted_risk(errA, G_hat)  # E[ℓ · (−ln(1 − G(s)))]
+# ∫ R(c) dc on pool A, and E[ℓ · (−ln(1 − G(s)))] with G from pool B
+lhs, rhs = aurc.pool_identity(errA, sA, sB)
+cov, risk = aurc.risk_coverage_curve(errA, sA)  # for the figure
 rel_gap = abs(lhs - rhs) / lhs
 print(
     f"logistic regression: accuracy {1 - errA.mean():.3f}\n"
@@ -260,43 +176,22 @@ print(
 
 # %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
-ax = axes[0]
-grid = np.linspace(0.3, 4.5, 200)
-ax.plot(
-    grid,
-    1 / (grid + 1) ** 2,
-    color=color_for("reference"),
-    ls="--",
-    lw=1.2,
-    label=r"closed form $1/(\beta+1)^2$",
-)
-ax.errorbar(
-    identity.beta,
-    identity.reweighted,
-    yerr=4 * identity.se,
-    fmt="o",
-    color=color_for("ours"),
-    label=r"mean of $\ell\cdot(-\ln(1-s))$ (±4 SE)",
-)
-ax.set(
-    xlabel=r"$\beta$ in $P(\mathrm{error}\mid s)=(1-s)^\beta$",
-    ylabel="AURC",
-    title="Reweighted risk = closed-form AURC",
-)
+ax, grid = axes[0], np.linspace(0.3, 4.5, 200)
+closed = dict(color=color_for("reference"), ls="--", lw=1.2)
+ax.plot(grid, 1 / (grid + 1) ** 2, **closed, label=r"closed form $1/(\beta+1)^2$")
+mean_label = r"mean of $\ell\cdot(-\ln(1-s))$ (±4 SE)"
+dots = dict(fmt="o", color=color_for("ours"), label=mean_label)
+ax.errorbar(identity.beta, identity.reweighted, yerr=4 * identity.se, **dots)
+ax.set(xlabel=r"$\beta$ in $P(\mathrm{error}\mid s)=(1-s)^\beta$", ylabel="AURC")
+ax.set(title="Reweighted risk = closed-form AURC")
 ax.legend()
 ax = axes[1]
-cov, risk = A.risk_coverage_curve(errA, sA)
 ax.plot(cov, risk, color=color_for("ours"))
-ax.fill_between(
-    cov, risk, alpha=0.15, color=color_for("ours"), label=f"area = {lhs:.4f}"
-)
+area = dict(alpha=0.15, color=color_for("ours"), label=f"area = {lhs:.4f}")
+ax.fill_between(cov, risk, **area)
 ax.axhline(rhs, color=color_for("peer"), ls=":", label=f"reweighted risk = {rhs:.4f}")
-ax.set(
-    xlabel="coverage c",
-    ylabel="selective risk R(c)",
-    ylim=(0, None),
-    title="Logistic regression: area vs reweighted risk",
-)
+ax.set(xlabel="coverage c", ylabel="selective risk R(c)", ylim=(0, None))
+ax.set(title="Logistic regression: area vs reweighted risk")
 ax.legend(loc="upper left")
 plt.show()
 
@@ -335,56 +230,38 @@ ledger.check(
 # plug-in gives tied samples the mean of their rank weights (the random forest of claim 5 shows it).
 
 # %%
-beta_model = A.PowerErrorModel(1.0)
-sims = {}
-max_diff = abs(A.plugin_aurc(errA, sA) - A.empirical_aurc(errA, sA))
-for k, n in enumerate(run["n_grid"]):
-    reps = int(np.clip(run["budget"] // n, 200, 20_000))
-    s, e = beta_model.sample(n, reps, run.child_rng(1000 + k))
-    est = {
-        name: A.plugin_aurc(e, s, key)
-        for name, key in [
-            ("MC plug-in", "mc"),
-            ("ln plug-in", "ln"),
-            ("SELE", "sele"),
-            ("2·SELE", "2sele"),
-        ]
-    }
-    est["classic (Geifman)"] = A.empirical_aurc(e, s)
-    max_diff = max(
-        max_diff, float(np.max(np.abs(est["MC plug-in"] - est["classic (Geifman)"])))
-    )
-    sims[n] = est
+beta_model = aurc.PowerErrorModel(1.0)
+PLUG_INS = ["MC plug-in", "ln plug-in", "SELE"]  # the figures' plug-ins
+grid_rngs = [run.child_rng(1000 + k) for k in range(len(run["n_grid"]))]
+sims = aurc.simulate_estimators(beta_model, run["n_grid"], run["budget"], grid_rngs)
+pool_diff = abs(aurc.plugin_aurc(errA, sA) - aurc.empirical_aurc(errA, sA))
+max_diff = max(pool_diff, aurc.largest_mc_classic_gap(sims))
+batches_run = sum(len(v["SELE"]) for v in sims.values())
 print(
-    "largest |MC plug-in − classic| over "
-    f"{sum(len(v['SELE']) for v in sims.values()):,} "
-    f"batches and the real pool: {max_diff:.1e}"
+    f"largest |MC plug-in − classic| over {batches_run:,} batches and the real pool: "
+    f"{max_diff:.1e}"
 )
+
+# %%
+n_show, n_range = 64, np.unique(np.logspace(0, 5, 40).astype(int))  # for the figure
+rank_weights = {name: aurc.weights(n_show, aurc.NAMED[name]) for name in PLUG_INS}
+top_gap = [aurc.mc_weights(m)[-1] - aurc.ln_weights(m)[-1] for m in n_range]
+mean_gap = [np.mean(aurc.mc_weights(m) - aurc.ln_weights(m)) for m in n_range]
 
 # %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
-n_show = 64
 r = np.arange(1, n_show + 1)
-for name, key in [("MC plug-in", "mc"), ("ln plug-in", "ln"), ("SELE", "sele")]:
-    axes[0].plot(r, A.weights(n_show, key), label=name, color=color_for(name))
-axes[0].set(
-    xlabel="rank r (1 = least confident)",
-    ylabel=r"weight $\alpha_r$",
-    title=f"Rank weights at n = {n_show}",
-)
+for name, w in rank_weights.items():
+    axes[0].plot(r, w, label=name, color=color_for(name))
+axes[0].set(xlabel="rank r (1 = least confident)", ylabel=r"weight $\alpha_r$")
+axes[0].set(title=f"Rank weights at n = {n_show}")
 axes[0].legend()
-ns = np.unique(np.logspace(0, 5, 40).astype(int))
-top_gap = [A.mc_weights(m)[-1] - A.ln_weights(m)[-1] for m in ns]
-mean_gap = [np.mean(A.mc_weights(m) - A.ln_weights(m)) for m in ns]
-axes[1].plot(ns, top_gap, color=color_for("ours"), label="top rank: $H_n-\\ln(n+1)$")
-axes[1].plot(ns, mean_gap, color=color_for("alt"), label="mean over ranks")
+top = "top rank: $H_n-\\ln(n+1)$"
+axes[1].plot(n_range, top_gap, color=color_for("ours"), label=top)
+axes[1].plot(n_range, mean_gap, color=color_for("alt"), label="mean over ranks")
 reference_line(axes[1], np.euler_gamma, "Euler's γ")
-axes[1].set(
-    xscale="log",
-    xlabel="n",
-    ylabel=r"$\alpha^{MC}_r-\alpha^{\ln}_r$",
-    title="MC and ln weights differ only at the top",
-)
+axes[1].set(xscale="log", xlabel="n", ylabel=r"$\alpha^{MC}_r-\alpha^{\ln}_r$")
+axes[1].set(title="MC and ln weights differ only at the top")
 axes[1].legend()
 plt.show()
 
@@ -415,51 +292,23 @@ ledger.sanity(
 # %%
 ns = np.array(run["n_grid"])
 truth = beta_model.aurc()
-rows = []
-for n in ns:
-    for name, key in [
-        ("MC plug-in", "mc"),
-        ("ln plug-in", "ln"),
-        ("SELE", "sele"),
-        ("2·SELE", "2sele"),
-    ]:
-        x = sims[n][name]
-        rows.append(
-            dict(
-                n=n,
-                estimator=name,
-                exact_mean=beta_model.expected_estimate(int(n), key),
-                sim_mean=x.mean(),
-                se=x.std(ddof=1) / np.sqrt(x.size),
-                sd=x.std(ddof=1),
-                rmse=np.sqrt(np.mean((x - truth) ** 2)),
-            )
-        )
-res = pd.DataFrame(rows)
-res["bias"] = res.exact_mean - truth
-res["z"] = (res.sim_mean - res.exact_mean) / res.se
-
-slopes_bias = {
-    e: A.loglog_slope(ns, res[res.estimator == e].bias.abs())
-    for e in ["MC plug-in", "ln plug-in"]
-}
+res = aurc.bias_table(beta_model, sims)
+MC_LN = ["MC plug-in", "ln plug-in"]
+abs_bias = {e: res[res.estimator == e].bias.abs() for e in MC_LN}
+slopes_bias = {e: aurc.loglog_slope(ns, abs_bias[e]) for e in MC_LN}
 sele_end = res[(res.estimator == "SELE") & (res.n == ns[-1])].iloc[0]
 max_z = float(res[res.estimator != "2·SELE"].z.abs().max())
-print(
-    res[res.estimator != "2·SELE"]
-    .pivot(index="n", columns="estimator", values="bias")
-    .map(lambda v: f"{v:+.2e}")
-    .to_string()
-)
-print(
-    "log-log slope of |bias|: "
-    + ", ".join(f"{k} {v:.3f}" for k, v in slopes_bias.items())
-)
+
+# %%
+three = res[res.estimator != "2·SELE"]
+bias = three.pivot(index="n", columns="estimator", values="bias")
+print(bias.map(lambda v: f"{v:+.2e}").to_string())
+slopes = ", ".join(f"{k} {v:.3f}" for k, v in slopes_bias.items())
+print(f"log-log slope of |bias|: {slopes}")
 print(
     f"SELE at n = {ns[-1]}: mean {sele_end.exact_mean:.4f} (limit "
-    f"{beta_model.sele_limit():.4f}), "
-    f"bias {sele_end.bias:+.4f}\nlargest |z|, simulated mean vs exact expectation: "
-    f"{max_z:.2f}"
+    f"{beta_model.sele_limit():.4f}), bias {sele_end.bias:+.4f}\nlargest |z|, "
+    f"simulated mean vs exact expectation: {max_z:.2f}"
 )
 
 # %% tags=["hide-input"]
@@ -468,36 +317,21 @@ ax = axes[0]
 for name in ["MC plug-in", "ln plug-in", "SELE", "2·SELE"]:
     d = res[res.estimator == name]
     ax.plot(d.n, d.sim_mean, marker="o", ms=3, color=color_for(name), label=name)
-    ax.fill_between(
-        d.n, d.sim_mean - d.sd, d.sim_mean + d.sd, color=color_for(name), alpha=0.12
-    )
+    band = dict(color=color_for(name), alpha=0.12)
+    ax.fill_between(d.n, d.sim_mean - d.sd, d.sim_mean + d.sd, **band)
 reference_line(ax, truth, "population AURC = 1/4")
-ax.axhline(
-    beta_model.sele_limit(),
-    color=color_for("SELE"),
-    ls=":",
-    lw=1,
-    label="SELE limit 1/6",
-)
-ax.set(
-    xscale="log",
-    xlabel="sample size n",
-    ylabel="estimate (mean ± sd)",
-    title="Plug-in estimators converge to the AURC",
-)
+sele = dict(color=color_for("SELE"), ls=":", lw=1, label="SELE limit 1/6")
+ax.axhline(beta_model.sele_limit(), **sele)
+ax.set(xscale="log", xlabel="sample size n", ylabel="estimate (mean ± sd)")
+ax.set(title="Plug-in estimators converge to the AURC")
 ax.legend(ncols=2, fontsize=8)
 ax = axes[1]
 for name in ["MC plug-in", "ln plug-in", "SELE"]:
     d = res[res.estimator == name]
     ax.plot(d.n, d.bias.abs(), marker="o", ms=3, color=color_for(name), label=name)
 ax.plot(ns, 0.5 / ns, color=color_for("reference"), ls="--", lw=1.2, label="1/(2n)")
-ax.set(
-    xscale="log",
-    yscale="log",
-    xlabel="sample size n",
-    ylabel="|bias| (exact)",
-    title="Bias falls like 1/n; SELE's does not",
-)
+ax.set(xscale="log", yscale="log", xlabel="sample size n", ylabel="|bias| (exact)")
+ax.set(title="Bias falls like 1/n; SELE's does not")
 ax.legend()
 plt.show()
 
@@ -548,23 +382,18 @@ ledger.check(
 
 # %%
 N_MIN_RATE = 128
-slopes_rmse = {
-    e: A.loglog_slope(ns, res[res.estimator == e].rmse)
-    for e in ["MC plug-in", "ln plug-in"]
-}
+rmse = {e: res[res.estimator == e].rmse for e in MC_LN}
+slopes_rmse = {e: aurc.loglog_slope(ns, rmse[e]) for e in MC_LN}
 slopes_norm = {
-    e: A.normalised_rate_slope(ns, res[res.estimator == e].rmse, n_min=N_MIN_RATE)
-    for e in ["MC plug-in", "ln plug-in"]
+    e: aurc.normalised_rate_slope(ns, rmse[e], n_min=N_MIN_RATE) for e in MC_LN
 }
 ref_rate = np.sqrt(np.log(ns) / ns)
-print(
-    f"slope of log(RMSE·√(n/ln n)) on log n, n ≥ {N_MIN_RATE}: "
-    + ", ".join(f"{k} {v:+.3f}" for k, v in slopes_norm.items())
-    + "\nlog-log slope of RMSE: "
-    + ", ".join(f"{k} {v:.3f}" for k, v in slopes_rmse.items())
-    + "\nslope of sqrt(ln n / n) itself over the same n: "
-    f"{A.loglog_slope(ns, ref_rate):.3f}"
-)
+norm = ", ".join(f"{k} {v:+.3f}" for k, v in slopes_norm.items())
+print(f"slope of log(RMSE·√(n/ln n)) on log n, n ≥ {N_MIN_RATE}: {norm}")
+slopes = ", ".join(f"{k} {v:.3f}" for k, v in slopes_rmse.items())
+print(f"log-log slope of RMSE: {slopes}")
+ref_slope = aurc.loglog_slope(ns, ref_rate)
+print(f"slope of sqrt(ln n / n) itself over the same n: {ref_slope:.3f}")
 
 # %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
@@ -572,50 +401,23 @@ ax = axes[0]
 for name in ["MC plug-in", "ln plug-in"]:
     d = res[res.estimator == name]
     ax.plot(d.n, d.rmse, marker="o", ms=3, color=color_for(name), label=name)
-scale_ref = res[(res.estimator == "MC plug-in")].rmse.iloc[-1] / ref_rate[-1]
-ax.plot(
-    ns,
-    scale_ref * ref_rate,
-    color=color_for("reference"),
-    ls="--",
-    lw=1.2,
-    label=r"$\propto\sqrt{\ln n/n}$ (the bound's rate)",
-)
-ax.plot(
-    ns,
-    res[(res.estimator == "MC plug-in")].rmse.iloc[-1] * np.sqrt(ns[-1] / ns),
-    color=color_for("muted"),
-    ls=":",
-    lw=1.2,
-    label=r"$\propto 1/\sqrt{n}$",
-)
-ax.set(
-    xscale="log",
-    yscale="log",
-    xlabel="sample size n",
-    ylabel="RMSE vs the true AURC",
-    title="RMSE against n",
-)
+last = res[(res.estimator == "MC plug-in")].rmse.iloc[-1]
+bound = dict(color=color_for("reference"), ls="--", lw=1.2)
+bound["label"] = r"$\propto\sqrt{\ln n/n}$ (the bound's rate)"
+ax.plot(ns, last / ref_rate[-1] * ref_rate, **bound)
+root = dict(color=color_for("muted"), ls=":", lw=1.2, label=r"$\propto 1/\sqrt{n}$")
+ax.plot(ns, last * np.sqrt(ns[-1] / ns), **root)
+ax.set(xscale="log", yscale="log", xlabel="sample size n")
+ax.set(ylabel="RMSE vs the true AURC", title="RMSE against n")
 ax.legend(fontsize=8)
 ax = axes[1]
 for name in ["MC plug-in", "ln plug-in"]:
     d = res[res.estimator == name]
-    ax.plot(
-        d.n,
-        d.rmse * np.sqrt(d.n / np.log(d.n)),
-        marker="o",
-        ms=3,
-        color=color_for(name),
-        label=name,
-    )
+    normed = d.rmse * np.sqrt(d.n / np.log(d.n))
+    ax.plot(d.n, normed, marker="o", ms=3, color=color_for(name), label=name)
 ax.axvspan(ns[0], N_MIN_RATE, color=color_for("muted"), alpha=0.1, label="not judged")
-ax.set(
-    xscale="log",
-    xlabel="sample size n",
-    ylabel=r"RMSE $\cdot\sqrt{n/\ln n}$",
-    ylim=(0, None),
-    title="Normalised by the bound's rate (judged for n ≥ 128)",
-)
+ax.set(xscale="log", xlabel="sample size n", ylabel=r"RMSE $\cdot\sqrt{n/\ln n}$")
+ax.set(ylim=(0, None), title="Normalised by the bound's rate (judged for n ≥ 128)")
 ax.legend(fontsize=8)
 plt.show()
 
@@ -663,96 +465,32 @@ ledger.ours(
 # by more than 0.002 is ordered the same way by the mean MC estimate at the largest $n$.
 
 # %%
-models = {
-    "logistic regression": (logreg, lambda m, X: m.decision_function(X)),
-    "MLP": (
-        MLPClassifier(
-            hidden_layer_sizes=(64,),
-            max_iter=300,
-            early_stopping=True,
-            random_state=seed,
-        ).fit(Xtr, ytr),
-        A.sklearn_mlp_logits,
-    ),
-    "random forest": (
-        RandomForestClassifier(
-            n_estimators=100, min_samples_leaf=2, n_jobs=1, random_state=seed
-        ).fit(Xtr, ytr),
-        None,
-    ),
-    "naive Bayes": (GaussianNB().fit(Xtr, ytr), None),
-}
-TU_AURC = A.torch_uncertainty_aurc_metric()
-batches = {
-    n: np.stack(
-        [
-            run.child_rng(10_000 + k * 1000 + j).choice(n_pool, n, replace=False)
-            for j in range(run["batch_reps"])
-        ]
-    )
-    for k, n in enumerate(run["batch_ns"])
-}  # the same batches for every model and score
-pop_rows, batch_rows, peer_rows, pool_gap = [], [], [], {}
-for mname, (model, logit_fn) in models.items():
-    on_a = A.errors_and_scores(model, XA, yA, logit_fn)  # pool A: the population
-    on_b = A.errors_and_scores(model, XB, yB, logit_fn)  # pool B: the batches
-    study = A.estimator_study(
-        mname, on_a, on_b, batches, peer_reps=run["peer_reps"], peer_metric=TU_AURC
-    )
-    pop_rows += study.population
-    batch_rows += study.batches
-    peer_rows += study.peers
-    for csf in on_a[
-        1
-    ]:  # how far the two pools' own AURCs differ (no criterion reads it)
-        pool_gap[f"{mname}: {csf}"] = abs(
-            A.plugin_aurc(on_a[0], on_a[1][csf]) - A.plugin_aurc(on_b[0], on_b[1][csf])
-        )
-pop_df, batch_df, peer_df = (
-    pd.DataFrame(pop_rows),
-    pd.DataFrame(batch_rows),
-    pd.DataFrame(peer_rows),
+models = aurc.trained_models(Xtr, ytr, seed=seed, logistic=logreg)
+batches = aurc.batch_indices(
+    run["batch_ns"], run["batch_reps"], n_pool, child_rng=run.child_rng, stream=10_000
+)  # the same batches for every model and score
+TU_AURC = aurc.torch_uncertainty_aurc_metric()
+study = aurc.model_study(
+    models, pools, batches, peer_reps=run["peer_reps"], peer_metric=TU_AURC
 )
-print(
-    pop_df.pivot(index="model", columns="csf", values="population").round(4).to_string()
-)
-print(
-    "accuracy: "
-    + ", ".join(
-        f"{m} {a:.3f}" for m, a in pop_df.groupby("model").accuracy.first().items()
-    )
-)
+pop_df, batch_df, peer_df = study.population, study.batches, study.peers
+population = pop_df.pivot(index="model", columns="csf", values="population")
+print(population.round(4).to_string())
+accuracy = pop_df.groupby("model").accuracy.first()
+print("accuracy: " + ", ".join(f"{m} {a:.3f}" for m, a in accuracy.items()))
 
 # %%
 n_min, n_max = run["batch_ns"][0], run["batch_ns"][-1]
-plug = batch_df[batch_df.estimator.isin(["MC plug-in", "ln plug-in"])]
-wide = plug.pivot_table(
-    index=["model", "csf", "estimator"], columns="n", values=["rmse", "mean"]
-)
-rmse_ratio = wide[("rmse", n_max)] / wide[("rmse", n_min)]
-end_gap = (
-    wide[("mean", n_max)]
-    - plug.groupby(["model", "csf", "estimator"]).population.first()
-).abs()
-ranking, order_ok, order_total = {"MC estimate": {}, "population": {}}, 0, 0
-for mname, d in pop_df.groupby("model"):
-    est = batch_df[
-        (batch_df.model == mname)
-        & (batch_df.n == n_max)
-        & (batch_df.estimator == "MC plug-in")
-    ].set_index("csf")["mean"]
-    pop = d.set_index("csf").population
-    for csf in pop.index:
-        ranking["MC estimate"][f"{mname}: {csf}"] = est[csf]
-        ranking["population"][f"{mname}: {csf}"] = pop[csf]
-    ok, total = A.ordered_pairs(pop.to_dict(), est[pop.index].to_dict(), min_gap=0.002)
-    order_ok, order_total = order_ok + ok, order_total + total
+con = aurc.consistency(study, min_gap=0.002)
+rmse_ratio, end_gap = con.rmse_ratio, con.end_gap
 print(
     f"RMSE(n={n_max}) / RMSE(n={n_min}): worst {rmse_ratio.max():.3f}, median "
     f"{rmse_ratio.median():.3f}"
 )
 print(f"|mean − population| at n={n_max}: worst {end_gap.max():.4f}")
-print(f"score-function pairs ordered as in the population: {order_ok}/{order_total}")
+pairs = f"{con.ordered}/{con.compared}"
+print(f"score-function pairs ordered as in the population: {pairs}")
+pool_gap = study.pool_gap
 print(
     "|AURC(pool A) − AURC(pool B)|, the pools' own sampling difference: worst "
     f"{max(pool_gap.values()):.4f} ({max(pool_gap, key=pool_gap.get)})"
@@ -766,59 +504,37 @@ for mname, d in msp.groupby("model", sort=False):
     ax.plot(d.n, d.rmse, marker="o", ms=3, label=mname)
 bn = np.array(run["batch_ns"])
 ref = np.sqrt(np.log(bn) / bn)
-ax.plot(
-    bn,
-    ref * msp[msp.n == n_min].rmse.max() / ref[0],
-    color=color_for("reference"),
-    ls="--",
-    lw=1.2,
-    label=r"$\propto\sqrt{\ln n/n}$",
-)
-ax.set(
-    xscale="log",
-    yscale="log",
-    xlabel="batch size n",
-    ylabel="RMSE vs pool AURC",
-    title="MC plug-in on four real models (MSP)",
-)
+bound = dict(color=color_for("reference"), ls="--", lw=1.2)
+bound["label"] = r"$\propto\sqrt{\ln n/n}$"
+ax.plot(bn, ref * msp[msp.n == n_min].rmse.max() / ref[0], **bound)
+ax.set(xscale="log", yscale="log", xlabel="batch size n", ylabel="RMSE vs pool AURC")
+ax.set(title="MC plug-in on four real models (MSP)")
 ax.legend(fontsize=8)
 ax = axes[1]
 piv = pop_df.pivot(index="model", columns="csf", values="population")
 piv.plot.bar(ax=ax, rot=0, width=0.8)
-ax.set(
-    ylabel="population AURC (pool)",
-    xlabel="",
-    title="AURC by model and confidence score",
-    ylim=(0, piv.max().max() * 1.35),
-)
+ax.set(ylabel="population AURC (pool)", xlabel="")
+ax.set(title="AURC by model and confidence score", ylim=(0, piv.max().max() * 1.35))
 ax.tick_params(axis="x", labelsize=8)
 ax.legend(fontsize=8, ncols=4, loc="upper center")
 plt.show()
 
 # %%
-ledger.check(
+RATIO5 = f"worst RMSE({n_max}) / RMSE({n_min})"
+GAP5 = f"worst |mean − population| at n={n_max}"
+COUNTS5 = {"pairs ordered": con.ordered, "pairs compared": con.compared}
+_ = ledger.check(
     5,
     "estimators approach the population value; scores ranked consistently",
     paper="consistency across data sets, models and CSFs",
     source="abstract",
-    measured={
-        f"worst RMSE({n_max}) / RMSE({n_min})": rmse_ratio.max(),
-        f"worst |mean − population| at n={n_max}": end_gap.max(),
-        "pairs ordered": order_ok,
-        "pairs compared": order_total,
-        **ranking,
-    },
+    measured={RATIO5: rmse_ratio.max(), GAP5: end_gap.max(), **COUNTS5, **con.ranking},
     criterion=all_of(
-        at_most(f"worst RMSE({n_max}) / RMSE({n_min})", 0.25),
-        at_most(f"worst |mean − population| at n={n_max}", 0.005),
+        at_most(RATIO5, 0.25),
+        at_most(GAP5, 0.005),
         same_order("MC estimate", "population", within="model", min_gap=0.002),
     ),
-    show=[
-        f"worst RMSE({n_max}) / RMSE({n_min})",
-        f"worst |mean − population| at n={n_max}",
-        "pairs ordered",
-        "pairs compared",
-    ],
+    show=[RATIO5, GAP5, *COUNTS5],
     note="the abstract says the estimators are consistent across models and CSFs; the "
     "bounds 0.25, 0.005 and 0.002 are ours",
 )
@@ -831,25 +547,14 @@ ledger.check(
 
 
 # %%
-def stability_line(claim_id):
-    """One claim's verdicts across the committed stability record's seeds."""
-    rec = ledger.stability()
-    claim = next(c for c in ledger.claims if c.id == claim_id)
-    st = rec.current(claim) if rec is not None else None
-    if st is None:
-        return (
-            f"claim {claim_id}: the stability record does not describe it as it is now"
-        )
-    seeds = f"seeds {rec.seeds[0]}–{rec.seeds[-1]}"
-    if st.unstable:
-        return (
-            f"claim {claim_id} is unstable across {seeds}: "
-            + st.cell().removeprefix("unstable: ")
-        )
-    return f"claim {claim_id} is stable across {seeds}: {st.cell()}"
-
-
-print(stability_line("5"))
+record, claim5 = ledger.stability(), ledger.claim("5")
+st = record.current(claim5) if record is not None else None
+if st is None:
+    print("claim 5: the stability record does not describe it as it is now")
+else:
+    seeds = f"seeds {record.seeds[0]}–{record.seeds[-1]}"
+    how = "unstable" if st.unstable else "stable"
+    print(f"claim 5 is {how} across {seeds}: {st.cell().removeprefix('unstable: ')}")
 
 # %% [markdown]
 # ### Peers side by side
@@ -862,31 +567,13 @@ print(stability_line("5"))
 # and rescales by $1/(1-1/n)$: a different finite-sample estimator of the same population quantity.
 
 # %%
-PEERS = [
-    "MC plug-in",
-    "classic (Geifman)",
-    "ln plug-in",
-    "torch-uncertainty",
-    "SELE",
-    "2·SELE",
-]
-side = peer_df.groupby(["model", "n"])[["population"] + PEERS].mean()
+side, tu_gap, mc_gap = aurc.peer_side_by_side(peer_df)
 print(f"mean over the same {run['peer_reps']} batches per n, logistic regression, MSP:")
 print(side.loc["logistic regression"].round(4).to_string())
-gaps = peer_df.assign(
-    tu=(peer_df["torch-uncertainty"] - peer_df["classic (Geifman)"]).abs(),
-    mc=(peer_df["MC plug-in"] - peer_df["classic (Geifman)"]).abs(),
-)
-print(
-    "largest |torch-uncertainty − classic| by n:\n  "
-    + ", ".join(f"{n}: {v:.4f}" for n, v in gaps.groupby("n").tu.max().items())
-)
-print(
-    "largest |MC plug-in − classic| by model:\n  "
-    + ", ".join(
-        f"{m}: {v:.1e}" for m, v in gaps.groupby("model", sort=False).mc.max().items()
-    )
-)
+by_n = ", ".join(f"{n}: {v:.4f}" for n, v in tu_gap.items())
+print(f"largest |torch-uncertainty − classic| by n:\n  {by_n}")
+by_model = ", ".join(f"{m}: {v:.1e}" for m, v in mc_gap.items())
+print(f"largest |MC plug-in − classic| by model:\n  {by_model}")
 
 # %% [markdown]
 # The MC and ln plug-ins centre on the pool value, SELE sits well below it and 2·SELE above it;
@@ -922,30 +609,19 @@ print(
 # away from the uncertain ones, so it may leave the ranking unchanged or make it worse.
 
 # %%
-protocol = A.FineTuneProtocol(
-    hidden=64,
-    n_train=run["ft_train"],
-    pre_epochs=run["pre_epochs"],
-    ft_epochs=run["ft_epochs"],
-)
-ft = A.finetune_comparison(
-    Xtr, ytr, XA, yA, seeds=range(run["loss_seeds"]), protocol=protocol, key=seed
+EPOCHS = dict(pre_epochs=run["pre_epochs"], ft_epochs=run["ft_epochs"])
+protocol = aurc.FineTuneProtocol(hidden=64, n_train=run["ft_train"], **EPOCHS)
+seeds = range(run["loss_seeds"])
+ft = aurc.finetune_comparison(
+    Xtr, ytr, XA, yA, seeds=seeds, protocol=protocol, key=seed
 )
 GAIN6 = "test-AURC gain of AURC fine-tuning over CE, per seed"
 RES6 = "t·SE of the gains / mean CE test AURC"
-mean6, se6, half6, n6 = paired_gain(GAIN6, k="t").interval({GAIN6: ft.gain})
-loss_df = pd.DataFrame(
-    {
-        "test AURC, CE": ft.aurc_ce,
-        "test AURC, AURC loss": ft.aurc_aurc,
-        "gain": ft.gain,
-        "accuracy, CE": ft.accuracy_ce,
-        "accuracy, AURC loss": ft.accuracy_aurc,
-        "test errors, CE": ft.errors_ce,
-    },
-    index=pd.Index(ft.seeds, name="seed"),
-)
-print(loss_df.round(5).to_string())
+s6 = paired_summary(ft.gain)
+mean6, half6, n6 = s6.mean, s6.half, s6.n
+print(ft.table().round(5).to_string())
+
+# %%
 print(
     f"mean test AURC: CE {ft.aurc_ce.mean():.5f}, AURC loss {ft.aurc_aurc.mean():.5f}\n"
     f"mean gain {mean6:+.5f} ± {half6:.5f} (t·SE, {n6} seeds); AURC loss lower on "
@@ -959,35 +635,16 @@ print(
 
 # %% tags=["hide-input"]
 fig, ax = plt.subplots(figsize=(5.5, 3.8))
+pair = dict(color=color_for("muted"), lw=0.8, alpha=0.7)
 for i in range(len(ft.seeds)):
-    ax.plot(
-        [0, 1],
-        [ft.aurc_ce[i], ft.aurc_aurc[i]],
-        color=color_for("muted"),
-        lw=0.8,
-        alpha=0.7,
-    )
-ax.scatter(
-    np.zeros(len(ft.seeds)),
-    ft.aurc_ce,
-    color=color_for("baseline"),
-    label="cross-entropy fine-tuning",
-    zorder=3,
-)
-ax.scatter(
-    np.ones(len(ft.seeds)),
-    ft.aurc_aurc,
-    color=color_for("ours"),
-    label="AURC-loss fine-tuning",
-    zorder=3,
-)
-ax.set(
-    xticks=[0, 1],
-    xticklabels=["cross-entropy", "AURC loss"],
-    xlim=(-0.4, 1.4),
-    ylabel="test AURC (lower is better)",
-    title="Fine-tuning with the AURC loss, paired by seed",
-)
+    ax.plot([0, 1], [ft.aurc_ce[i], ft.aurc_aurc[i]], **pair)
+ce = dict(color=color_for("baseline"), label="cross-entropy fine-tuning", zorder=3)
+ax.scatter(np.zeros(len(ft.seeds)), ft.aurc_ce, **ce)
+loss = dict(color=color_for("ours"), label="AURC-loss fine-tuning", zorder=3)
+ax.scatter(np.ones(len(ft.seeds)), ft.aurc_aurc, **loss)
+ax.set(xticks=[0, 1], xticklabels=["cross-entropy", "AURC loss"], xlim=(-0.4, 1.4))
+ax.set(ylabel="test AURC (lower is better)")
+ax.set(title="Fine-tuning with the AURC loss, paired by seed")
 ax.legend(fontsize=8)
 plt.show()
 
@@ -1029,7 +686,7 @@ ledger.check(
 ledger.show()
 
 # %% tags=["nbval-ignore-output"]
-print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.device}")
+print(run.time_line())
 
 # %% [markdown]
 # **Reading the verdicts.** The lines below are generated from this run's ledger, from the
@@ -1040,34 +697,7 @@ print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.d
 # the seeds.
 
 # %%
-for c in ledger.claims:
-    if c.checked or c.gate:
-        print(c.reading_line())
-stab = ledger.stability()
-print(
-    unstable_sentence(ledger, stab)
-    or "No claim the record still describes flips between its seeds."
-)
-stale = [
-    c.id for c in ledger.claims if c.checked and (stab is None or not stab.current(c))
-]
-if stale:
-    print(
-        f"The record does not describe claim {', '.join(stale)} as it is now (new or "
-        "changed since it was made)."
-    )
-num_path = repo_root() / "data" / "numerics" / f"{ledger.chapter}.json"
-if num_path.is_file():
-    for entry in json.loads(num_path.read_text())["claims"]:
-        if len(set(entry["verdicts"].values())) > 1:
-            print(
-                f"claim {entry['id']} under other kernels and thread counts "
-                "(data/numerics, this seed): "
-                + ", ".join(
-                    f"{env} {v} ({fmt_margin(entry['margins'][env])})"
-                    for env, v in entry["verdicts"].items()
-                )
-            )
+print("\n".join(reading_lines(ledger)))
 
 # %% [markdown]
 # ## Deviations from the paper
@@ -1112,9 +742,15 @@ if num_path.is_file():
 #   - *Sources.* Old: every claim marked "paper" although only the abstract and the code were
 #     read; now each is labelled by what was read.
 #   - *Protocols moved into the module.* The estimator study of claim 5, the rate slopes and
-#     the fine-tuning comparison are `A.estimator_study`, `A.ordered_pairs`,
-#     `A.loglog_slope`, `A.normalised_rate_slope` and `A.finetune_comparison` (unit-tested);
-#     claim 5's batches and numbers are those of the loop they replace.
+#     the fine-tuning comparison are `aurc.estimator_study`, `aurc.ordered_pairs`,
+#     `aurc.loglog_slope`, `aurc.normalised_rate_slope` and `aurc.finetune_comparison`
+#     (unit-tested); claim 5's batches and numbers are those of the loop they replace. Since
+#     then (no value changed) the module is a package (`estimators`, `training`, `protocols`,
+#     `study`), the closed-form simulations (`reweighted_identity`, `simulate_estimators`,
+#     `bias_table`) and claim 5's pools, models, batches and readings (`synthetic_pools`,
+#     `trained_models`, `batch_indices`, `model_study`, `consistency`, `peer_side_by_side`)
+#     are tested functions there, and claim 6's network and loop are the house's
+#     (`repbook.core.nets`, the same initialisation and batches).
 # - **Criteria changed after their results were known (earlier revisions):**
 #   - *Claim 5.* Before: the batches were drawn from pool A, the same pool that defines the
 #     population value, reproduced. Now: the batches come from pool B, disjoint from pool A, with
@@ -1140,39 +776,14 @@ if num_path.is_file():
 # ## Run it at full scale
 #
 # ```bash
-# .venv/bin/python -m repbook run 04 --scale full
-# # or, directly with papermill:
+# .venv/bin/python -m repbook full 04   # runs it and records it in data/full_runs/
+# # or, directly with papermill (not recorded):
 # jupytext --to ipynb -o - notebooks/04_aurc.py | papermill - out.ipynb -p scale full -k python3
 # ```
 # Full scale uses populations of 10⁷ samples, 40 million simulated scores per sample size, n up to
 # 65,536, a 400k pool, 1,000 batches per size and, for claim 6, 20 seeds with 6,000 training
-# samples and 60 + 60 epochs (CPU minutes; no GPU needed). `repbook full 04` records the run in
-# `data/full_runs/04_aurc.json`; the line below is generated from that record.
+# samples and 60 + 60 epochs (CPU minutes; no GPU needed). The line below is generated from the
+# committed record `data/full_runs/04_aurc.json`.
 
 # %%
-full_path = repo_root() / "data" / "full_runs" / f"{ledger.chapter}.json"
-if full_path.is_file():
-    full, prov = read_record(full_path)
-    # ids and statements (claim 5's criterion names the scale's batch sizes)
-    stale_full = [(c.id, c.statement) for c in full.claims] != [
-        (c.id, c.statement) for c in ledger.claims
-    ]
-    print(
-        f"Full scale, recorded {prov.get('finished', '?')[:10]} in "
-        f"{prov.get('seconds', float('nan')):.0f} s on {prov.get('device', '?')}"
-        + (" (stale: the checks changed since; not re-recorded)" if stale_full else "")
-        + ": "
-        + "; ".join(
-            f"{c.id} {c.verdict_word()} (margin {c.margin_text()})" for c in full.claims
-        )
-        + "."
-    )
-    quick_by_id = {c.id: c for c in ledger.claims}
-    for c in [] if stale_full else full.claims:
-        if c.verdict != quick_by_id[c.id].verdict:
-            print(
-                f"  claim {c.id}: {quick_by_id[c.id].verdict_word()} at quick scale, "
-                f"{c.verdict_word()} at full scale"
-            )
-else:
-    print("No full-scale record is committed yet (`repbook full 04` writes one).")
+print("\n".join(full_run_lines(ledger)))

@@ -240,7 +240,6 @@ NOT_YET_THIN = {
     # thinning for issue 37 is still to do. Their targets are expected to fail (xfail; run
     # `pytest --runxfail` to see them fail); remove an entry when the chapter meets them.
     "03_mesh_ptme": "mesh_tokenizers",
-    "04_aurc": "aurc",
     "05_langdaug": "langdaug",
     "07_pf_ppo": "pf_ppo",
     "08_ssl_embedding_norms": "ssl_norms",
