@@ -62,7 +62,6 @@ ablations = None  # None: the scale's default (off at quick, on at full); True /
 mechanism_search = False  # True: rerun the bounded search and rewrite its data file
 
 # %%
-import json
 import warnings
 
 import matplotlib.pyplot as plt
@@ -71,18 +70,8 @@ import numpy as np
 import pandas as pd
 import torch
 
-from repbook.core import (
-    Ledger,
-    data_file,
-    setup,
-    use_style,
-    color_for,
-    register_colors,
-    all_of,
-    at_least,
-    paired_gain,
-    tol,
-)
+from repbook.core import all_of, at_least, checks, color_for, paired_gain, tol
+from repbook.core import full_run_lines, reading_lines, setup
 
 # torch-geometric 2.8 calls torch.jit.script at import, which torch 2.13 deprecates, and
 # imports tqdm.auto, which warns when ipywidgets is absent (we show no progress bars)
@@ -90,59 +79,35 @@ warnings.filterwarnings(
     "ignore", message=r"`torch.jit.script` is deprecated", category=DeprecationWarning
 )
 warnings.filterwarnings("ignore", message="IProgress not found")
-from torch_geometric.data import Batch  # noqa: E402
+from repbook.papers import causal_graph_regression
 
-from repbook.papers import causal_graph_regression as C  # noqa: E402
-
+# %%
 SIZES = {
-    "quick": dict(
-        n_train=600,
-        n_val=200,
-        n_test=300,
-        hidden=32,
-        layers=3,
-        epochs=20,
-        batch=64,
-        select_after=10,
-        seeds=5,
-        shortcut=0.9,
-        ablations=False,
-        sweep=[],
-        sweep_seeds=0,
-    ),
-    "full": dict(
-        n_train=10_000,
-        n_val=1_000,
-        n_test=2_000,
-        hidden=300,
-        layers=3,
-        epochs=100,
-        batch=128,
-        select_after=10,
-        seeds=10,
-        shortcut=0.9,
-        ablations=True,
-        sweep=[0.5, 0.7, 0.8, 0.95],
-        sweep_seeds=3,
-    ),
+    "quick": dict(n_train=600, n_val=200, n_test=300, hidden=32, layers=3, epochs=20)
+    | dict(batch=64, select_after=10, seeds=5, shortcut=0.9, ablations=False)
+    | dict(sweep=[], sweep_seeds=0),
+    "full": dict(n_train=10_000, n_val=1_000, n_test=2_000, hidden=300, layers=3)
+    | dict(epochs=100, batch=128, select_after=10, seeds=10, shortcut=0.9)
+    | dict(ablations=True, sweep=[0.5, 0.7, 0.8, 0.95], sweep_seeds=3),
 }
-run = setup(scale=scale, seed=seed, sizes=SIZES)
-if ablations not in (None, True, False):
-    raise ValueError(f"ablations must be None, True or False, got {ablations!r}")
-ABLATE = run["ablations"] if ablations is None else ablations
-ledger = Ledger.for_run(
-    run,
-    regime=f"synthetic graphs of our own ({run['n_train']:,} training graphs); "
-    "small GNNs; CPU",
-)
-use_style()
 ERM, PEER = "ERM", "ERM (torch-geometric)"
 CGR, VAR, NOMIX = "CGR (enhanced GIB)", "CGR (variance penalty)", "CGR without L_mix"
 NONE, KL = "CGR (confounder ignored)", "CGR (GSAT KL)"
-register_colors(
-    {CGR: "ours", ERM: "baseline", PEER: "peer", VAR: "alt", NOMIX: "alt2"}
-    | {NONE: "alt3", KL: "muted"}
-)
+COLORS = {CGR: "ours", ERM: "baseline", PEER: "peer", VAR: "alt", NOMIX: "alt2"}
+COLORS |= {NONE: "alt3", KL: "muted"}
+
+# %%
+run = setup(scale=scale, seed=seed, sizes=SIZES, colors=COLORS)
+ledger = run.ledger
+ledger.regime = f"synthetic graphs of our own ({run['n_train']:,} training graphs); "
+ledger.regime += "small GNNs; CPU"
+checks.one_of("ablations", ablations, (None, True, False))
+ABLATE = run["ablations"] if ablations is None else ablations
+
+
+def listed(values, spec="+.3f"):  # per-seed values, printed in a row
+    return ", ".join(f"{v:{spec}}" for v in values)
+
 
 # %% [markdown]
 # ## The method
@@ -208,8 +173,9 @@ for i in range(4):
             s = torch.stack([cos(h_o[i] + h_c[j], h_g[k], dim=0) for k in range(4)])
             negatives = torch.cat([s[:i], s[i + 1 :]])  # k ≠ i
             terms.append(-s[i] + torch.logsumexp(negatives, dim=0))
+lib = causal_graph_regression.mix_loss(h_o, h_c, h_g)
 print(f"by hand, loop over 12 ordered pairs: L_mix = {torch.stack(terms).mean():.6f}")
-print(f"library, one (B, B, B) einsum:       L_mix = {C.mix_loss(h_o, h_c, h_g):.6f}")
+print(f"library, one (B, B, B) einsum:       L_mix = {lib:.6f}")
 
 # %% [markdown]
 # ## The benchmark: a cycle that decides $y$, a base graph that correlates with it
@@ -227,29 +193,26 @@ print(f"library, one (B, B, B) einsum:       L_mix = {C.mix_loss(h_o, h_c, h_g):
 
 
 # %%
+SPLIT_SIZES = {k: run[k] for k in ("n_train", "n_val", "n_test")}
+
+
 def make_splits(r):
-    n = {k: run[k] for k in ("n_train", "n_val", "n_test")}
-    return C.make_splits(run.child_rng(100 + r), shortcut=run["shortcut"], **n)
+    rng, shortcut = run.child_rng(100 + r), run["shortcut"]
+    return causal_graph_regression.make_splits(rng, shortcut=shortcut, **SPLIT_SIZES)
 
 
 splits0 = make_splits(0)
+
+# %%
+rate = causal_graph_regression.shortcut_rate
 for name, graphs in splits0.items():
     shift = "reversed" if "OOD" in name else "train"
     print(
         f"{name:9s} {len(graphs):5d} graphs · base type follows the {shift} pairing "
-        f"in {C.shortcut_rate(graphs, shift):.1%} · follows the training pairing in "
-        f"{C.shortcut_rate(graphs, 'train'):.1%}"
+        f"in {rate(graphs, shift):.1%} · follows the training pairing in "
+        f"{rate(graphs, 'train'):.1%}"
     )
-table = pd.crosstab(
-    [
-        pd.Series([s for s, gs in splits0.items() for _ in gs], name="split"),
-        pd.Series([int(g.y_bin) for gs in splits0.values() for g in gs], name="y-bin"),
-    ],
-    pd.Series(
-        [C.BASE_TYPES[int(g.base_type)] for gs in splits0.values() for g in gs],
-        name="base type",
-    ),
-)
+table = causal_graph_regression.split_table(splits0)
 print(table.loc[["train", "OOD test"]].to_string())
 
 # %% [markdown]
@@ -265,78 +228,63 @@ print(table.loc[["train", "OOD test"]].to_string())
 # or with `ablations=True`, CGR ignoring the confounder's predictive role, CGR with the
 # released code's variance penalty, CGR without $L_\mathrm{mix}$, and CGR with GSAT's
 # KL in place of the Gaussian bottleneck (a sensitivity check of the $I(C;G)$ form;
-# `C.train_methods` trains them all). All use Adam
+# `causal_graph_regression.train_seeds` trains them all, on every seed). All use Adam
 # (learning rate $10^{-3}$, cosine decay to $10^{-8}$), and the weights of the epoch
 # with the best OOD-validation MAE after epoch 10 (the released selection rule). The
 # sizes for this scale are printed at the top.
 
-# %% tags=["hide-input"]
+# %%
+Method, CGRLoss = causal_graph_regression.Method, causal_graph_regression.CGRLoss
+erm_loss = causal_graph_regression.erm_loss
 METHODS = {
-    ERM: C.Method("erm", C.erm_loss),
-    PEER: C.Method("pyg-erm", C.erm_loss),
-    CGR: C.Method("cgr", C.CGRLoss(confounder="gib")),
-    VAR: C.Method("cgr", C.CGRLoss(confounder="var")),
-    NOMIX: C.Method("cgr", C.CGRLoss(confounder="gib", lam=0.0)),
-    NONE: C.Method("cgr", C.CGRLoss(confounder="none")),
-    KL: C.Method("cgr", C.CGRLoss(info="kl"), noise=0.0),
+    ERM: Method("erm", erm_loss),
+    PEER: Method("pyg-erm", erm_loss),
+    CGR: Method("cgr", CGRLoss(confounder="gib")),
+    VAR: Method("cgr", CGRLoss(confounder="var")),
+    NOMIX: Method("cgr", CGRLoss(confounder="gib", lam=0.0)),
+    NONE: Method("cgr", CGRLoss(confounder="none")),
+    KL: Method("cgr", CGRLoss(info="kl"), noise=0.0),
 }
-dev = run.device
-fit_kw = {k: run[k] for k in ("hidden", "layers", "epochs", "batch", "select_after")}
-
-
-def train_all(splits, r, names):
-    """C.train_methods on one seed's splits: the same initial weights and batches."""
-    rows, models = C.train_methods(
-        splits,
-        {n: METHODS[n] for n in names},
-        model_seed=1000 * seed + r,
-        batch_seed=seed * 1_000_003 + r,  # the stream of run.torch_generator(r)
-        device=dev,
-        **fit_kw,
-    )
-    return [dict(row, seed=r) for row in rows], models
-
-
-ORDER = [ERM, PEER, CGR] + ([NONE, VAR, NOMIX, KL] if ABLATE else [])
-rows, models0 = [], None
-for r in range(run["seeds"]):
-    splits = splits0 if r == 0 else make_splits(r)
-    new_rows, models = train_all(splits, r, ORDER)
-    rows += new_rows
-    models0 = models if r == 0 else models0
-res = pd.DataFrame(rows)
-ood0 = C.GraphSet(splits0["OOD test"], dev).full()
 
 # %%
-per_seed = res.pivot(index="method", columns="seed", values=["IID", "OOD"]).loc[ORDER]
-summary = res.groupby("method")[["IID", "OOD"]].agg(["mean", "std"]).loc[ORDER]
+ORDER = [ERM, PEER, CGR] + ([NONE, VAR, NOMIX, KL] if ABLATE else [])
+FIT = {k: run[k] for k in ("hidden", "layers", "epochs", "batch", "select_after")}
+FIT |= dict(seed=seed, device=run.device)
+trained = {name: METHODS[name] for name in ORDER}
+rows, models0 = causal_graph_regression.train_seeds(
+    make_splits, trained, first=splits0, seeds=run["seeds"], **FIT
+)
+res = pd.DataFrame(rows)
+by = {name: res[res.method == name].sort_values("seed") for name in ORDER}
+
+
+# %%
+def diff(a, b, split="OOD"):  # per seed: method a − method b in a split's test MAE
+    return by[a][split].to_numpy() - by[b][split].to_numpy()
+
+
+# %%
+tables = causal_graph_regression.mae_tables(res, ORDER)
 print("test MAE per seed (epoch selected on OOD validation):")
-print(per_seed.round(3).to_string())
+print(tables.per_seed.round(3).to_string())
 print("\nmean and standard deviation over seeds:")
-print(summary.round(3).to_string())
-epochs = res.groupby("method").epoch.apply(list).loc[ORDER]
-print("\nselected epochs:", epochs.to_dict())
+print(tables.summary.round(3).to_string())
+print("\nselected epochs:", tables.epochs)
 
 # %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
 for ax, split in zip(axes, ["IID", "OOD"]):
     for k, name in enumerate(ORDER):
-        v = res[res.method == name][split].to_numpy()
-        ax.bar(k, v.mean(), color=color_for(name), alpha=0.35, width=0.7)
-        ax.scatter(
-            np.full(v.size, k) + np.linspace(-0.15, 0.15, v.size),
-            v,
-            color=color_for(name),
-            zorder=3,
-            s=22,
-        )
+        v, col = res[res.method == name][split].to_numpy(), color_for(name)
+        ax.bar(k, v.mean(), color=col, alpha=0.35, width=0.7)
+        x = np.full(v.size, k) + np.linspace(-0.15, 0.15, v.size)
+        ax.scatter(x, v, color=col, zorder=3, s=22)
     labels = [n.replace(" (", "\n(").replace(" without", "\nwithout") for n in ORDER]
     if len(ORDER) > 4:
         ax.tick_params(axis="x", labelrotation=45)
     ax.set_xticks(range(len(ORDER)), labels, fontsize=8)
-    ax.set(
-        title=f"{split} test", ylabel="MAE (lower is better)" if split == "IID" else ""
-    )
+    ylabel = "MAE (lower is better)" if split == "IID" else ""
+    ax.set(title=f"{split} test", ylabel=ylabel)
 fig.suptitle("Test MAE per method: bars are means, dots are seeds", fontweight="bold")
 plt.show()
 
@@ -361,8 +309,7 @@ plt.show()
 # checked (claim 3 reads this gate alone).
 
 # %%
-erm, cgr = (res[res.method == m].sort_values("seed") for m in (ERM, CGR))
-peer = res[res.method == PEER].sort_values("seed")
+erm, cgr, peer = by[ERM], by[CGR], by[PEER]
 print(
     f"ERM: OOD MAE {erm.OOD.mean():.3f} against IID MAE {erm.IID.mean():.3f} "
     f"(ratio {erm.OOD.mean() / erm.IID.mean():.2f}); the peer built from "
@@ -371,20 +318,15 @@ print(
 
 # %%
 sep = (cgr["a_o cycle"] - cgr["a_o base"]).to_numpy()
-print(
-    "CGR's a_o on OOD test graphs, cycle − base per seed: "
-    + ", ".join(f"{v:+.3f}" for v in sep)
-    + f" (mean {sep.mean():+.3f}; gate ≥ 0.05)"
-)
+per_seed = f"{listed(sep)} (mean {sep.mean():+.3f}; gate ≥ 0.05)"
+print(f"CGR's a_o on OOD test graphs, cycle − base per seed: {per_seed}")
 SEP = "a_o cycle − base (CGR)"
 shortcut = at_least("ERM OOD MAE", "ERM IID MAE", factor=1.4)  # gate (i)
 mask_gate = at_least(SEP, 0.05)  # gate (ii)
 regime_gate = all_of(shortcut, mask_gate)  # gates (i) and (ii): claims 2 and 4
-regime = {
-    "ERM OOD MAE": erm.OOD.mean(),
-    "ERM IID MAE": erm.IID.mean(),
-    SEP: float(sep.mean()),
-}
+regime = {"ERM OOD MAE": erm.OOD.mean(), "ERM IID MAE": erm.IID.mean()}
+regime[SEP] = float(sep.mean())
+REGIME_TOL = {"ERM OOD MAE": tol(abs=0.04), "ERM IID MAE": tol(abs=0.03)}
 
 # %% [markdown]
 # ## Claim 2 · CGR beats ERM out of distribution
@@ -403,24 +345,17 @@ regime = {
 # (the mean gain negative beyond its noise).
 
 # %%
-gap = cgr.OOD.to_numpy() - erm.OOD.to_numpy()
-gap_peer = cgr.OOD.to_numpy() - peer.OOD.to_numpy()
+gap, gap_peer = diff(CGR, ERM), diff(CGR, PEER)
 att_diff = cgr["a_o cycle"].mean() - cgr["a_o base"].mean()
-print(
-    "OOD MAE per seed:  ERM "
-    + ", ".join(f"{v:.3f}" for v in erm.OOD)
-    + "  ·  CGR "
-    + ", ".join(f"{v:.3f}" for v in cgr.OOD)
-)
-print(
-    f"CGR − ERM per seed: {', '.join(f'{v:+.3f}' for v in gap)} "
-    f"(mean {gap.mean():+.3f}; lower on {(gap < 0).sum()} of {gap.size} seeds)"
-)
-print(
-    f"CGR − ERM (torch-geometric) per seed: "
-    f"{', '.join(f'{v:+.3f}' for v in gap_peer)} (mean {gap_peer.mean():+.3f})"
-)
 erm_sd = erm.OOD.std(ddof=1)
+erm_ood, cgr_ood = listed(erm.OOD, ".3f"), listed(cgr.OOD, ".3f")
+print(f"OOD MAE per seed:  ERM {erm_ood}  ·  CGR {cgr_ood}")
+lower = f"lower on {(gap < 0).sum()} of {gap.size} seeds"
+print(f"CGR − ERM per seed: {listed(gap)} (mean {gap.mean():+.3f}; {lower})")
+mean_peer = f"(mean {gap_peer.mean():+.3f})"
+print(f"CGR − ERM (torch-geometric) per seed: {listed(gap_peer)} {mean_peer}")
+
+# %%
 print(
     f"for scale: the sd of ERM's OOD MAE over seeds is {erm_sd:.3f}, and "
     f"our ERM and the torch-geometric ERM (the same function; other initial weights "
@@ -451,87 +386,66 @@ ledger.check(
     tolerance={
         "ERM − CGR OOD MAE, per seed": tol(abs=0.2),
         "CGR OOD MAE": tol(abs=0.02),
-        "ERM OOD MAE": tol(abs=0.04),
-        "ERM IID MAE": tol(abs=0.03),
+        **REGIME_TOL,
         SEP: tol(abs=0.003),
         "a_o cycle": tol(abs=0.009),
         "a_o base": tol(abs=0.004),
     },
 )
 
+# %% [markdown]
+# Seed 0's OOD test graphs through its trained ERM and CGR, for the two figures below:
+# the predictions, and CGR's causal attention on the first graph of each base type.
+
+# %%
+view = causal_graph_regression.seed_view(
+    models0, splits0["OOD test"], names=[ERM, CGR], attention_of=CGR, device=run.device
+)
+BASE_TYPES = causal_graph_regression.BASE_TYPES
+BIN_EDGES = causal_graph_regression.BIN_EDGES
+
 # %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(10, 4.2), sharex=True, sharey=True)
-y0 = ood0.y.cpu().numpy()
-base0 = np.array([int(g.base_type) for g in splits0["OOD test"]])
+y0 = view.y
 lim = (y0.min() - 0.2, y0.max() + 0.2)
+shades = [color_for("alt3"), color_for("muted"), color_for("alt2")]
 for ax, name in zip(axes, [ERM, CGR]):
-    pred = C.predict(models0[name], ood0).cpu().numpy()
-    for t, kind in enumerate(C.BASE_TYPES):
-        m = base0 == t
-        ax.scatter(
-            y0[m],
-            pred[m],
-            s=9,
-            alpha=0.7,
-            label=f"base: {kind}",
-            color=[color_for("alt3"), color_for("muted"), color_for("alt2")][t],
-        )
+    pred = view.predictions[name]
+    for t, kind in enumerate(BASE_TYPES):
+        m, label = view.base_type == t, f"base: {kind}"
+        ax.scatter(y0[m], pred[m], s=9, alpha=0.7, label=label, color=shades[t])
     ax.plot(lim, lim, color=color_for("reference"), ls="--", lw=1, label="y = ŷ")
-    for edge in C.BIN_EDGES:
+    for edge in BIN_EDGES:
         ax.axvline(edge, color=color_for("muted"), lw=0.6, ls=":")
-    ax.set(
-        title=f"{name}: MAE {np.abs(pred - y0).mean():.3f}",
-        xlabel="true y",
-        ylabel="predicted y",
-        xlim=lim,
-        ylim=lim,
-    )
+    title = f"{name}: MAE {np.abs(pred - y0).mean():.3f}"
+    ax.set(title=title, xlabel="true y", ylabel="predicted y", xlim=lim, ylim=lim)
 axes[0].legend(fontsize=8, loc="upper left")
-fig.suptitle(
-    "OOD test, seed 0: predictions against truth, coloured by base type",
-    fontweight="bold",
-)
+title = "OOD test, seed 0: predictions against truth, coloured by base type"
+fig.suptitle(title, fontweight="bold")
 plt.show()
 
 # %% tags=["hide-input"]
-picks = [
-    next(i for i, g in enumerate(splits0["OOD test"]) if int(g.base_type) == t)
-    for t in range(3)
-]
 fig, axes = plt.subplots(1, 3, figsize=(12, 3.8))
-for ax, i in zip(axes, picks):
-    g = splits0["OOD test"][i]
-    att = C.node_attention(models0[CGR], C.GraphSet([g], dev).full()).cpu().numpy()
+for ax, g, att in zip(axes, view.examples, view.attention):
     G = nx.Graph(g.edge_index.T.tolist())
     pos = nx.kamada_kawai_layout(G)
     nodes = sorted(G.nodes())
     causal = g.causal.numpy()[nodes]
+    ring = dict(edgecolors=["black" if c else "none" for c in causal], linewidths=1.5)
+    size = [140 if c else 60 for c in causal]
+    colours = dict(node_color=att[nodes], cmap="viridis", vmin=0, vmax=1)
     drawn = nx.draw_networkx_nodes(
-        G,
-        pos,
-        nodelist=nodes,
-        node_color=att[nodes],
-        cmap="viridis",
-        vmin=0,
-        vmax=1,
-        node_size=[140 if c else 60 for c in causal],
-        ax=ax,
-        edgecolors=["black" if c else "none" for c in causal],
-        linewidths=1.5,
+        G, pos, nodelist=nodes, node_size=size, ax=ax, **colours, **ring
     )
     nx.draw_networkx_edges(G, pos, ax=ax, alpha=0.4)
-    ax.set_title(
-        f"{C.BASE_TYPES[int(g.base_type)]} base, y = {float(g.y):.2f}\n"
-        f"mean a_o: cycle {att[g.causal.numpy()].mean():.2f}, "
-        f"base {att[~g.causal.numpy()].mean():.2f}",
-        fontsize=9,
-    )
+    on = g.causal.numpy()
+    title = f"{BASE_TYPES[int(g.base_type)]} base, y = {float(g.y):.2f}\n"
+    title += f"mean a_o: cycle {att[on].mean():.2f}, base {att[~on].mean():.2f}"
+    ax.set_title(title, fontsize=9)
     ax.axis("off")
 fig.colorbar(drawn, ax=axes, label="causal node attention a_o", shrink=0.8)
-fig.suptitle(
-    "CGR's causal attention on OOD test graphs (cycle nodes ringed in black)",
-    fontweight="bold",
-)
+title = "CGR's causal attention on OOD test graphs (cycle nodes ringed in black)"
+fig.suptitle(title, fontweight="bold")
 plt.show()
 
 # %% [markdown]
@@ -542,13 +456,10 @@ plt.show()
 # mask found the cycle.
 
 # %%
-tails = {"y < 2": y0 < C.BIN_EDGES[0], "y > 3": y0 > C.BIN_EDGES[1]}
 for name in (ERM, CGR):
-    pred = C.predict(models0[name], ood0).cpu().numpy()
-    print(
-        f"{name:19s} seed 0, mean signed error on the OOD tails: "
-        + ", ".join(f"{k} {np.mean(pred[m] - y0[m]):+.3f}" for k, m in tails.items())
-    )
+    tails = causal_graph_regression.tail_errors(view.predictions[name], view.y)
+    tails = ", ".join(f"{k} {v:+.3f}" for k, v in tails.items())
+    print(f"{name:19s} seed 0, mean signed error on the OOD tails: {tails}")
 verb = "separates" if att_diff >= 0.05 else "does not separate"
 print(
     f"over all seeds, a_o on cycle nodes minus base nodes = {att_diff:+.3f}: the "
@@ -567,8 +478,9 @@ print(
 # cycle. We searched a short list of quick-scale set-ups of CGR alone, chosen for the
 # attention and never for an MAE: the chapter's form, the bottleneck without the width
 # rescaling, a deterministic $h_o$, GSAT's KL, larger learning rates, a sharper
-# attention, twice the training graphs and 100 epochs (`C.MECHANISM_SETUPS`). The
-# search ran once, by `C.write_mechanism_search()`, which stored its rows, parameters
+# attention, twice the training graphs and 100 epochs
+# (`causal_graph_regression.MECHANISM_SETUPS`). The search ran once, by
+# `causal_graph_regression.write_mechanism_search()`, which stored its rows, parameters
 # and commit in `data/16_causal_graph_regression/mechanism_search.json`; the table and
 # sentences below are read from that file (`mechanism_search=True` reruns the search
 # and rewrites the file, a few minutes on 2 cores). A set-up met the gate only if every
@@ -576,31 +488,17 @@ print(
 
 # %%
 if mechanism_search:
-    C.write_mechanism_search()
-search = json.loads(data_file(*C.SEARCH_FILE).read_text())
-found = pd.DataFrame(C.search_summary(search)).set_index("setup")
-seeds_s = search["params"]["seeds"]
-for k, r in enumerate(seeds_s):
-    found[f"gap, seed {r}"] = [g[k] for g in found.gaps]
+    causal_graph_regression.write_mechanism_search()
+search = causal_graph_regression.read_mechanism_search()
+found = causal_graph_regression.search_report(search)
 print(
-    f"{len(found)} set-ups × {len(seeds_s)} seeds, CGR alone, made at commit "
-    f"{search['commit']} in {search['seconds']:.0f} s; gap = a_o cycle − base on the "
-    f"OOD test graphs, gate ≥ {search['gate']} on every seed; MAE means over seeds"
+    f"{len(found.table)} set-ups × {len(search['params']['seeds'])} seeds, CGR alone, "
+    f"made at commit {search['commit']} in {search['seconds']:.0f} s; gap = a_o cycle "
+    f"− base on the OOD test graphs, gate ≥ {search['gate']} on every seed; MAE means "
+    "over seeds"
 )
-cols = [f"gap, seed {r}" for r in seeds_s] + ["mean_gap", "meets_gate", "OOD", "IID"]
-print(found[cols].round(3).to_string())
-passing = list(found.index[found.meets_gate])
-best = found.mean_gap.idxmax()
-if passing:
-    search_text = f"set-ups that met the gate on every seed: {', '.join(passing)}"
-else:
-    search_text = (
-        f"no set-up met the gate on every seed; the largest mean gap was "
-        f"{found.mean_gap.max():+.3f} ({best}), and "
-        f"{int((found[cols[: len(seeds_s)]] >= search['gate']).any(axis=1).sum())} of "
-        f"{len(found)} set-ups met it on at least one seed"
-    )
-print(search_text)
+print(found.table.round(3).to_string())
+print(found.text)
 print(
     "the chapter keeps its quick set-up (the first row); the gate measured on the "
     "chapter's own run decides"
@@ -629,10 +527,10 @@ print(
 # about the OOD split and is not needed for an in-distribution claim.
 
 # %%
-iid_gain = erm.IID.to_numpy() - cgr.IID.to_numpy()
+iid_gain = diff(ERM, CGR, "IID")
 print(
     f"IID MAE: CGR {cgr.IID.mean():.3f}, ERM {erm.IID.mean():.3f}; ERM − CGR per "
-    f"seed {', '.join(f'{v:+.3f}' for v in iid_gain)} (mean {iid_gain.mean():+.3f})"
+    f"seed {listed(iid_gain)} (mean {iid_gain.mean():+.3f})"
 )
 
 # %%
@@ -692,84 +590,46 @@ text4 = {
         "w/o CI worse than the full model on 4 datasets (Fig. 4)",
     ),
 }
+
+# %%
 if ABLATE:
-    none_, var, nomix, kl = (
-        res[res.method == m].sort_values("seed") for m in (NONE, VAR, NOMIX, KL)
-    )
     print(
         f"mean OOD MAE: enhanced GIB {cgr.OOD.mean():.3f}, confounder ignored "
-        f"{none_.OOD.mean():.3f}, without L_mix {nomix.OOD.mean():.3f}; context: "
-        f"variance penalty {var.OOD.mean():.3f}"
+        f"{by[NONE].OOD.mean():.3f}, without L_mix {by[NOMIX].OOD.mean():.3f}; "
+        f"context: variance penalty {by[VAR].OOD.mean():.3f}"
     )
-    pairs = (
-        ("confounder ignored − GIB", none_),
-        ("without L_mix − CGR", nomix),
-        ("context: variance penalty − GIB", var),
-    )
-    for label, other in pairs:
-        d = other.OOD.to_numpy() - cgr.OOD.to_numpy()
-        print(
-            f"{label}: per seed {', '.join(f'{v:+.3f}' for v in d)}, "
-            f"mean {d.mean():+.3f}, positive on {(d > 0).sum()} of {d.size} seeds"
-        )
-    ledger.check(
-        "4a",
-        text4["4a"][0],
-        paper=text4["4a"][1],
-        source="paper",
-        measured={
-            "ignored − GIB OOD MAE, per seed": (
-                none_.OOD.to_numpy() - cgr.OOD.to_numpy()
-            ).tolist(),
-            "GIB OOD MAE": cgr.OOD.mean(),
-            "confounder-ignored OOD MAE": none_.OOD.mean(),
-            "variance-penalty OOD MAE (context)": var.OOD.mean(),
-            **regime,
-        },
-        gate=regime_gate,
-        criterion=crit4["4a"],
-        tolerance={
-            "GIB OOD MAE": tol(abs=0.03),
-            "ERM OOD MAE": tol(abs=0.04),
-            "ERM IID MAE": tol(abs=0.03),
-        },
-    )
-    ledger.check(
-        "4b",
-        text4["4b"][0],
-        paper=text4["4b"][1],
-        source="paper",
-        measured={
-            "without L_mix − CGR OOD MAE, per seed": (
-                nomix.OOD.to_numpy() - cgr.OOD.to_numpy()
-            ).tolist(),
-            "without L_mix OOD MAE": nomix.OOD.mean(),
-            "CGR OOD MAE": cgr.OOD.mean(),
-            **regime,
-        },
-        gate=regime_gate,
-        criterion=crit4["4b"],
-        tolerance={
-            "without L_mix − CGR OOD MAE, per seed": tol(abs=0.3),
-            "without L_mix OOD MAE": tol(abs=0.2),
-            "CGR OOD MAE": tol(abs=0.03),
-            "ERM OOD MAE": tol(abs=0.04),
-            "ERM IID MAE": tol(abs=0.03),
-        },
-    )
+    pairs = {"confounder ignored − GIB": NONE, "without L_mix − CGR": NOMIX}
+    pairs["context: variance penalty − GIB"] = VAR
+    for label, name in pairs.items():
+        d = diff(name, CGR)
+        positive = f"positive on {(d > 0).sum()} of {d.size} seeds"
+        print(f"{label}: per seed {listed(d)}, mean {d.mean():+.3f}, {positive}")
 else:
     print(f"ablations: not trained at scale {run.scale!r} (ablations=True trains them)")
-    kl = None
-    for cid, (statement, paper) in text4.items():
-        ledger.not_checked(
-            cid,
-            statement,
-            paper=paper,
-            source="paper",
-            criterion=crit4[cid],
-            note="the ablations are trained at full scale (or with ablations=True); "
-            "the quick run spends their time on five seeds of claims 2 and 3",
-        )
+
+# %%
+ROLES4 = dict(full=CGR, ignored=NONE, no_mix=NOMIX, variance=VAR)
+measured4 = causal_graph_regression.ablation_measures(by, **ROLES4) if ABLATE else {}
+tolerance4 = {
+    "4a": {"GIB OOD MAE": tol(abs=0.03), **REGIME_TOL},
+    "4b": {
+        "without L_mix − CGR OOD MAE, per seed": tol(abs=0.3),
+        "without L_mix OOD MAE": tol(abs=0.2),
+        "CGR OOD MAE": tol(abs=0.03),
+        **REGIME_TOL,
+    },
+}
+
+# %%
+NOT_TRAINED = "the ablations are trained at full scale (or with ablations=True); "
+NOT_TRAINED += "the quick run spends their time on five seeds of claims 2 and 3"
+for cid, (statement, paper) in text4.items():
+    spec = dict(paper=paper, source="paper", criterion=crit4[cid])
+    if ABLATE:
+        spec |= dict(measured=measured4[cid] | regime, tolerance=tolerance4[cid])
+        ledger.check(cid, statement, **spec, gate=regime_gate)
+    else:
+        ledger.not_checked(cid, statement, **spec, note=NOT_TRAINED)
 
 # %% [markdown]
 # Both directions are judged on the paired per-seed differences, against their own
@@ -780,16 +640,14 @@ else:
 # the same seeds, and its mask separation.
 
 # %%
-if kl is not None:
+if ABLATE:
     for split in ("IID", "OOD"):
-        d = erm[split].to_numpy() - kl[split].to_numpy()
+        d, gaussian = diff(ERM, KL, split), diff(ERM, CGR, split).mean()
         print(
-            f"ERM − CGR (GSAT KL) {split} MAE per seed: "
-            + ", ".join(f"{v:+.3f}" for v in d)
-            + f" (mean {d.mean():+.3f}; the Gaussian bottleneck: "
-            f"{(erm[split].to_numpy() - cgr[split].to_numpy()).mean():+.3f})"
+            f"ERM − CGR (GSAT KL) {split} MAE per seed: {listed(d)} (mean "
+            f"{d.mean():+.3f}; the Gaussian bottleneck: {gaussian:+.3f})"
         )
-    kl_sep = (kl["a_o cycle"] - kl["a_o base"]).to_numpy()
+    kl_sep = (by[KL]["a_o cycle"] - by[KL]["a_o base"]).to_numpy()
     print(
         f"CGR (GSAT KL) a_o cycle − base: mean {kl_sep.mean():+.3f} "
         f"(the Gaussian bottleneck: {regime[SEP]:+.3f}; gate ≥ 0.05)"
@@ -798,8 +656,9 @@ else:
     print(
         "GSAT-KL sensitivity: trained with the ablations (full scale, ablations=True)"
     )
-#
-# ## Claim 5 · The paper's benchmarks (quoted)
+
+# %% [markdown]
+# ## Quoted from the paper · The benchmarks (claim 5)
 #
 # The numbers below are the paper's, read from its Table 1 (GOOD-ZINC, MAE, mean ±
 # standard error over 3 seeds) and Table 2 (ReactionOOD Cycloaddition, RMSE), not
@@ -807,15 +666,7 @@ else:
 # Drive through `gdown` in the released code).
 
 # %%
-quoted = pd.DataFrame(
-    [
-        ("scaffold", "covariate", 0.1188, 0.1660, 0.0514, 0.1046),
-        ("scaffold", "concept", 0.1174, 0.1248, 0.0659, 0.0518),
-        ("size", "covariate", 0.1222, 0.2331, 0.0466, 0.1484),
-        ("size", "concept", 0.1304, 0.1406, 0.0577, 0.0580),
-    ],
-    columns=["domain", "shift", "ERM ID", "ERM OOD", "CGR ID", "CGR OOD"],
-)
+quoted = causal_graph_regression.paper_table1()
 print("GOOD-ZINC, MAE (the paper's Table 1):")
 print(quoted.to_string(index=False))
 
@@ -848,58 +699,45 @@ ledger.quote(
 # batch order, so their gap is a yardstick for run-to-run noise.
 
 # %%
-size = dict(hidden=run["hidden"], layers=run["layers"])
-ours_m = C.make_model("erm", seed=7, **size).eval()
-peer_m = C.make_model("pyg-erm", seed=0, **size).eval()
-C.copy_erm_weights(ours_m, peer_m)
 probe = splits0["OOD test"][:50]
-same_fn = (
-    (
-        C.predict(ours_m, C.GraphSet(probe).full())
-        - C.predict(peer_m, Batch.from_data_list(probe))
-    )
-    .abs()
-    .max()
-)
+size = dict(hidden=run["hidden"], layers=run["layers"])
+same_fn = causal_graph_regression.peer_agreement(probe, **size)
 print(f"identical weights, 50 graphs: max |ours − torch-geometric| = {same_fn:.1e}")
 for split in ("IID", "OOD"):
-    d = erm[split].to_numpy() - peer[split].to_numpy()
-    print(
-        f"{split} MAE, ours − torch-geometric per seed: "
-        + ", ".join(f"{v:+.3f}" for v in d)
-        + f" (mean {d.mean():+.3f})"
-    )
+    d = diff(ERM, PEER, split)
+    mean = f"(mean {d.mean():+.3f})"
+    print(f"{split} MAE, ours − torch-geometric per seed: {listed(d)} {mean}")
 
 # %% [markdown]
-# ## Full scale only: OOD error against shortcut strength
+# ## At full scale only · OOD error against shortcut strength
 #
 # At full scale the chapter also trains ERM and CGR with training shortcut strengths
 # from 0.5 to 0.95 (the OOD split keeps its 0.9 reversal); at quick scale this section
 # does nothing.
 
+# %%
+ERM_CGR = {name: METHODS[name] for name in (ERM, CGR)}
+SWEEP = dict(rng_for=run.child_rng, **SPLIT_SIZES, **FIT)
+sweep_rows = causal_graph_regression.shortcut_sweep(
+    run["sweep"], run["sweep_seeds"], ERM_CGR, **SWEEP
+)
+sweep = pd.DataFrame(sweep_rows)
+
 # %% tags=["hide-input"]
-sweep_rows = []
-for p in run["sweep"]:
-    for r in range(run["sweep_seeds"]):
-        n = {k: run[k] for k in ("n_train", "n_val", "n_test")}
-        rng = run.child_rng(10_000 + r)
-        sp = C.make_splits(rng, shortcut=p, ood_shortcut=0.9, **n)
-        sweep_rows += [dict(row, shortcut=p) for row in train_all(sp, r, [ERM, CGR])[0]]
 if sweep_rows:
-    sweep = pd.DataFrame(sweep_rows)
     fig, ax = plt.subplots(figsize=(6, 4))
     for name in (ERM, CGR):
         d = sweep[sweep.method == name]
         ax.scatter(d.shortcut, d.OOD, color=color_for(name), s=14, alpha=0.6)
         m = d.groupby("shortcut").OOD.mean()
         ax.plot(m.index, m.values, color=color_for(name), marker="o", label=name)
-    ax.set(
-        xlabel="training shortcut strength",
-        ylabel="OOD test MAE",
-        title="OOD test MAE against training shortcut strength",
-    )
+    title = "OOD test MAE against training shortcut strength"
+    ax.set(xlabel="training shortcut strength", ylabel="OOD test MAE", title=title)
     ax.legend()
     plt.show()
+
+# %%
+if sweep_rows:
     print(sweep.groupby(["shortcut", "method"]).OOD.agg(["mean", "std"]).round(3))
 else:
     print(f"shortcut sweep: not run at scale {run.scale!r}")
@@ -923,42 +761,23 @@ GATE_PARTS = {
     "the mask gate (ii)": (
         mask_gate,
         "a set-up in which CGR's causal attention is on average ≥ 0.05 higher on the "
-        f"cycle than on the base graph (the bounded search: {search_text}); the full "
+        f"cycle than on the base graph (the bounded search: {found.text}); the full "
         "scale, not yet run, is the next place to look",
     ),
 }
-unmet = [c for c in ledger.claims if c.gate and not c.gate["passed"]]
-for c in unmet:
-    for label, (part, remedy) in GATE_PARTS.items():
-        if not set(part.names()) <= set(c.gate["criterion"]["reads"]):
-            continue
-        o = part.evaluate(c.measured)
-        value = ", ".join(f"{n} = {c.measured[n]:.3f}" for n in part.names())
-        line = f"claim {c.id}: {label} {'met' if o.passed else 'unmet'} ({value})"
-        print(line + ("" if o.passed else f"; what would check it: {remedy}"))
-if not unmet:
-    print("every gated claim met its gate")
+print("\n".join(causal_graph_regression.gate_part_lines(ledger.claims, GATE_PARTS)))
 
 # %% tags=["nbval-ignore-output"]
-print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.device}")
+print(run.time_line())
+
+# %% [markdown]
+# **Reading the verdicts.** The sentences below are generated from this run's ledger and
+# from the committed records (quick scale): the stability record (`data/stability/`; a
+# claim changed since it was made is named) and the numerics record (verdicts that move
+# under other kernels and thread counts).
 
 # %%
-record = ledger.stability()
-now = {claim.id: claim for claim in ledger.claims}
-NOW_GATES = {"1": "the shortcut gate (i)"}  # former claims that became gates
-for old in record.claims if record is not None else []:
-    if old.id in NOW_GATES and old.id not in now:
-        print(f"claim {old.id}: now a gate ({NOW_GATES[old.id]}), no longer a claim")
-        continue
-    c = record.current(now[old.id]) if old.id in now else None
-    if c is None:
-        print(f"claim {old.id}: stale record (the claim changed since it was made)")
-        continue
-    print(
-        f"claim {c.id}: " + ", ".join(f"seed {k}: {v}" for k, v in c.verdicts.items())
-    )
-if record is None:
-    print("no stability record of this chapter yet")
+print("\n".join(reading_lines(ledger)))
 
 # %% [markdown]
 # ## Deviations from the paper
@@ -991,9 +810,10 @@ if record is None:
 #     0bf9c6d) 4a's old gain was measured on three seeds; at quick scale both the old
 #     and the new 4a are not checked;
 #   - the bounded mechanism search was described in hand-typed prose; it now lives in
-#     `C.write_mechanism_search` with set-ups that include learning rates
-#     $3\cdot10^{-3}$ and $10^{-2}$ and 100 epochs, and its stored result is printed
-#     above. No set-up was adopted from it unless the printout says so.
+#     `causal_graph_regression.write_mechanism_search` with set-ups that include
+#     learning rates $3\cdot10^{-3}$ and $10^{-2}$ and 100 epochs, and its stored
+#     result is printed above. No set-up was adopted from it unless the printout says
+#     so.
 # - **Criteria changed after their results were known** (issue 35's verdict audit: a
 #   "better" claim is a gain beyond the noise of paired per-seed differences on at least
 #   five seeds; a claim is judged only where its mechanism can show). Old → new:
@@ -1047,7 +867,7 @@ if record is None:
 #   The paper's own ablation used GOOD-Motif, a *classification* task; ours is
 #   regression.
 # - **Scale.** The sizes of both scales are printed from the chapter's `SIZES` in the
-#   chapter's last cell. The paper: a three-layer GIN of width 300, 300 epochs and
+#   section "Run it at full scale". The paper: a three-layer GIN of width 300, 300 epochs and
 #   GOOD-ZINC's 100–150k training graphs (its Appendix A.4, as read from the paper's text); our
 #   full scale trains 100 epochs, not 300, to fit a GPU session. Seeds: Table 1 reports
 #   3 seeds (the paper's text, as quoted under claim 5), while the released shell
@@ -1089,33 +909,19 @@ if record is None:
 # ## Run it at full scale
 #
 # ```bash
-# .venv/bin/python -m repbook run 16 --scale full
-# # or, directly with papermill:
+# .venv/bin/python -m repbook full 16   # runs it and records it in data/full_runs/
+# # or, directly with papermill (not recorded):
 # jupytext --to ipynb -o - notebooks/16_causal_graph_regression.py \
 #   | papermill - out.ipynb -p scale full -k python3
 # ```
 # The full scale's sizes are printed below from `SIZES`. GPU only: scaled up from the
 # quick fits by its graphs, epochs and width, its fits would take days on 2 CPU cores.
-
+# The last line is generated from the committed full-scale record
+# (`data/full_runs/16_causal_graph_regression.json`), once there is one.
 
 # %%
-def sizes_text(name):
-    z, abl = SIZES[name], SIZES[name]["ablations"]
-    n_models = 3 + 4 * abl
-    sweep = (
-        f"; shortcut sweep: {len(z['sweep'])} strengths × {z['sweep_seeds']} seeds × "
-        "ERM and CGR"
-        if z["sweep"]
-        else "; no shortcut sweep"
-    )
-    return (
-        f"{name} scale: {z['n_train']:,} training graphs, {z['n_val']:,} "
-        f"OOD-validation and {z['n_test']:,} + {z['n_test']:,} test graphs, "
-        f"hidden width {z['hidden']}, {z['layers']} GIN layers, "
-        f"{z['epochs']} epochs, batch {z['batch']}, {z['seeds']} seeds × "
-        f"{n_models} models ({'with' if abl else 'without'} the ablation models){sweep}"
-    )
-
-
 for name in SIZES:
-    print(sizes_text(name))
+    print(causal_graph_regression.describe_sizes(name, SIZES[name]))
+
+# %%
+print("\n".join(full_run_lines(ledger)))

@@ -245,7 +245,6 @@ NOT_YET_THIN = {
     "08_ssl_embedding_norms": "ssl_norms",
     "14_butterfly_effect": "butterfly",
     "15_representation_forgetting": "representation_shift",
-    "16_causal_graph_regression": "causal_graph_regression",
 }
 
 
