@@ -54,99 +54,41 @@ seed = 0
 
 # %%
 import math
-import textwrap
 
-import numpy as np
-import pandas as pd
 import matplotlib.pyplot as plt
+import numpy as np
 import torch
 
-from repbook.core import (
-    Ledger,
-    setup,
-    use_style,
-    color_for,
-    reference_line,
-    load_mnist5k,
-    register_colors,
-    all_of,
-    at_least,
-    at_most,
-    tol,
-)
-from repbook.core.ledger import unstable_sentence
-from repbook.papers import butterfly as B
-from repbook.papers.butterfly import protocol as P
+from repbook.core import all_of, at_least, at_most, color_for, full_run_lines, tol
+from repbook.core import load_mnist5k, reading_lines, reference_line, setup
+from repbook.papers import butterfly
 
+# %%
 SIZES = {
-    "quick": dict(
-        model="mlp",
-        width=256,
-        n_train=4000,
-        epochs=10,
-        batch=128,
-        lr=0.1,
-        warmup=0.02,
-        momentum=0.9,
-        t_fracs=[0, 0.005, 0.1, 0.5],
-        sigmas=[1e-4, 1e-2, 1e-1],
-        reps_t0=3,
-        reps=1,
-        claim1_draws=5,
-        one_weight_sigma=1e-2,
-        scan=True,
-        n_independent=3,
-        n_orders=3,
-        n_alpha=11,
-        n_barrier=1000,
-        trace_every=5,
-    ),
-    "full": dict(
-        model="resnet20",
-        width=32,
-        n_train=4000,
-        epochs=50,
-        batch=128,
-        lr=0.1,
-        warmup=0.02,
-        momentum=0.9,
-        t_fracs=[0, 0.0007, 0.002, 0.005, 0.02, 0.1, 0.25, 0.5],
-        sigmas=[1e-4, 1e-2, 1e-1, 0.5],
-        reps_t0=3,
-        reps=3,
-        claim1_draws=8,
-        one_weight_sigma=1e-2,
-        scan=False,
-        n_independent=4,
-        n_orders=4,
-        n_alpha=11,
-        n_barrier=4000,
-        trace_every=10,
-    ),
+    "quick": dict(model="mlp", width=256, n_train=4000, epochs=10, batch=128, lr=0.1)
+    | dict(warmup=0.02, momentum=0.9, t_fracs=[0, 0.005, 0.1, 0.5])
+    | dict(sigmas=[1e-4, 1e-2, 1e-1], reps_t0=3, reps=1, claim1_draws=5)
+    | dict(one_weight_sigma=1e-2, scan=True, n_independent=3, n_orders=3)
+    | dict(n_alpha=11, n_barrier=1000, trace_every=5),
+    "full": dict(model="resnet20", width=32, n_train=4000, epochs=50, batch=128)
+    | dict(lr=0.1, warmup=0.02, momentum=0.9)
+    | dict(t_fracs=[0, 0.0007, 0.002, 0.005, 0.02, 0.1, 0.25, 0.5])
+    | dict(sigmas=[1e-4, 1e-2, 1e-1, 0.5], reps_t0=3, reps=3, claim1_draws=8)
+    | dict(one_weight_sigma=1e-2, scan=False, n_independent=4, n_orders=4)
+    | dict(n_alpha=11, n_barrier=4000, trace_every=10),
 }
-run = setup(scale=scale, seed=seed, sizes=SIZES)
-ledger = Ledger.for_run(
-    run,
-    regime=(
-        f"{'MLPs' if run['model'] == 'mlp' else 'LayerNorm ResNet-20'} on "
-        f"{run['n_train']:,} real MNIST digits; one-weight, one-ulp and Gaussian "
-        f"perturbations, {run['claim1_draws']} draws per kind for claim 1, "
-        f"{run['reps_t0']} elsewhere"
-    ),
-)
-use_style()
-ULP = "1 ulp, 1 weight"
+ULP, INDEP = "1 ulp, 1 weight", "independent inits"
 ORDERS = "same init, other batch order"
-INDEP = "independent inits"
+COLORS = {ULP: "ours", ORDERS: "baseline", INDEP: "reference"}
+COLORS |= {"σ = 0.0001": "alt", "σ = 0.01": "peer", "σ = 0.1": "alt3"}
+COLORS |= {"σ = 0.5": "alt2", "1 weight, σ = 0.01": "#8C564B"}
+
+# %%
+run = setup(scale=scale, seed=seed, sizes=SIZES, colors=COLORS)
+ledger = run.ledger
+ledger.regime = butterfly.regime(run.sizes)
 KINDS = [ULP] + [f"σ = {s:g}" for s in run["sigmas"]]
-register_colors(
-    {
-        ULP: "ours",
-        **dict(zip(KINDS[1:], ["alt", "peer", "alt3", "alt2"])),
-        ORDERS: "baseline",
-        INDEP: "reference",
-    }
-)
+ONEW, G4 = f"1 weight, σ = {run['one_weight_sigma']:g}", KINDS[1]  # G4: σ = 1e-4
 
 # %% [markdown]
 # ## Data, model and the fixed training recipe
@@ -161,66 +103,14 @@ register_colors(
 # below.
 
 # %%
-dev = run.device
 X_all, y_all = load_mnist5k(seed)
-X = torch.tensor(X_all).view(-1, 1, 28, 28).to(dev)
-y = torch.tensor(y_all).to(dev)
-n_tr = run["n_train"]
-Xtr, ytr, Xte, yte = X[:n_tr], y[:n_tr], X[n_tr:], y[n_tr:]
-
-if run["model"] == "mlp":
-    model = B.MLP([784] + [run["width"]] * 3 + [10])
-    spec = B.mlp_perm_spec(model)
-else:
-    model = B.ResNetLN(depth=20, width=run["width"], in_channels=1, n_classes=10)
-    spec = B.resnet_perm_spec(model)
-model = model.to(dev)
-stds = B.init_stds(model)
-weight_names = B.perturbable(model)
-init_scale = math.sqrt(
-    sum(
-        stds[k] ** 2 * p.numel()
-        for k, p in model.named_parameters()
-        if k in weight_names
-    )
+setting = butterfly.make_setting(
+    run.sizes, X_all, y_all, rng_for=run.torch_generator, device=run.device
 )
-
-
-def make_order(k):
-    """Batch order k: order 0 is shared by every run but the training-noise control."""
-    g = run.torch_generator(100 + k)
-    return B.batch_order(
-        n_tr, batch_size=run["batch"], epochs=run["epochs"], generator=g
-    ).to(dev)
-
-
-order = make_order(0)
-T = len(order)
-lrs = B.triangle_schedule(T, peak_lr=run["lr"], warmup_frac=run["warmup"])
-t_steps = sorted({int(round(f * T)) for f in run["t_fracs"]})
-trace = sorted(set(range(0, T + 1, run["trace_every"])) | {T})
-
-
-def init(k):
-    """Initialisation k (He-normal weights), from the run's k-th generator."""
-    params = B.init_params(model, generator=run.torch_generator(k))
-    return {name: v.to(dev) for name, v in params.items()}
-
-
-def fit(state, batches=order, **kw):
-    return B.train(model, state, Xtr, ytr, batches, lrs, momentum=run["momentum"], **kw)
-
-
-n_params = sum(p.numel() for p in model.parameters())
-n_weights = sum(model.get_parameter(k).numel() for k in weight_names)
-print(
-    f"{type(model).__name__}: {n_params:,} parameters ({n_weights:,} perturbable "
-    f"weights); init scale sqrt(Σ s²) = {init_scale:.2f}"
-)
-print(
-    f"T = {T} steps ({run['epochs']} epochs of {T // run['epochs']} batches of "
-    f"{run['batch']}); perturbation steps t = {t_steps}"
-)
+model, order, lrs, T = setting.model, setting.order, setting.lrs, setting.T
+Xtr, ytr, t_steps = setting.Xtr, setting.ytr, setting.t_steps
+names = setting.weight_names
+print("\n".join(butterfly.setting_lines(setting)))
 
 # %% [markdown]
 # ## The method
@@ -251,49 +141,42 @@ print(
 # must give the same gaps, bit for bit, because it is the same arithmetic.
 
 # %%
-theta0 = init(1)
-w_name, w_idx = B.pick_weight(
-    theta0, weight_names[1:], generator=run.torch_generator(7)
-)
+theta0 = setting.init(1)
+gen = run.torch_generator(7)
+w_name, w_idx = butterfly.pick_weight(theta0, names[1:], generator=gen)
 old = theta0[w_name].view(-1)[w_idx].item()
-new = float(np.nextafter(np.float32(old), np.float32(np.inf)))
 nudged = {k: v.clone() for k, v in theta0.items()}
+new = float(np.nextafter(np.float32(old), np.float32(np.inf)))
 nudged[w_name].view(-1)[w_idx] = new
 print(f"weight {w_name}[{w_idx}]: {old!r} → {nudged[w_name].view(-1)[w_idx].item()!r}")
 
+# %%
+nets = [butterfly.fresh_module(model, params) for params in (theta0, nudged)]
+SGD = dict(lr=run["lr"], momentum=run["momentum"])
+opts = [torch.optim.SGD(net.parameters(), **SGD) for net in nets]
 by_hand = {}
-nets = [B.fresh_module(model, params) for params in (theta0, nudged)]
-opts = [
-    torch.optim.SGD(net.parameters(), lr=run["lr"], momentum=run["momentum"])
-    for net in nets
-]
 for s in range(61):
     if s % 15 == 0:
-        by_hand[s] = math.sqrt(
-            sum(
-                float(((a - b).detach().double() ** 2).sum())
-                for a, b in zip(nets[0].parameters(), nets[1].parameters())
-            )
-        )
+        pairs = zip(nets[0].parameters(), nets[1].parameters())
+        sq = [float(((a - b).detach().double() ** 2).sum()) for a, b in pairs]
+        by_hand[s] = math.sqrt(sum(sq))
     if s == 60:
         break
     for net, opt in zip(nets, opts):
         for grp in opt.param_groups:
             grp["lr"] = float(lrs[s])
         opt.zero_grad()
-        loss = torch.nn.functional.cross_entropy(net(Xtr[order[s]]), ytr[order[s]])
-        loss.backward()
+        torch.nn.functional.cross_entropy(net(Xtr[order[s]]), ytr[order[s]]).backward()
         opt.step()
 
-ref = fit(B.TrainState.start(theta0), stop=60, save_at=list(by_hand))
-lib = fit(
-    B.TrainState.start(B.nudge_one_ulp(theta0, name=w_name, index=w_idx)),
-    stop=60,
-    distance_to={s: st.params for s, st in ref.saved.items()},
-).distances
+# %%
+ref = setting.fit(butterfly.TrainState.start(theta0), stop=60, save_at=list(by_hand))
+nudge = butterfly.nudge_one_ulp(theta0, name=w_name, index=w_idx)
+at = {s: st.params for s, st in ref.saved.items()}
+lib = setting.fit(butterfly.TrainState.start(nudge), stop=60, distance_to=at)
 print("step   by hand (torch.optim.SGD)   lib (butterfly.train)")
 for s in by_hand:
-    print(f"{s:4d}   {by_hand[s]:.6e}                {lib[s]:.6e}")
+    print(f"{s:4d}   {by_hand[s]:.6e}                {lib.distances[s]:.6e}")
 
 # %% [markdown]
 # The two columns agree digit for digit: the library's training loop is the by-hand
@@ -324,104 +207,25 @@ for s in by_hand:
 # *typical* draws, those whose distance at $t=0$ ranks closest to the median
 # (`butterfly.typical_draws`; at quick scale the median draw alone). A repeated draw is
 # the same weight or the same Gaussian noise at every $t$, so along it only the time
-# changes. The unperturbed partner of every copy is the base run itself.
+# changes. The unperturbed partner of every copy is the base run itself. The runs are
+# `butterfly.base_runs` and `butterfly.perturbation_grid` (unit-tested, like every protocol
+# the chapter calls); the cells print what they measured.
 
-# %% tags=["hide-input"]
-base = fit(B.TrainState.start(init(1)), save_at=sorted(set(t_steps) | set(trace)))
-theta_T = base.final.params
-base_trace = {s: base.saved[s].params for s in trace}
-control = fit(B.TrainState.start(init(1))).final
-control_l2 = B.l2_distance(control.params, theta_T)
-if control_l2 != 0.0:  # every comparison below assumes that only ε separates the copies
-    raise RuntimeError(
-        f"training is not deterministic: the control run ends "
-        f"{control_l2!r} from the base run"
-    )
-travel = {s: B.l2_distance(base_trace[s], base_trace[0]) for s in trace}
+# %%
+REFS = dict(n_orders=run["n_orders"], n_independent=run["n_independent"])
+b = butterfly.base_runs(setting, **REFS)
+order_l2 = b.order_l2
+LABELS = dict(orders_label=ORDERS, indep_label=INDEP)
+print("\n".join(butterfly.base_lines(setting, b, **LABELS)))
 
-
-runner = P.make_runner(model, Xtr, ytr, lrs, momentum=run["momentum"])
-
-
-def reference_runs(n, start, batches):
-    """n − 1 runs besides the base run (butterfly.protocol.reference_runs)."""
-    ref = P.reference_runs(
-        runner,
-        theta_T,
-        [start(i) for i in range(1, n)],
-        [batches(i) for i in range(1, n)],
-        distance_to=base_trace,
-    )
-    return ref.finals, ref.curves, ref.pairs, ref.l2()
-
-
-orders, order_curves, order_pairs, order_l2 = reference_runs(
-    run["n_orders"], lambda i: init(1), make_order
-)
-independent, indep_curves, indep_pairs, indep_l2 = reference_runs(
-    run["n_independent"], lambda i: init(1 + i), lambda i: order
-)
-
-tr_loss, tr_err = B.evaluate(model, theta_T, Xtr, ytr)
-te_loss, te_err = B.evaluate(model, theta_T, Xte, yte)
-print(
-    f"base run: train loss {tr_loss:.4f}, train accuracy {1 - tr_err:.4f}, "
-    f"test accuracy {1 - te_err:.4f}"
-)
-print(f"control (same init, no perturbation): L² to the base run = {control_l2!r}")
-print(
-    f"training noise ({ORDERS}), final L²: "
-    + ", ".join(f"{v:.2f}" for v in order_l2)
-    + f" (mean {order_l2.mean():.2f})"
-)
-print(
-    f"{INDEP}, final L²: "
-    + ", ".join(f"{v:.2f}" for v in indep_l2)
-    + f" (mean {indep_l2.mean():.2f}); their initialisations alone are "
-    f"{B.l2_distance(init(1), init(2)):.2f} apart"
-)
-print(f"distance travelled by the base run: ‖θ_T − θ_0‖ = {travel[T]:.2f}")
-
-ulp_weights = {}
-PERTS = [P.Perturbation("ulp", tuple(weight_names[1:]))] + [
-    P.Perturbation("gaussian", tuple(weight_names), sigma=s) for s in run["sigmas"]
-]
-rows, finals, curves, followed = [], {}, {}, {}
-
-
-def spawn_copy(ki, kind, t, rep):
-    """Perturb the base run's state at step t with draw rep (the same weight or noise at
-    every t), train to T, record (butterfly.protocol.spawn_copy)."""
-    c = P.spawn_copy(
-        runner,
-        base.saved[t],
-        PERTS[ki],
-        stds,
-        theta_T,
-        order,
-        generator=run.torch_generator(10_000 + 100 * ki + rep),
-        distance_to=base_trace if t == 0 else None,
-    )
-    if ki == 0:
-        ulp_weights[rep] = c.where
-    if t == 0:
-        curves[(kind, rep)] = c.distances
-    finals[(kind, t, rep)] = c.final
-    rows.append(dict(kind=kind, t=t, rep=rep, eps=c.eps, l2=c.l2))
-    return c.l2
-
-
-for ki, kind in enumerate(KINDS):
-    at_t0 = [spawn_copy(ki, kind, 0, rep) for rep in range(run["reps_t0"])]
-    followed[kind] = B.typical_draws(at_t0, run["reps"])  # the median draw first
-    for t in t_steps[1:]:
-        for rep in followed[kind]:
-            spawn_copy(ki, kind, t, rep)
-runs = pd.DataFrame(rows)
-runs["eff_sigma"] = runs.eps / init_scale
-print(f"{len(runs)} perturbed copies trained; size of each kind of perturbation ‖ε‖:")
-eps_first = runs.groupby("kind", sort=False).eps.first()
-print(eps_first.map(lambda v: f"{v:.2e}").to_string())
+# %%
+PERTS = {ULP: butterfly.Perturbation("ulp", tuple(names[1:]))}
+for kind, s in zip(KINDS[1:], run["sigmas"]):
+    PERTS[kind] = butterfly.Perturbation("gaussian", tuple(names), sigma=s)
+REPS = dict(reps_t0=run["reps_t0"], reps=run["reps"])
+grid = butterfly.perturbation_grid(setting, b, PERTS, **REPS)
+runs = grid.runs
+print("\n".join(butterfly.grid_lines(grid)))
 
 # %% [markdown]
 # ## Claim 1 · A tiny perturbation at initialisation ends far away
@@ -464,64 +268,20 @@ print(eps_first.map(lambda v: f"{v:.2e}").to_string())
 # perturbation, with the rule "the median of the `reps_t0` nudges reaches 10 %".
 
 # %%
-ulp0 = runs[(runs.kind == ULP) & (runs.t == 0)].sort_values("rep")
+at_0 = runs[runs.t == 0]
+ulp0 = at_0[at_0.kind == ULP].sort_values("rep")
 ratio_ulp = ulp0.l2.to_numpy() / order_l2.mean()
-print("one-ulp nudges at t = 0: ‖ε‖ = " + ", ".join(f"{v:.2e}" for v in ulp0.eps))
-print(
-    "final L² = "
-    + ", ".join(f"{v:.3g}" for v in ulp0.l2)
-    + "; as a fraction of the training-noise distance = "
-    + ", ".join(f"{v:.3f}" for v in ratio_ulp)
-    + f"; median {np.median(ratio_ulp):.3f}"
-)
-amp = ulp0.l2 / ulp0.eps
-print(f"amplification of the ulp nudges: ×{amp.min():.1e} to ×{amp.max():.1e}")
-t0 = runs[runs.t == 0].groupby("kind", sort=False)
-t0_table = t0.l2.agg(["median", "min", "max"])
-t0_table["median / training noise"] = t0_table["median"] / order_l2.mean()
-t0_table["median / travel"] = t0_table["median"] / travel[T]
-print(t0_table.round(3).to_string())
+print("\n".join(butterfly.ulp_lines(ulp0, runs, order_l2.mean(), b.travel[T])))
 
-ONEW = f"1 weight, σ = {run['one_weight_sigma']:g}"
-G4 = KINDS[1]  # the Gaussian kind of size 1e-4
-register_colors({ONEW: "#8C564B"})
-paper_perts = {
-    ONEW: (
-        90,
-        P.Perturbation(
-            "gaussian", tuple(weight_names), sigma=run["one_weight_sigma"], n_weights=1
-        ),
-    ),
-    G4: (1, PERTS[1]),
-}
-c1_rows = runs[(runs.kind == G4) & (runs.t == 0)][["kind", "rep", "eps", "l2"]]
-c1_rows = c1_rows.to_dict("records")
-for kind, (ki, pert) in paper_perts.items():
-    done = {r["rep"] for r in c1_rows if r["kind"] == kind}
-    for rep in range(run["claim1_draws"]):
-        if rep in done:
-            continue
-        c = P.spawn_copy(
-            runner,
-            base.saved[0],
-            pert,
-            stds,
-            theta_T,
-            order,
-            generator=run.torch_generator(10_000 + 100 * ki + rep),
-        )
-        c1_rows.append(dict(kind=kind, rep=rep, eps=c.eps, l2=c.l2, where=c.where))
-claim1 = pd.DataFrame(c1_rows).sort_values(["kind", "rep"])
-claim1["ratio"] = claim1.l2 / order_l2.mean()
-n1 = run["claim1_draws"]
-k80 = n1 - math.ceil(0.8 * n1)  # the (k80 + 1)-th smallest ratio: 80 % reach it
-reach80 = {k: float(np.sort(claim1[claim1.kind == k].ratio)[k80]) for k in paper_perts}
-for k, d in claim1.groupby("kind", sort=False):
-    print(
-        f"{k}: ‖ε‖ = {d.eps.median():.2e} (median); final L² / training noise = "
-        + ", ".join(f"{v:.3f}" for v in d.ratio)
-        + f"; reached by 80 % of draws: {reach80[k]:.3f}"
-    )
+# %%
+OW = run["one_weight_sigma"]
+one_weight = butterfly.Perturbation("gaussian", tuple(names), sigma=OW, n_weights=1)
+paper_perts = {ONEW: (90, one_weight), G4: (1, PERTS[G4])}  # (stream, perturbation)
+DRAWS = dict(draws=run["claim1_draws"], noise=order_l2.mean())
+DRAWS["have"] = at_0[at_0.kind == G4]
+c1 = butterfly.claim1_draws(setting, b, paper_perts, **DRAWS)
+claim1, reach80 = c1.draws, c1.reach80
+print("\n".join(butterfly.draw_lines(claim1, reach80)))
 
 # %% [markdown]
 # A weight matters only if it can pass a signal: for a ReLU MLP, the unit it reads from
@@ -529,104 +289,53 @@ for k, d in claim1.groupby("kind", sort=False):
 # output). For each nudged weight we count the training digits on which both units were
 # active at initialisation.
 
-# %% tags=["hide-input"]
-if isinstance(model, B.MLP):
-    for rep, (name, idx) in sorted(ulp_weights.items()):
-        a_in, a_out, both = B.weight_activity(
-            model, base.saved[0].params, Xtr, name=name, index=idx
-        )
-        unit_out, unit_in = divmod(idx, base.saved[0].params[name].shape[1])
-        l2 = float(ulp0[ulp0.rep == rep].l2.iloc[0])
-        print(
-            f"ulp nudge {rep}: {name}[{unit_out}, {unit_in}]; unit read from active "
-            f"on {a_in:.2%} of training digits, unit fed on {a_out:.2%}, both on "
-            f"{both:.2%}; final L² {l2:.3g}"
-        )
-else:
-    print("(the per-unit activity check applies to the MLP only)")
+# %%
+print("\n".join(butterfly.activity_lines(setting, b, grid, ULP, ulp0)))
 
 # %% tags=["hide-input"]
-fig, axes = plt.subplots(1, 2, figsize=(11, 4), gridspec_kw=dict(width_ratios=[1.6, 1]))
-ax = axes[0]
-for (kind, rep), dist in curves.items():
+ratios = dict(width_ratios=[1.6, 1])
+fig, (ax, bx) = plt.subplots(1, 2, figsize=(11, 4), gridspec_kw=ratios)
+for (kind, rep), dist in grid.curves.items():
     steps = np.array(sorted(dist))
     vals = np.array([dist[s] for s in steps])
-    ax.plot(
-        steps[vals > 0],
-        vals[vals > 0],
-        color=color_for(kind),
-        lw=1.2,
-        alpha=0.85,
-        label=kind if rep == 0 else None,
-    )
-for lab, ref_curves, ls in [(ORDERS, order_curves, "-."), (INDEP, indep_curves, "--")]:
-    for i, dist in enumerate(ref_curves):
-        steps = np.array(sorted(dist))
-        ax.plot(
-            steps[1:],
-            [dist[s] for s in steps[1:]],
-            color=color_for(lab),
-            ls=ls,
-            lw=1.6,
-            label=lab if i == 0 else None,
-        )
-ax.plot(
-    trace[1:],
-    [travel[s] for s in trace[1:]],
-    color=color_for("muted"),
-    ls=":",
-    lw=1.5,
-    label=r"base run's own travel $\|\theta_s-\theta_0\|$",
-)
-ax.set(
-    yscale="log",
-    xlabel="training step",
-    ylabel=r"$\|\theta_s-\theta'_s\|_2$",
-    title="Copies perturbed at t = 0 drift apart",
-)
+    kw = dict(color=color_for(kind), lw=1.2, alpha=0.85)
+    kw["label"] = kind if rep == 0 else None
+    ax.plot(steps[vals > 0], vals[vals > 0], **kw)
+refs = [(ORDERS, b.orders.curves, "-."), (INDEP, b.independent.curves, "--")]
+for lab, curves, ls in refs:
+    for i, dist in enumerate(curves):
+        steps = np.array(sorted(dist))[1:]
+        kw = dict(color=color_for(lab), ls=ls, lw=1.6, label=lab if i == 0 else None)
+        ax.plot(steps, [dist[s] for s in steps], **kw)
+tr, own = setting.trace[1:], r"base run's own travel $\|\theta_s-\theta_0\|$"
+kw = dict(color=color_for("muted"), ls=":", lw=1.5, label=own)
+ax.plot(tr, [b.travel[s] for s in tr], **kw)
+ylabel, title = r"$\|\theta_s-\theta'_s\|_2$", "Copies perturbed at t = 0 drift apart"
+ax.set(yscale="log", xlabel="training step", ylabel=ylabel, title=title)
 ax.legend(fontsize=7, loc="lower right")
-ax = axes[1]
 shown = [ONEW, G4] + [k for k in KINDS if k != G4]
 for i, kind in enumerate(shown):
-    d = claim1[claim1.kind == kind] if kind in paper_perts else None
-    if d is None:
-        d = runs[(runs.kind == kind) & (runs.t == 0)]
-    ax.scatter(
-        np.full(len(d), i), d.l2 / order_l2.mean(), color=color_for(kind), zorder=3
-    )
-    ax.scatter(
-        [i],
-        [np.median(d.l2) / order_l2.mean()],
-        marker="_",
-        s=400,
-        color=color_for(kind),
-        zorder=3,
-        label="median" if i == 0 else None,
-    )
+    d = claim1[claim1.kind == kind] if kind in paper_perts else at_0[at_0.kind == kind]
+    col, median = color_for(kind), "median" if i == 0 else None
+    bx.scatter(np.full(len(d), i), d.l2 / order_l2.mean(), color=col, zorder=3)
+    y = np.median(d.l2) / order_l2.mean()
+    bx.scatter([i], [y], marker="_", s=400, color=col, zorder=3, label=median)
     if kind in reach80:  # what criterion 1 reads: the ratio 80 % of the draws reach
-        ax.scatter(
-            [i + 0.18],
-            [reach80[kind]],
-            marker="<",
-            s=40,
-            color=color_for(kind),
-            zorder=4,
-            label="reached by 80 % of draws" if i == 0 else None,
-        )
-ax.axhline(0.1, color=color_for("muted"), ls=":", lw=1.2, label="criterion: 10 %")
-ax.axvline(1.5, color=color_for("muted"), lw=0.8)
-reference_line(ax, 1.0, "training noise (mean)")
-ax.set(
-    xticks=range(len(shown)),
-    ylim=(0, 1.55),
-    ylabel="final L² / training-noise L²",
-    title="Final distance, t = 0 (left of the line: claim 1)",
-)
-ax.set_xticklabels(shown, rotation=20, fontsize=8)
-ax.legend(fontsize=7, loc="upper left", ncols=2)
+        kw = dict(marker="<", s=40, color=col, zorder=4)
+        kw["label"] = "reached by 80 % of draws" if i == 0 else None
+        bx.scatter([i + 0.18], [reach80[kind]], **kw)
+bx.axhline(0.1, color=color_for("muted"), ls=":", lw=1.2, label="criterion: 10 %")
+bx.axvline(1.5, color=color_for("muted"), lw=0.8)
+reference_line(bx, 1.0, "training noise (mean)")
+title = "Final distance, t = 0 (left of the line: claim 1)"
+ylabel = "final L² / training-noise L²"
+bx.set(xticks=range(len(shown)), ylim=(0, 1.55), ylabel=ylabel, title=title)
+bx.set_xticklabels(shown, rotation=20, fontsize=8)
+bx.legend(fontsize=7, loc="upper left", ncols=2)
 plt.show()
 
 # %%
+REACH, NOISE = "ratio reached by 80 % of draws", "training-noise L² (mean)"
 ledger.check(
     1,
     "a tiny perturbation at t = 0 ends far away (vs training noise)",
@@ -634,32 +343,20 @@ ledger.check(
     "reliably cause otherwise identical trajectories to diverge",
     source="abstract",
     evidence="real data",
-    measured={
-        "control L²": control_l2,
-        "ratio reached by 80 % of draws": reach80,
-        "training-noise L² (mean)": order_l2.mean(),
-    },
-    criterion=at_least("ratio reached by 80 % of draws", 0.1),
-    tolerance={
-        "ratio reached by 80 % of draws": tol(abs=0.2),
-        "training-noise L² (mean)": tol(abs=0.04),
-    },
+    measured={"control L²": b.control_l2, REACH: reach80, NOISE: order_l2.mean()},
+    criterion=at_least(REACH, 0.1),
+    tolerance={REACH: tol(abs=0.2), NOISE: tol(abs=0.04)},
 )
+RATIO, MEDIAN = "ulp L² / training-noise L²", "median ulp L² / training-noise L²"
 ledger.ours(
     "1u",
     "a one-ulp nudge at t = 0 ends far away (vs training noise)",
     why="the one-ulp nudge is our perturbation, 10⁴–10⁶ times smaller than the "
     "paper's one-weight perturbation",
     evidence="real data",
-    measured={
-        "ulp L² / training-noise L²": ratio_ulp,
-        "median ulp L² / training-noise L²": float(np.median(ratio_ulp)),
-    },
-    criterion=at_least("median ulp L² / training-noise L²", 0.1),
-    tolerance={
-        "ulp L² / training-noise L²": tol(abs=0.6),
-        "median ulp L² / training-noise L²": tol(abs=0.5),
-    },
+    measured={RATIO: ratio_ulp, MEDIAN: float(np.median(ratio_ulp))},
+    criterion=at_least(MEDIAN, 0.1),
+    tolerance={RATIO: tol(abs=0.6), MEDIAN: tol(abs=0.5)},
 )
 
 # %% [markdown]
@@ -698,7 +395,7 @@ ledger.ours(
 # amplified nor undid still ends $\lVert\varepsilon\rVert$ away, whenever it was
 # perturbed (for $\sigma=0.1$ that floor is a sizeable part of the final distance at
 # $t=0$; both are printed below). The measure is therefore the excess divergence
-# $L^2_T-\lVert\varepsilon\rVert$ (`butterfly.protocol.excess_divergence`).
+# $L^2_T-\lVert\varepsilon\rVert$ (`butterfly.excess_divergence`).
 #
 # **Criterion** (its set of kinds changed after its result was known, see the
 # deviations). For every one of the paper's kinds, along its median draw: the Spearman
@@ -715,148 +412,52 @@ ledger.ours(
 t10 = int(round(0.1 * T))
 C2_KINDS = [ONEW] + KINDS[1:]  # the paper's kinds; the one-ulp nudge is our check 2u
 ALL2 = C2_KINDS + [ULP]
-onew_pert = paper_perts[ONEW][1]
-onew0 = claim1[claim1.kind == ONEW].sort_values("rep")
-followed[ONEW] = [
-    int(onew0.rep.iloc[i]) for i in B.typical_draws(list(onew0.l2), run["reps"])
-]
-onew_rows = [
-    dict(kind=ONEW, t=0, rep=int(r.rep), eps=r.eps, l2=r.l2, where=r.where)
-    for r in onew0.itertuples()
-]
-for t in t_steps[1:]:
-    for rep in followed[ONEW]:
-        c = P.spawn_copy(
-            runner,
-            base.saved[t],
-            onew_pert,
-            stds,
-            theta_T,
-            order,
-            generator=run.torch_generator(10_000 + 100 * paper_perts[ONEW][0] + rep),
-        )
-        onew_rows.append(
-            dict(kind=ONEW, t=t, rep=rep, eps=c.eps, l2=c.l2, where=c.where)
-        )
-onew_runs = pd.DataFrame(onew_rows)
-kept = {r: onew_runs[onew_runs.rep == r]["where"].nunique() for r in followed[ONEW]}
-print(
-    f"{ONEW}: median draw(s) {followed[ONEW]} repeated at t = {t_steps[1:]}; the same "
-    f"weight at every t: {all(n == 1 for n in kept.values())}"
-)
-cols2 = ["kind", "t", "rep", "eps", "l2"]
-all2 = pd.concat([runs[cols2], onew_runs[cols2]], ignore_index=True)
-all2["excess"] = P.excess_divergence(all2.l2, all2.eps)
-grid2 = all2[[r in followed[k] for k, r in zip(all2.kind, all2.rep)]]
-by_t = grid2.groupby(["kind", "t"]).l2.median().unstack("t").loc[ALL2, t_steps]
-ex_t = grid2.groupby(["kind", "t"]).excess.median().unstack("t").loc[ALL2, t_steps]
-rho = {k: P.spearman_rho(t_steps, ex_t.loc[k]) for k in ALL2}
-half = {k: float(ex_t.loc[k, t10] / ex_t.loc[k, 0]) for k in ALL2}
-half_l2 = {k: float(by_t.loc[k, t10] / by_t.loc[k, 0]) for k in ALL2}
-print("final L² of the median draw, by perturbation step t:")
-print(by_t.round(3).to_string())
-print("excess divergence L² − ‖ε‖ of the median draw, by perturbation step t:")
-print(ex_t.round(3).to_string())
-print("Spearman ρ(t, L² − ‖ε‖): " + ", ".join(f"{k}: {v:.2f}" for k, v in rho.items()))
-print(
-    f"excess ratio t = {t10} / t = 0: "
-    + ", ".join(f"{k}: {v:.3f}" for k, v in half.items())
-)
-print(
-    "(plain L² ratio, the old measure: "
-    + ", ".join(f"{k}: {v:.3f}" for k, v in half_l2.items())
-    + ")"
-)
-spread0 = all2[all2.t == 0].groupby("kind").excess.agg(lambda s: s.max() - s.min())
-for k in ALL2:
-    rises = P.adjacent_rises(ex_t.loc[k])
-    print(
-        f"{k}: "
-        + (
-            "; ".join(
-                f"swap t = {t_steps[i]} → {t_steps[i + 1]} (rise {r:.3g}), "
-                + ("within" if r <= spread0[k] else "beyond")
-                + f" the t = 0 draw spread {spread0[k]:.3g}"
-                for i, r in rises
-            )
-            or "no swap, the excess falls at every step"
-        )
-    )
-eps0 = all2.groupby("kind", sort=False).eps.median()
-t_last = max(t_steps)
-print(
-    f"size of the perturbation itself ‖ε‖ vs final L² at t = {t_last}: "
-    + ", ".join(f"{k}: {eps0[k]:.3g} vs {by_t.loc[k, t_last]:.3g}" for k in ALL2)
-)
+at_t0, FOLLOW = claim1[claim1.kind == ONEW], dict(reps=run["reps"], kinds=ALL2, t10=t10)
+c2 = butterfly.claim2_copies(setting, b, grid, ONEW, 90, one_weight, at_t0, **FOLLOW)
+repeated = f"median draw(s) {c2.followed[ONEW]} repeated at t = {t_steps[1:]}"
+print(f"{ONEW}: {repeated}; the same weight at every t: {c2.same_weight}")
+tt = c2.tables
+print("\n".join(butterfly.time_lines(tt, ALL2, t_steps, t10)))
 
 # %% tags=["hide-input"]
 fig, ax = plt.subplots(figsize=(7, 4))
 for kind in ALL2:
-    d = all2[(all2.kind == kind) & (all2.excess > 0)]
-    ax.scatter(d.t, d.excess, color=color_for(kind), s=12, alpha=0.6)
-    line = ex_t.loc[kind]
-    ax.plot(
-        [t for t in t_steps if line[t] > 0],
-        [v for v in line if v > 0],
-        marker="o",
-        ms=4,
-        color=color_for(kind),
-        ls=":" if kind == ULP else "-",
-        label=kind + (" (our check 2u)" if kind == ULP else ""),
-    )
-ax.axhspan(
-    order_l2.min(),
-    order_l2.max(),
-    color=color_for(ORDERS),
-    alpha=0.15,
-    label=f"{ORDERS}: L² (range)",
-)
-ax.set(
-    xscale="symlog",
-    xlim=(-0.3, T),
-    yscale="log",
-    xlabel=f"perturbation step t (of T = {T})",
-    ylabel=r"excess divergence $\|\theta_T-\theta'_T\|_2-\|\varepsilon\|$",
-    title="Excess divergence by perturbation time",
-)
+    d, col = tt.copies[tt.copies.kind == kind], color_for(kind)
+    d = d[d.excess > 0]
+    ax.scatter(d.t, d.excess, color=col, s=12, alpha=0.6)
+    line, label = tt.excess.loc[kind], kind + (" (our check 2u)" if kind == ULP else "")
+    kw = dict(marker="o", ms=4, color=col, ls=":" if kind == ULP else "-", label=label)
+    ax.plot([t for t in t_steps if line[t] > 0], [v for v in line if v > 0], **kw)
+span = dict(color=color_for(ORDERS), alpha=0.15, label=f"{ORDERS}: L² (range)")
+ax.axhspan(order_l2.min(), order_l2.max(), **span)
+xlabel = f"perturbation step t (of T = {T})"
+ylabel = r"excess divergence $\|\theta_T-\theta'_T\|_2-\|\varepsilon\|$"
+kw = dict(xscale="symlog", xlim=(-0.3, T), yscale="log", xlabel=xlabel, ylabel=ylabel)
+ax.set(**kw, title="Excess divergence by perturbation time")
 ax.legend(fontsize=7, loc="lower left")
 plt.show()
 
 # %%
-CRIT_2 = all_of(
-    at_most("Spearman ρ(t, L² − ‖ε‖)", -0.8),
-    at_most("excess(t = 10 %) / excess(t = 0)", 0.5),
-)
+RHO, HALF = "Spearman ρ(t, L² − ‖ε‖)", "excess(t = 10 %) / excess(t = 0)"
+CRIT_2 = all_of(at_most(RHO, -0.8), at_most(HALF, 0.5))
 ledger.check(
     2,
     "the effect diminishes with the perturbation time",
     paper="abstract: an effect that diminishes rapidly over training time",
     source="abstract",
     evidence="real data",
-    measured={
-        "Spearman ρ(t, L² − ‖ε‖)": {k: rho[k] for k in C2_KINDS},
-        "excess(t = 10 %) / excess(t = 0)": {k: half[k] for k in C2_KINDS},
-    },
+    measured={RHO: tt.rho_of(C2_KINDS), HALF: tt.excess_ratio_of(C2_KINDS)},
     criterion=CRIT_2,
-    tolerance={
-        "Spearman ρ(t, L² − ‖ε‖)": tol(abs=0.6),
-        "excess(t = 10 %) / excess(t = 0)": tol(abs=0.3),
-    },
+    tolerance={RHO: tol(abs=0.6), HALF: tol(abs=0.3)},
 )
 ledger.ours(
     "2u",
     "the effect of a one-ulp nudge diminishes with the perturbation time",
     why="the one-ulp nudge is our perturbation, far smaller than the paper's",
     evidence="real data",
-    measured={
-        "Spearman ρ(t, L² − ‖ε‖)": rho[ULP],
-        "excess(t = 10 %) / excess(t = 0)": half[ULP],
-    },
+    measured={RHO: tt.rho[ULP], HALF: tt.excess_ratio[ULP]},
     criterion=CRIT_2,
-    tolerance={
-        "Spearman ρ(t, L² − ‖ε‖)": tol(abs=0.6),
-        "excess(t = 10 %) / excess(t = 0)": tol(abs=3),
-    },
+    tolerance={RHO: tol(abs=0.6), HALF: tol(abs=3)},
 )
 
 # %% [markdown]
@@ -908,7 +509,7 @@ ledger.ours(
 #
 # Each scan recipe trains one base run, one training-noise partner (same
 # initialisation, another batch order) and one independent partner
-# (`butterfly.protocol.scan_recipe`, about as costly as three runs of the grid). Claims 3
+# (`butterfly.scan_recipes`, about as costly as three runs of the grid). Claims 3
 # and 4a are judged at the **first** recipe in this order that meets the gate (the one
 # closest to the paper's recipe; the rule was fixed with the gate, so a later recipe
 # that also meets the gate, even a paper-backed one, is shown but not judged), with the
@@ -932,198 +533,77 @@ ledger.ours(
 # How large the barrier is relative to the independent-init barrier and to the
 # training-noise barrier is shown as a diagnostic, outside the verdict.
 
-# %% tags=["hide-input"]
-Xbar, ybar = Xtr[: run["n_barrier"]], ytr[: run["n_barrier"]]
-
-
-def barrier(a, b):
-    """Loss and error barriers on the first n_barrier training digits."""
-    return B.loss_barrier(model, a, b, Xbar, ybar, n_alpha=run["n_alpha"])
-
-
-bars = []
-for (kind, t, rep), params in finals.items():
-    b = barrier(theta_T, params)
-    bars.append(
-        dict(
-            kind=kind,
-            t=t,
-            rep=rep,
-            loss_barrier=b.loss_barrier,
-            error_barrier=b.error_barrier,
-        )
-    )
-runs = runs.merge(pd.DataFrame(bars), on=["kind", "t", "rep"])
-indep_bar = [barrier(independent[i], independent[j]) for i, j in indep_pairs]
-order_bar = [barrier(orders[i], orders[j]) for i, j in order_pairs]
-indep_lb = np.array([b.loss_barrier for b in indep_bar])
-order_lb = np.array([b.loss_barrier for b in order_bar])
-bar_t = runs.groupby(["kind", "t"]).loss_barrier.median().unstack("t")
-bar_t = bar_t.loc[KINDS, t_steps]
-print("train-loss barrier (nats) of the median draw, by kind and t:")
-print(bar_t.map(lambda v: f"{v:.4f}").to_string())
-print(
-    "error barrier (fraction of train set), max over kinds and draws at each t: "
-    + ", ".join(
-        f"t={t}: {v:.4f}" for t, v in runs.groupby("t").error_barrier.max().items()
-    )
-)
-for lab, bs in [(ORDERS, order_bar), (INDEP, indep_bar)]:
-    print(
-        f"{lab}: loss barrier "
-        + ", ".join(f"{b.loss_barrier:.4f}" for b in bs)
-        + "; error barrier "
-        + ", ".join(f"{b.error_barrier:.4f}" for b in bs)
-    )
-share = order_lb.mean() / indep_lb.mean() if indep_lb.mean() > 0 else math.nan
-print(
-    f"training noise: mean loss barrier {order_lb.mean():.4f} nats, "
-    f"{share:.1%} of the independent-init barrier"
-)
-GATE_SHARE = (
-    0.1  # training-noise barrier / independent-init barrier, fixed with the gate
-)
-chapter_tag = (
-    "chapter recipe (gate " + ("met" if share >= GATE_SHARE else "unmet") + ")"
-)
+# %%
+BARRIER = dict(n_barrier=run["n_barrier"], n_alpha=run["n_alpha"])
+barrier = butterfly.barrier_on(setting, **BARRIER)
+bars = butterfly.grid_barriers(b, grid, barrier)
+runs, order_lb, indep_lb = bars.runs, bars.order_lb, bars.indep_lb
+bar_t = bars.median_table(KINDS, t_steps)
+print("\n".join(butterfly.barrier_lines(bars, bar_t, **LABELS)))
+GATE_SHARE = 0.1  # training-noise / independent-init barrier, fixed with the gate
+chapter_tag = f"chapter recipe (gate {'met' if bars.share >= GATE_SHARE else 'unmet'})"
 
 # %% tags=["hide-input"]
-fig, axes = plt.subplots(1, 2, figsize=(11, 4))
-ax = axes[0]
+fig, (ax, bx) = plt.subplots(1, 2, figsize=(11, 4))
 cmap = plt.get_cmap("viridis")
 for i, t in enumerate(t_steps):
     d = runs[runs.t == t].groupby("kind")[["eff_sigma", "loss_barrier"]].median()
-    d = d.loc[KINDS]
-    ax.plot(
-        d.eff_sigma,
-        d.loss_barrier,
-        marker="o",
-        ms=4,
-        color=cmap(i / max(1, len(t_steps) - 1)),
-        label=f"t = {t}",
-    )
-ax.axhline(order_lb.mean(), color=color_for(ORDERS), ls="-.", lw=1.4, label=ORDERS)
-reference_line(ax, indep_lb.mean(), INDEP)
-ax.set_yscale("symlog", linthresh=1e-3)
-ax.set(
-    xscale="log",
-    ylim=(0, None),
-    xlabel=r"perturbation size $\|\varepsilon\|/\sqrt{\sum s_i^2}$",
-    ylabel="train-loss barrier (nats)",
-    title=f"Barrier vs perturbation size: {chapter_tag}",
-)
-ax.legend(fontsize=7, ncols=2, loc="upper left", bbox_to_anchor=(0.0, 0.9))
-ax = axes[1]
+    colour = cmap(i / max(1, len(t_steps) - 1))
+    kw = dict(marker="o", ms=4, color=colour, label=f"t = {t}")
+    ax.plot(d.loc[KINDS].eff_sigma, d.loc[KINDS].loss_barrier, **kw)
 for kind in KINDS:
-    ax.plot(
-        t_steps, bar_t.loc[kind], marker="o", ms=4, color=color_for(kind), label=kind
-    )
-ax.axhline(order_lb.mean(), color=color_for(ORDERS), ls="-.", lw=1.4, label=ORDERS)
-reference_line(ax, indep_lb.mean(), INDEP)
-ax.axhline(0.01, color=color_for("muted"), ls=":", lw=1.2, label="0.01 nats")
-ax.set_yscale("symlog", linthresh=1e-3)
-ax.set(
-    xscale="symlog",
-    xlim=(-0.3, T),
-    ylim=(0, None),
-    xlabel="perturbation step t",
-    ylabel="train-loss barrier (nats)",
-    title=f"Barrier vs perturbation time: {chapter_tag}",
-)
-ax.legend(fontsize=7, loc="upper right", bbox_to_anchor=(1.0, 0.92))
+    kw = dict(marker="o", ms=4, color=color_for(kind), label=kind)
+    bx.plot(t_steps, bar_t.loc[kind], **kw)
+for a in (ax, bx):
+    a.axhline(order_lb.mean(), color=color_for(ORDERS), ls="-.", lw=1.4, label=ORDERS)
+    reference_line(a, indep_lb.mean(), INDEP)
+bx.axhline(0.01, color=color_for("muted"), ls=":", lw=1.2, label="0.01 nats")
+size = r"perturbation size $\|\varepsilon\|/\sqrt{\sum s_i^2}$"
+panels = [(ax, "log", {}, size, "size")]
+panels += [(bx, "symlog", dict(xlim=(-0.3, T)), "", "time")]
+for a, xscale, xlim, xlabel, what in panels:
+    a.set_yscale("symlog", linthresh=1e-3)
+    xlabel, title = xlabel or "perturbation step t", f"Barrier vs perturbation {what}: "
+    kw = dict(ylim=(0, None), xlabel=xlabel, ylabel="train-loss barrier (nats)")
+    a.set(xscale=xscale, **xlim, **kw, title=title + chapter_tag)
+ax.legend(fontsize=7, ncols=2, loc="upper left", bbox_to_anchor=(0.0, 0.9))
+bx.legend(fontsize=7, loc="upper right", bbox_to_anchor=(1.0, 0.92))
 plt.show()
 
-
 # %%
-def per_kind(df, col, worst):
-    """A value per kind over its draws: the median for the one-weight kinds (which
-    weight is a random draw), the worst draw for the Gaussian kinds (every draw must
-    hold)."""
-    return {
-        k: float(d[col].median() if k in (ULP, ONEW) else worst(d[col]))
-        for k, d in df.groupby("kind", sort=False)
-    }
-
-
 GATE_KEY = "training-noise / independent-init barrier"
 GATE = at_least(GATE_KEY, GATE_SHARE)
 t_half = max(t_steps)
+ONE_WEIGHT = (ULP, ONEW)  # read by their median draw, the others by every draw
 small = [k for k, s in zip(KINDS, [0.0] + list(run["sigmas"])) if s <= 1e-2]
-measured3 = {
-    "barrier at t = 0": per_kind(runs[runs.t == 0], "loss_barrier", min),
-    "independent-init barrier": indep_lb.mean(),
-    "barrier at t = T/2, σ ≤ 1e-2": bar_t.loc[small, t_half].to_dict(),
-    "training-noise barrier": order_lb.mean(),
-}
-w = run["width"]
-RECIPES = [
-    P.Recipe("no warm-up", (w,) * 3, run["lr"], 0.0, "official small scripts"),
-    P.Recipe(
-        f"lr {3 * run['lr']:g}, no warm-up (ours)",
-        (w,) * 3,
-        3 * run["lr"],
-        0.0,
-        "ours: an extrapolation (larger early steps)",
-    ),
-    P.Recipe("deep & narrow, no warm-up", (64,) * 8, run["lr"], 0.0, "ResNet-34-16"),
-]
+REFS3 = dict(independent=indep_lb.mean(), noise=order_lb.mean(), one_weight=ONE_WEIGHT)
+at_half = bar_t.loc[small, t_half].to_dict()
+at_0 = runs[runs.t == 0]
+measured3 = butterfly.claim3_measured(at_0, at_half, column="loss_barrier", **REFS3)
+
+# %%
+RECIPES = butterfly.scan_recipes_for(width=run["width"], lr=run["lr"])
 scan = []
 if run["scan"]:
-    scan = [
-        P.scan_recipe(
-            r,
-            Xtr,
-            ytr,
-            Xbar,
-            ybar,
-            orders=[order, make_order(1)],
-            inits=[run.torch_generator(1), run.torch_generator(2)],
-            momentum=run["momentum"],
-            save_at=[0, t_half],
-            n_alpha=run["n_alpha"],
-        )
-        for r in RECIPES
-    ]
-chain = [("chapter recipe", order_lb.mean(), indep_lb.mean(), tr_loss)] + [
-    (r.recipe.name, r.noise_barrier, r.indep_barrier, r.train_loss) for r in scan
-]
-scan_table = pd.DataFrame(
-    chain, columns=["recipe", "noise barrier", "indep. barrier", "train loss"]
-).set_index("recipe")
-scan_table["share"] = scan_table["noise barrier"] / scan_table["indep. barrier"]
-scan_table["meets gate"] = scan_table["share"] >= GATE_SHARE
+    scan = butterfly.scan_recipes(setting, RECIPES, save_at=[0, t_half], **BARRIER)
+chapter_row = (order_lb.mean(), indep_lb.mean(), b.train_loss)
+scan_table = butterfly.scan_table(chapter_row, scan, gate_share=GATE_SHARE)
 print(scan_table.round(4).to_string())
-meets = [i for i, ok in enumerate(scan_table["meets gate"]) if ok]
-judged = meets[0] if meets else None  # 0: the chapter's recipe; i ≥ 1: scan[i − 1]
-gate_value = float(
-    scan_table["share"].iloc[judged] if judged is not None else scan_table.share.max()
-)
-print(
-    "claims 3 and 4a are judged at: "
-    + (scan_table.index[judged] if judged is not None else "no recipe (gate unmet)")
-)
+pick = butterfly.judged_recipe(scan_table)  # 0: the chapter's recipe; i: scan[i − 1]
+judged, judged_name, gate_value = pick.index, pick.name, pick.gate_value
+print("claims 3 and 4a are judged at: " + (judged_name or "no recipe (gate unmet)"))
 
 # %% tags=["hide-input"]
 fig, ax = plt.subplots(figsize=(7, 3.6))
 xs = np.arange(len(scan_table))
-ax.bar(
-    xs - 0.2, scan_table["noise barrier"], 0.4, color=color_for(ORDERS), label=ORDERS
-)
+noise = scan_table["noise barrier"]
+ax.bar(xs - 0.2, noise, 0.4, color=color_for(ORDERS), label=ORDERS)
 ax.bar(xs + 0.2, scan_table["indep. barrier"], 0.4, color=color_for(INDEP), label=INDEP)
 for x, sh in zip(xs, scan_table["share"]):
-    ax.annotate(
-        f"{sh:.1%}",
-        (x - 0.2, 0),
-        xytext=(0, 3),
-        textcoords="offset points",
-        ha="center",
-        fontsize=7,
-    )
-ax.set(
-    xticks=xs,
-    ylabel="train-loss barrier to the base run (nats)",
-    title=f"Recipe scan: the gate asks for a share ≥ {GATE_SHARE:.0%}",
-)
+    kw = dict(xytext=(0, 3), textcoords="offset points", ha="center", fontsize=7)
+    ax.annotate(f"{sh:.1%}", (x - 0.2, 0), **kw)
+title = f"Recipe scan: the gate asks for a share ≥ {GATE_SHARE:.0%}"
+ax.set(xticks=xs, ylabel="train-loss barrier to the base run (nats)", title=title)
 ax.set_xticklabels(scan_table.index, rotation=12, fontsize=8)
 ax.legend(fontsize=8, loc="upper left")
 plt.show()
@@ -1133,112 +613,25 @@ plt.show()
 # training-noise share that the gate reads. Where a scan recipe is the first to meet the
 # gate, the perturbed copies of claims 3 and 4a are trained with it below.
 
-# %% tags=["hide-input"]
-j_rows = []
+# %%
+jc = j0 = None
 if judged is not None and judged > 0:
     rr = scan[judged - 1]
-    j_model, j_final = rr.model, rr.base.final.params
-    j_stds, j_names = B.init_stds(j_model), tuple(B.perturbable(j_model))
-    j_spec = B.mlp_perm_spec(j_model)
-    j_perts = {
-        ONEW: P.Perturbation(
-            "gaussian", j_names, sigma=run["one_weight_sigma"], n_weights=1
-        ),
-        G4: P.Perturbation("gaussian", j_names, sigma=run["sigmas"][0]),
-    }
-
-    def j_barrier(a, b):
-        return B.loss_barrier(
-            j_model, a, b, Xbar, ybar, n_alpha=run["n_alpha"]
-        ).loss_barrier
-
-    for ki, (kind, pert) in enumerate(j_perts.items()):
-        l2s = []
-        for rep in range(run["reps_t0"]):
-            c = P.spawn_copy(
-                rr.runner,
-                rr.base.saved[0],
-                pert,
-                j_stds,
-                j_final,
-                order,
-                generator=run.torch_generator(50_000 + 100 * ki + rep),
-            )
-            row, _ = P.compare_with_barrier(
-                j_model,
-                j_final,
-                c.final,
-                j_spec,
-                Xte,
-                j_barrier,
-                j_barrier(j_final, c.final),
-                generator=run.torch_generator(55_000 + 10 * ki + rep),
-            )
-            j_rows.append(dict(kind=kind, t=0, rep=rep, **row))
-            l2s.append(c.l2)
-        rep = B.typical_draws(l2s, 1)[0]
-        c = P.spawn_copy(
-            rr.runner,
-            rr.base.saved[t_half],
-            pert,
-            j_stds,
-            j_final,
-            order,
-            generator=run.torch_generator(50_000 + 100 * ki + rep),
-        )
-        j_rows.append(
-            dict(
-                kind=kind,
-                t=t_half,
-                rep=rep,
-                l2=c.l2,
-                barrier=j_barrier(j_final, c.final),
-            )
-        )
-    j_indep, _ = P.compare_with_barrier(
-        j_model,
-        j_final,
-        rr.indep_final,
-        j_spec,
-        Xte,
-        j_barrier,
-        rr.indep_barrier,
-        generator=run.torch_generator(59_000),
-    )
-    judged_runs = pd.DataFrame(j_rows)
-    j0 = judged_runs[judged_runs.t == 0]
-    j_half = judged_runs[judged_runs.t == t_half]
-    measured3 = {
-        "barrier at t = 0": per_kind(j0, "barrier", min),
-        "independent-init barrier": rr.indep_barrier,
-        "barrier at t = T/2, σ ≤ 1e-2": j_half.set_index("kind").barrier.to_dict(),
-        "training-noise barrier": rr.noise_barrier,
-    }
-    print(f"perturbed copies at the judged recipe ({rr.recipe.name}):")
-    print(
-        judged_runs[["kind", "t", "rep", "l2", "barrier", "barrier_aligned"]]
-        .round(4)
-        .to_string(index=False)
-    )
-    print(
-        f"weight matching returned the identity for {int(j0.identity.sum())} of the "
-        f"{len(j0)} perturbed pairs at t = 0"
-    )
-    print(
-        f"independent pair: barrier {rr.indep_barrier:.4f}, aligned "
-        f"{j_indep['barrier_aligned']:.4f}; L² kept by alignment "
-        f"{j_indep['l2_aligned'] / j_indep['l2']:.3f}"
-    )
+    jkinds = {ONEW: (run["one_weight_sigma"], 1), G4: (run["sigmas"][0], None)}
+    REPS = dict(reps_t0=run["reps_t0"], t_half=t_half)
+    jc = butterfly.judged_copies(setting, rr, jkinds, **REPS, **BARRIER)
+    j0, j_half = jc.runs[jc.runs.t == 0], jc.runs[jc.runs.t == t_half]
+    at_half = j_half.set_index("kind").barrier.to_dict()
+    REFS3 |= dict(independent=rr.indep_barrier, noise=rr.noise_barrier)
+    measured3 = butterfly.claim3_measured(j0, at_half, column="barrier", **REFS3)
+    print("\n".join(butterfly.judged_lines(jc, rr)))
 else:
     print("no scan recipe is judged; claims 3 and 4a read the chapter's grid above")
 
 # %%
 measured3[GATE_KEY] = gate_value
-judged_name = scan_table.index[judged] if judged is not None else None
-CRIT_3 = all_of(
-    at_least("barrier at t = 0", 0.01),
-    at_most("barrier at t = T/2, σ ≤ 1e-2", 0.01),
-)
+T0, HALF_T = "barrier at t = 0", "barrier at t = T/2, σ ≤ 1e-2"
+IND, NOI = "independent-init barrier", "training-noise barrier"
 ledger.check(
     3,
     "early perturbations end in a different basin (loss barrier)",
@@ -1248,96 +641,39 @@ ledger.check(
     source="abstract",
     evidence="real data",
     measured=measured3,
-    criterion=CRIT_3,
+    criterion=all_of(at_least(T0, 0.01), at_most(HALF_T, 0.01)),
     gate=GATE,
-    note=(
-        "no recipe tried leaves a training-noise barrier of 10 % of the "
-        "independent-init barrier, so no barrier is predicted (the scan is shown)"
-        if judged is None
-        else f"judged at {judged_name}: training-noise barrier "
-        f"{gate_value:.1%} of the independent-init barrier"
-    ),
-    tolerance={
-        "barrier at t = 0": tol(abs=0.06),
-        "independent-init barrier": tol(abs=0.1),
-        "barrier at t = T/2, σ ≤ 1e-2": tol(abs=2e-6),
-        "training-noise barrier": tol(abs=2),
-        "training-noise / independent-init barrier": tol(abs=0.8),
-    },
+    note=butterfly.claim3_note(judged_name, gate_value),
+    tolerance={T0: tol(abs=0.06), IND: tol(abs=0.1), HALF_T: tol(abs=2e-6)}
+    | {NOI: tol(abs=2), GATE_KEY: tol(abs=0.8)},
 )
+
+# %%
+print("\n".join(butterfly.diagnostic_lines(measured3)))
+if jc is not None:
+    GV = dict(gate_value=gate_value)
+    print(butterfly.judged_paragraph(measured3, scan_table, judged, j0, **GV))
 
 # %% tags=["hide-input"]
-b0 = measured3["barrier at t = 0"]
-ind_b, noi_b = (
-    measured3["independent-init barrier"],
-    measured3["training-noise barrier"],
-)
-print(
-    "diagnostic, outside the verdict: barrier at t = 0 as a share of the "
-    "independent-init barrier (the old 10 % bar): "
-    + ", ".join(f"{k}: {v / ind_b:.1%}" for k, v in b0.items())
-    + "; as a multiple of the training-noise barrier: "
-    + ", ".join(f"{k}: {v / noi_b:.3f}" for k, v in b0.items())
-)
-if j_rows:
-    tl = scan_table["train loss"]
-    later = [i for i in meets if i > judged]
-    text = (
-        f"Claims 3 and 4a are judged at the recipe '{judged_name}', the first in scan "
-        f"order that meets the gate: training noise leaves a barrier of {noi_b:.3f} "
-        f"nats, {gate_value:.1%} of the independent-init barrier ({ind_b:.3f} nats), "
-        f"and its base run ends at train loss {tl.iloc[judged]:.4f}. At t=0 the "
-        "barriers of the perturbed copies read by criterion 3 are "
-        + ", ".join(f"{k}: {v:.4f}" for k, v in b0.items())
-        + " nats; at t=T/2 "
-        + ", ".join(
-            f"{k}: {v:.4f}"
-            for k, v in measured3["barrier at t = T/2, σ ≤ 1e-2"].items()
-        )
-        + f" nats. Weight matching returned the identity for "
-        f"{int(j0.identity.sum())} of the {len(j0)} perturbed pairs at t=0."
-    )
-    for i in later:
-        text += (
-            f" The recipe '{scan_table.index[i]}' also meets the gate (share "
-            f"{scan_table.share.iloc[i]:.1%}, train loss {tl.iloc[i]:.4f}) but is not "
-            "judged: the rule, fixed with the gate, judges the first recipe that meets "
-            "it."
-        )
-    print(textwrap.fill(text, 88))
-
+if jc is not None:
     fig, ax = plt.subplots(figsize=(7, 3.6))
-    jk = list(j_perts)
-    for x, kind in enumerate(jk):
-        d0 = j0[j0.kind == kind]
-        ax.scatter(
-            np.full(len(d0), x - 0.12),
-            d0.barrier,
-            color=color_for(kind),
-            s=22,
-            label="t = 0 (each draw)" if x == 0 else None,
-        )
-        ax.scatter(
-            [x + 0.12],
-            j_half[j_half.kind == kind].barrier,
-            color=color_for(kind),
-            marker="s",
-            facecolors="none",
-            s=30,
-            label="t = T/2 (median draw)" if x == 0 else None,
-        )
-    ax.axhline(noi_b, color=color_for(ORDERS), ls="-.", lw=1.4, label=ORDERS)
-    reference_line(ax, ind_b, INDEP)
+    for x, kind in enumerate(jc.kinds):
+        d0, col, first = j0[j0.kind == kind], color_for(kind), x == 0
+        label = "t = 0 (each draw)" if first else None
+        ax.scatter(np.full(len(d0), x - 0.12), d0.barrier, color=col, s=22, label=label)
+        kw = dict(marker="s", facecolors="none", s=30)
+        kw["label"] = "t = T/2 (median draw)" if first else None
+        ax.scatter([x + 0.12], j_half[j_half.kind == kind].barrier, color=col, **kw)
+    noise = measured3["training-noise barrier"]
+    indep = measured3["independent-init barrier"]
+    ax.axhline(noise, color=color_for(ORDERS), ls="-.", lw=1.4, label=ORDERS)
+    reference_line(ax, indep, INDEP)
     ax.axhline(0.01, color=color_for("muted"), ls=":", lw=1.2, label="0.01 nats")
     ax.set_yscale("symlog", linthresh=1e-3)
-    ax.set(
-        xticks=range(len(jk)),
-        xlim=(-0.6, len(jk) - 0.4),
-        ylim=(0, None),
-        ylabel="train-loss barrier (nats)",
-        title=f"Judged recipe: {judged_name}",
-    )
-    ax.set_xticklabels(jk, fontsize=8)
+    n, title = len(jc.kinds), f"Judged recipe: {judged_name}"
+    kw = dict(ylim=(0, None), ylabel="train-loss barrier (nats)", title=title)
+    ax.set(xticks=range(n), xlim=(-0.6, n - 0.4), **kw)
+    ax.set_xticklabels(jc.kinds, fontsize=8)
     ax.legend(fontsize=7, loc="center right")
     plt.show()
 
@@ -1391,227 +727,76 @@ if j_rows:
 # plausible failure: the copies' representations are as far apart, relative to training
 # noise, as their weights, or further.
 
-# %% tags=["hide-input"]
-feats_base = B.hidden_features(model, theta_T, Xte)
-align_rows, comparisons = [], {}
-
-
-def compare(a_params, b_params, label, rep, key, lb):
-    """Weight matching, aligned L² and barrier, CKA per layer
-    (butterfly.protocol.compare_with_barrier)."""
-    row, c = P.compare_with_barrier(
-        model,
-        a_params,
-        b_params,
-        spec,
-        Xte,
-        lambda u, v: barrier(u, v).loss_barrier,
-        lb,
-        generator=run.torch_generator(key),
-        features_a=feats_base if a_params is theta_T else None,
-    )
-    align_rows.append(dict(kind=label, rep=rep, **row))
-    comparisons[(label, rep)] = (a_params, b_params, c)
-
-
-for ki, kind in enumerate(KINDS):
-    for rep in range(run["reps_t0"]):
-        r = runs[(runs.kind == kind) & (runs.t == 0) & (runs.rep == rep)].iloc[0]
-        compare(
-            theta_T,
-            finals[(kind, 0, rep)],
-            kind,
-            rep,
-            20_000 + 10 * ki + rep,
-            float(r.loss_barrier),
-        )
-references = [
-    (ORDERS, orders, order_pairs, order_lb, 25_000),
-    (INDEP, independent, indep_pairs, indep_lb, 30_000),
-]
-for lab, nets_, pairs_, lbs, key in references:
-    for n, (i, j) in enumerate(pairs_):
-        compare(nets_[i], nets_[j], lab, n, key + n, float(lbs[n]))
-align = pd.DataFrame(align_rows)
-n_layers = len(feats_base)
-ang_cols = [f"ang{i + 1}" for i in range(n_layers)]
-noise = align[align.kind == ORDERS]
-align["angular CKA / noise"] = align.ang_mean / noise.ang_mean.mean()
-align["aligned L² / noise"] = align.l2_aligned / noise.l2_aligned.mean()
-align["CKA ratio − L² ratio"] = (
-    align["angular CKA / noise"] - align["aligned L² / noise"]
-)
-align["kept by alignment"] = align.l2_aligned / align.l2
-cols = [
-    "l2",
-    "l2_aligned",
-    "kept by alignment",
-    "barrier_aligned",
-    "ang_mean",
-    "angular CKA / noise",
-    "aligned L² / noise",
-]
-print("mean over draws or pairs:")
-print(align.groupby("kind", sort=False)[cols].mean().round(4).to_string())
-print(
-    "chapter recipe: weight matching returned the identity permutation for "
-    + ", ".join(
-        f"{k}: {int(d.identity.sum())}/{len(d)}"
-        for k, d in align.groupby("kind", sort=False)
-    )
-    + " pairs"
-)
-print("linear CKA per hidden layer (mean over pairs):")
-cka_cols = [f"cka{i + 1}" for i in range(n_layers)]
-print(align.groupby("kind", sort=False)[cka_cols].mean().round(4).to_string())
+# %%
+ALIGN = dict(kinds=KINDS, reps_t0=run["reps_t0"], **LABELS)
+al = butterfly.alignment(setting, b, grid, bars, barrier, **ALIGN)
+print("\n".join(butterfly.alignment_lines(al)))
 
 # %% tags=["hide-input"]
-fig, axes = plt.subplots(1, 2, figsize=(11, 4))
-ax = axes[0]
+fig, (ax, bx) = plt.subplots(1, 2, figsize=(11, 4))
+align = al.table
 labels = list(dict.fromkeys(align.kind))
 xs = np.arange(len(labels))
 for x, lab in zip(xs, labels):
-    d = align[align.kind == lab]
-    ax.scatter(
-        np.full(len(d), x - 0.12),
-        d.l2,
-        facecolors="none",
-        edgecolors=color_for("muted"),
-        s=30,
-        label="before alignment" if x == 0 else None,
-    )
-    ax.scatter(
-        np.full(len(d), x + 0.12),
-        d.l2_aligned,
-        color=color_for("ours"),
-        s=18,
-        label="after weight matching" if x == 0 else None,
-    )
-ax.set(
-    xticks=xs,
-    xlim=(-0.5, len(labels) - 0.5),
-    yscale="log",
-    ylabel=r"final $\|\theta_T-\pi(\theta'_T)\|_2$",
-    title="L² before and after alignment (t = 0)",
-)
+    d, first = align[align.kind == lab], x == 0
+    kw = dict(facecolors="none", edgecolors=color_for("muted"), s=30)
+    kw["label"] = "before alignment" if first else None
+    ax.scatter(np.full(len(d), x - 0.12), d.l2, **kw)
+    kw = dict(color=color_for("ours"), s=18)
+    kw["label"] = "after weight matching" if first else None
+    ax.scatter(np.full(len(d), x + 0.12), d.l2_aligned, **kw)
+ylabel = r"final $\|\theta_T-\pi(\theta'_T)\|_2$"
+kw = dict(yscale="log", ylabel=ylabel, title="L² before and after alignment (t = 0)")
+ax.set(xticks=xs, xlim=(-0.5, len(labels) - 0.5), **kw)
 ax.set_xticklabels(labels, rotation=25, fontsize=7, ha="right")
 ax.legend(fontsize=8, loc="upper left")
-ax = axes[1]
-layers = np.arange(1, n_layers + 1)
+layers = np.arange(1, al.n_layers + 1)
+ang_cols = [f"ang{i + 1}" for i in range(al.n_layers)]
 for lab in labels:
-    d = align[align.kind == lab][ang_cols]
-    ax.plot(
-        layers,
-        d.mean(),
-        marker="o",
-        ms=4,
-        color=color_for(lab),
-        label=lab,
-        ls="--" if lab == INDEP else "-",
-    )
-    ax.fill_between(layers, d.min(), d.max(), color=color_for(lab), alpha=0.12)
-ax.set(
-    xticks=layers,
-    xlabel="hidden layer" if run["model"] == "mlp" else "residual block",
-    ylabel="angular CKA distance arccos(CKA) (rad)",
-    ylim=(0, 1.5 * float(align[ang_cols].max().max())),
-    title="Representations of the copies (held-out digits)",
-)
-ax.legend(fontsize=7, ncols=2, loc="upper center")
+    d, col = align[align.kind == lab][ang_cols], color_for(lab)
+    ls = "--" if lab == INDEP else "-"
+    bx.plot(layers, d.mean(), marker="o", ms=4, color=col, label=lab, ls=ls)
+    bx.fill_between(layers, d.min(), d.max(), color=col, alpha=0.12)
+xlabel = "hidden layer" if run["model"] == "mlp" else "residual block"
+ylim = (0, 1.5 * float(align[ang_cols].max().max()))
+kw = dict(xlabel=xlabel, ylabel="angular CKA distance arccos(CKA) (rad)", ylim=ylim)
+bx.set(xticks=layers, **kw, title="Representations of the copies (held-out digits)")
+bx.legend(fontsize=7, ncols=2, loc="upper center")
 plt.show()
 
 # %%
-pert = align[align.kind.isin(KINDS)]
-indep_rows = align[align.kind == INDEP]
-kept_indep = indep_rows["kept by alignment"].to_numpy()
 BAR_RES = 0.01  # nats: the resolution of a barrier in criterion 3 (ours)
+READ4 = dict(kinds=KINDS, indep_label=INDEP, floor=BAR_RES, one_weight=ONE_WEIGHT)
+c4 = butterfly.claim4a_inputs(al.table, jc, j0, judged_name, **READ4)
+print(c4.line)
 
-
-def kept_by_alignment(df):
-    """Aligned / unaligned barrier per kind on the draws with a barrier ≥ BAR_RES
-    (median for the one-weight kinds, worst draw for the Gaussian ones; NaN when none
-    is read), and how many draws were read (butterfly.protocol.barrier_kept)."""
-    vals, n_read = {}, {}
-    for k, d in df.groupby("kind", sort=False):
-        r, n = P.barrier_kept(d.barrier, d.barrier_aligned, floor=BAR_RES)
-        n_read[k] = n
-        vals[k] = (
-            float(np.median(r) if k in (ULP, ONEW) else r.min()) if n else math.nan
-        )
-    return vals, n_read
-
-
-src4 = j0 if j_rows else pert  # the perturbed pairs at t = 0 of the judged recipe
-kept4, read4 = kept_by_alignment(src4)
-n_ident = int(src4.identity.sum())
-KEPT_KEY = "aligned / unaligned barrier at t = 0 (barrier ≥ 0.01)"
-NONID_KEY = "non-identity matchings (perturbed pairs, judged recipe)"
-measured4a = {
-    KEPT_KEY: kept4,
-    "draws read (barrier ≥ 0.01)": read4,
-    "aligned / unaligned L², independent pairs": (
-        [j_indep["l2_aligned"] / j_indep["l2"]] if j_rows else kept_indep
-    ),
-    GATE_KEY: gate_value,
-    "identity matchings (perturbed pairs, judged recipe)": n_ident,
-    NONID_KEY: len(src4) - n_ident,
-}
-print(
-    f"4a at {judged_name or 'no judged recipe'}: weight matching returned the identity "
-    f"for {n_ident} of {len(src4)} perturbed pairs at t = 0; barrier ratio read on "
-    + ", ".join(f"{k}: {n} of {int((src4.kind == k).sum())}" for k, n in read4.items())
-    + " draws (barrier ≥ 0.01 nats)"
-)
-CRIT_4A = all_of(
-    at_least(KEPT_KEY, 0.5),
-    at_most("aligned / unaligned L², independent pairs", 1.0, strict=True),
-)
-if judged is None:
-    note4 = "no barrier to survive alignment: no recipe tried meets the gate of claim 3"
-elif n_ident == len(src4):
-    note4 = (
-        f"the copies are already aligned: at {judged_name} weight matching returns "
-        f"the identity for all {len(src4)} perturbed pairs, so alignment is a no-op "
-        "and the claim cannot be tested"
-    )
-else:
-    note4 = f"judged at {judged_name}; {sum(read4.values())} draws read"
+# %%
+KEPT_KEY, INDEP_KEY, NONID_KEY = butterfly.CLAIM_4A_KEYS  # what 4a reads
 ledger.check(
     "4a",
     "alignment does not remove the barrier of early perturbations",
     paper="barriers persist after permutation alignment",
     source="secondary summary",
     evidence="real data",
-    measured=measured4a,
-    criterion=CRIT_4A,
+    measured=butterfly.claim4a_measured(c4, gate_key=GATE_KEY, gate_value=gate_value),
+    criterion=all_of(at_least(KEPT_KEY, 0.5), at_most(INDEP_KEY, 1.0, strict=True)),
     gate=all_of(GATE, at_least(NONID_KEY, 1)),
-    note=note4,
-    tolerance={
-        "aligned / unaligned L², independent pairs": tol(abs=0.006),
-        "training-noise / independent-init barrier": tol(abs=0.8),
-    },
+    note=butterfly.claim4a_note(judged_name, c4),
+    tolerance={INDEP_KEY: tol(abs=0.006), GATE_KEY: tol(abs=0.8)},
 )
 
-median_draw = pert.groupby("kind", sort=False)[
-    ["angular CKA / noise", "aligned L² / noise"]
-].median()
+# %%
+GAP = "CKA ratio − L² ratio"
+CKA_R, L2_R = "angular-CKA ratio (median draw)", "aligned-L² ratio (median draw)"
 ledger.ours(
     "4b",
     "representations stay closer than weights (both vs training noise)",
     why="the paper reports representational similarity (iv) beside L² and barriers; "
     "comparing the two ratios is ours",
     evidence="real data",
-    measured={
-        "CKA ratio − L² ratio": per_kind(pert, "CKA ratio − L² ratio", max),
-        "angular-CKA ratio (median draw)": median_draw["angular CKA / noise"].to_dict(),
-        "aligned-L² ratio (median draw)": median_draw["aligned L² / noise"].to_dict(),
-    },
-    criterion=at_most("CKA ratio − L² ratio", 0.0, strict=True, scale=1.0),
-    tolerance={
-        "CKA ratio − L² ratio": tol(abs=0.3),
-        "angular-CKA ratio (median draw)": tol(abs=0.7),
-        "aligned-L² ratio (median draw)": tol(abs=0.5),
-    },
+    measured=butterfly.claim4b_measured(al.table, kinds=KINDS, one_weight=ONE_WEIGHT),
+    criterion=at_most(GAP, 0.0, strict=True, scale=1.0),
+    tolerance={GAP: tol(abs=0.3), CKA_R: tol(abs=0.7), L2_R: tol(abs=0.5)},
 )
 
 # %% [markdown]
@@ -1640,42 +825,11 @@ ledger.ours(
 # `butterfly.rebasin_align` runs it inside `torch.random.fork_rng`, seeded from the
 # chapter's seed.
 
-# %% tags=["hide-input"]
+# %%
 N_PEER = 300  # repsim's CKA costs seconds per call on 1,000 inputs; 300 suffice here
-peer_rows = []
-for (label, rep), (a_params, b_params, ours) in comparisons.items():
-    if label == ORDERS or (rep > 0 and label != INDEP):
-        continue  # the first draw of each kind and every independent pair
-    fa = B.hidden_features(model, a_params, Xte[:N_PEER])
-    fb = B.hidden_features(model, b_params, Xte[:N_PEER])
-    gap = max(
-        abs(B.repsim_linear_cka(xa, xb) - B.linear_cka(xa, xb))
-        for xa, xb in zip(fa, fb)
-    )
-    theirs = B.rebasin_align(
-        model, a_params, b_params, Xtr[:2], seed=run.seed * 1_000 + len(peer_rows)
-    )
-    peer_rows.append(
-        dict(
-            kind=label,
-            rep=rep,
-            cka_max_abs_diff=gap,
-            l2=ours.l2,
-            ours=ours.l2_aligned,
-            rebasin=B.l2_distance(a_params, theirs),
-        )
-    )
-peers = pd.DataFrame(peer_rows)
-peer_table = peers.groupby("kind", sort=False)[["l2", "ours", "rebasin"]].mean()
-peer_table.columns = ["L² before", "L² after (ours)", "L² after (rebasin)"]
-print(peer_table.round(4).to_string())
-cka_gap = float(peers.cka_max_abs_diff.max())
-print(
-    f"largest |CKA(ours) − CKA(repsim)| over these pairs and all layers ({N_PEER} "
-    f"held-out digits): {'≤ 1e-9' if cka_gap <= 1e-9 else f'{cka_gap:.1e}'}"
-)
-rel = float(((peers.ours - peers.rebasin).abs() / peers.l2).max())
-print(f"largest |aligned L² (ours) − aligned L² (rebasin)| / L² before: {rel:.2e}")
+PEERS = dict(skip=ORDERS, every=INDEP, n_inputs=N_PEER, seed=run.seed)
+peers = butterfly.peer_checks(setting, al.comparisons, **PEERS)
+print("\n".join(butterfly.peer_lines(peers, N_PEER)))
 
 # %% [markdown]
 # The two CKA implementations agree to rounding. Both weight-matching implementations
@@ -1690,16 +844,17 @@ print(f"largest |aligned L² (ours) − aligned L² (rebasin)| / L² before: {re
 ledger.show()
 
 # %% tags=["nbval-ignore-output"]
-print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.device}")
+print(run.time_line())
 
 # %% [markdown]
-# **Stability.** The *seeds* column above comes from the committed stability record
-# (quick scale, `data/stability/14_butterfly_effect.json`); a claim changed since reads
-# "stale record". The line below is generated from that record.
+# **Reading the verdicts.** The *seeds* column above comes from the committed stability
+# record (quick scale, `data/stability/14_butterfly_effect.json`); a claim changed since
+# reads "stale record". The lines below are generated from this run's ledger and from the
+# committed records: the stability record and the numerics record (verdicts that move
+# under other kernels and thread counts).
 
 # %%
-stability_line = unstable_sentence(ledger, ledger.stability())
-print(stability_line or "No claim the record still describes flips between its seeds.")
+print("\n".join(reading_lines(ledger)))
 
 # %% [markdown]
 # ## Deviations from the paper
@@ -1873,34 +1028,18 @@ print(stability_line or "No claim the record still describes flips between its s
 # ## Run it at full scale
 #
 # ```bash
-# .venv/bin/python -m repbook run 14 --scale full
+# .venv/bin/python -m repbook full 14   # runs it and records it in data/full_runs/
 # ```
 # **GPU only.** Full scale trains the LayerNorm ResNet-20 on the full grid; the cell
 # below counts its optimiser steps from the full-scale settings and prices them at a measured
 # CPU step time, `FULL_STEP_S`: 20 optimiser steps of this model (batches of 128 digits,
-# 28×28) timed once on these 2 cores, outside the chapter.
+# 28×28) timed once on these 2 cores, outside the chapter. The last line is generated
+# from the committed full-scale record (`data/full_runs/14_butterfly_effect.json`), once
+# there is one.
 
 # %%
 FULL_STEP_S = 1.54  # measured: 20 steps of the full-scale ResNet-20-LN, 2 CPU cores
+print(butterfly.full_scale_line(SIZES["full"], step_seconds=FULL_STEP_S))
 
-
-def planned_steps(sz):
-    """Optimiser steps of one run of the chapter with the settings sz."""
-    T_ = sz["epochs"] * (sz["n_train"] // sz["batch"])
-    ts = sorted({int(round(f * T_)) for f in sz["t_fracs"]})
-    later = sum(T_ - t for t in ts[1:])
-    n_kinds = 1 + len(sz["sigmas"])  # one ulp + the Gaussian kinds
-    steps = (2 + sz["n_orders"] - 1 + sz["n_independent"] - 1) * T_  # reference runs
-    steps += n_kinds * (sz["reps_t0"] * T_ + sz["reps"] * later)  # the grid
-    steps += sz["claim1_draws"] * T_ + sz["reps"] * later  # one weight, claims 1-2
-    steps += (sz["claim1_draws"] - sz["reps_t0"]) * T_  # Gaussian 1e-4, claim 1
-    return T_, steps
-
-
-T_full, full_steps = planned_steps(SIZES["full"])
-print(
-    f"full scale: T = {T_full} steps a run, {full_steps:,} optimiser steps in all; at "
-    f"{FULL_STEP_S} s a step on these 2 CPU cores about "
-    f"{full_steps * FULL_STEP_S / 3600:.0f} hours (barriers, matching and CKA not "
-    "counted): run it on a GPU"
-)
+# %%
+print("\n".join(full_run_lines(ledger)))

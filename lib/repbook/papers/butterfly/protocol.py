@@ -2,7 +2,7 @@
 spawn-and-perturb copies, the pair comparison with its aligned barrier, and the scan of training
 recipes for one where training noise leaves a barrier (the regime in which the paper's barrier
 claims can show). The building blocks (training loop, perturbations, barriers, weight matching,
-CKA) are in ``repbook.papers.butterfly``.
+CKA) are in the package's other files.
 
 A *runner* is a function ``runner(state, order, distance_to) -> TrainResult`` that trains one
 copy from ``state`` to the end of ``order`` with a fixed recipe (model, data, learning rates,
@@ -21,10 +21,19 @@ import torch
 from torch import nn
 
 from repbook.core.stats import spearman_rho  # noqa: F401 (the chapter calls it here)
-from repbook.papers import butterfly as B
 
-Params = B.Params
-Runner = Callable[..., B.TrainResult]
+from .measures import (
+    PairComparison,
+    compare_pair,
+    evaluate,
+    l2_distance,
+    loss_barrier,
+)
+from .models import MLP, Params, init_params
+from .perturb import add, gaussian_perturbation, nudge_one_ulp, pick_weight
+from .training import TrainResult, TrainState, train, triangle_schedule
+
+Runner = Callable[..., TrainResult]
 
 
 def make_runner(
@@ -40,7 +49,7 @@ def make_runner(
     recipe, keeping the states at ``save_at`` when ``save`` is true."""
 
     def runner(state, order, distance_to=None, save=False):
-        return B.train(
+        return train(
             model,
             state,
             X,
@@ -67,7 +76,7 @@ class ReferenceRuns:
     def l2(self) -> np.ndarray:
         """‖θ_i − θ_j‖ for every pair."""
         return np.array(
-            [B.l2_distance(self.finals[i], self.finals[j]) for i, j in self.pairs]
+            [l2_distance(self.finals[i], self.finals[j]) for i, j in self.pairs]
         )
 
 
@@ -88,7 +97,7 @@ def reference_runs(
         )
     finals, curves = [base_final], []
     for start, order in zip(starts, orders):
-        res = runner(B.TrainState.start(start), order, distance_to)
+        res = runner(TrainState.start(start), order, distance_to)
         finals.append(res.final.params)
         curves.append(res.distances)
     n = len(finals)
@@ -128,9 +137,9 @@ class Perturbation:
     ) -> tuple[Params, tuple[str, int] | None]:
         """θ + ε, and the moved weight (tensor, flat index) when one weight moves."""
         if self.kind == "ulp":
-            name, idx = B.pick_weight(params, list(self.names), generator=generator)
-            return B.nudge_one_ulp(params, name=name, index=idx), (name, idx)
-        eps = B.gaussian_perturbation(
+            name, idx = pick_weight(params, list(self.names), generator=generator)
+            return nudge_one_ulp(params, name=name, index=idx), (name, idx)
+        eps = gaussian_perturbation(
             params,
             stds,
             sigma=self.sigma,
@@ -142,7 +151,7 @@ class Perturbation:
         if self.n_weights == 1:
             name = next(k for k in self.names if bool(eps[k].ne(0).any()))
             where = (name, int(eps[name].view(-1).ne(0).nonzero()[0]))
-        return B.add(params, eps), where
+        return add(params, eps), where
 
 
 @dataclass(frozen=True)
@@ -159,7 +168,7 @@ class Copy:
 
 def spawn_copy(
     runner: Runner,
-    spawn: B.TrainState,
+    spawn: TrainState,
     perturbation: Perturbation,
     stds: Mapping[str, float],
     reference_final: Params,
@@ -174,8 +183,8 @@ def spawn_copy(
     res = runner(spawn.with_params(moved), order, distance_to)
     return Copy(
         res.final.params,
-        B.l2_distance(res.final.params, reference_final),
-        B.l2_distance(moved, spawn.params),
+        l2_distance(res.final.params, reference_final),
+        l2_distance(moved, spawn.params),
         where,
         res.distances,
     )
@@ -192,11 +201,11 @@ def compare_with_barrier(
     *,
     generator: torch.Generator,
     features_a=None,
-) -> tuple[dict, B.PairComparison]:
+) -> tuple[dict, PairComparison]:
     """Weight matching of θ_b to θ_a, the aligned L² and loss barrier (``lb``, the unaligned
     barrier, again when the matching is the identity), CKA per layer on ``X``: a row of numbers
     and the comparison itself."""
-    c = B.compare_pair(model, a, b, spec, X, generator=generator, features_a=features_a)
+    c = compare_pair(model, a, b, spec, X, generator=generator, features_a=features_a)
     lb_aligned = lb if c.identity else float(barrier(a, c.aligned))
     row = dict(
         identity=c.identity,
@@ -244,7 +253,7 @@ class RecipeRuns:
     recipe: Recipe
     model: nn.Module
     lrs: np.ndarray
-    base: B.TrainResult
+    base: TrainResult
     noise_final: Params
     indep_final: Params
     noise_barrier: float
@@ -284,19 +293,19 @@ def scan_recipe(
     if len(orders[0]) != len(orders[1]):
         raise ValueError("both batch orders must have the same number of steps")
     n_classes = int(y.max()) + 1
-    model = B.MLP([X[0].numel(), *recipe.hidden, n_classes])
-    lrs = B.triangle_schedule(
+    model = MLP([X[0].numel(), *recipe.hidden, n_classes])
+    lrs = triangle_schedule(
         len(orders[0]), peak_lr=recipe.lr, warmup_frac=recipe.warmup
     )
     runner = make_runner(model, X, y, lrs, momentum=momentum, save_at=save_at)
-    theta = [B.init_params(model, generator=g) for g in inits]
-    base = runner(B.TrainState.start(theta[0]), orders[0], save=True)
-    noise = runner(B.TrainState.start(theta[0]), orders[1]).final.params
-    indep = runner(B.TrainState.start(theta[1]), orders[0]).final.params
+    theta = [init_params(model, generator=g) for g in inits]
+    base = runner(TrainState.start(theta[0]), orders[0], save=True)
+    noise = runner(TrainState.start(theta[0]), orders[1]).final.params
+    indep = runner(TrainState.start(theta[1]), orders[0]).final.params
     final = base.final.params
 
     def lb(other):
-        return B.loss_barrier(model, final, other, Xbar, ybar, n_alpha=n_alpha)
+        return loss_barrier(model, final, other, Xbar, ybar, n_alpha=n_alpha)
 
     return RecipeRuns(
         recipe,
@@ -307,7 +316,7 @@ def scan_recipe(
         indep,
         lb(noise).loss_barrier,
         lb(indep).loss_barrier,
-        B.evaluate(model, final, X, y)[0],
+        evaluate(model, final, X, y)[0],
         runner,
     )
 
