@@ -241,9 +241,6 @@ NOT_YET_THIN = {
     # `pytest --runxfail` to see them fail); remove an entry when the chapter meets them.
     "03_mesh_ptme": "mesh_tokenizers",
     "05_langdaug": "langdaug",
-    "07_pf_ppo": "pf_ppo",
-    "08_ssl_embedding_norms": "ssl_norms",
-    "14_butterfly_effect": "butterfly",
     "15_representation_forgetting": "representation_shift",
 }
 
