@@ -61,100 +61,40 @@ scale = "quick"  # "quick" (flat MLP, 5 MNIST tasks, CPU) or "full" (flat ResNet
 seed = 0
 
 # %%
-import json
-
-import numpy as np
-import pandas as pd
 import matplotlib.pyplot as plt
+import numpy as np
 from matplotlib import colormaps
-from scipy import stats
-from sklearn.linear_model import LinearRegression
+from matplotlib.ticker import ScalarFormatter
 
-from repbook.core import (
-    Ledger,
-    setup,
-    use_style,
-    color_for,
-    register_colors,
-    all_of,
-    any_of,
-    at_least,
-    at_most,
-    paired_gain,
-    within,
-    load_mnist5k,
-    tol,
-)
-from repbook.core.data import repo_root
-from repbook.core.ledger import MARKS, unstable_sentence
-from repbook.papers import representation_shift as S
+from repbook.core import all_of, any_of, at_least, at_most, color_for, full_run_lines
+from repbook.core import load_mnist5k, log_ticks, paired_gain, reading_lines, setup
+from repbook.core import register_colors, tol, within
+from repbook.core.ledger import load_numerics
+from repbook.papers import representation_shift
 
+# %%
 SIZES = {
     # quick: widths and seeds fixed by a timing run made before any D was computed
-    "quick": dict(
-        data="mnist",
-        net="mlp",
-        n_tasks=5,
-        widths=[32, 64, 128],
-        depth=4,
-        seeds=3,
-        epochs=5,
-        lr=0.05,
-        momentum=0.9,
-        batch=32,
-        eval_tasks=4,
-        probe_noise=1.0,
-        horizon=4,
-        long_tasks=32,  # 16 until the verdict audit of claim 3b (see the deviations)
-        long_widths=[32, 64, 128],
-        long_per_task=1000,
-        long_epochs=5,
-    ),
-    "full": dict(
-        data="shapes",
-        net="resnet",
-        n_tasks=50,
-        n_per_class=600,
-        image=16,
-        widths=[8, 16, 32],
-        depth=4,
-        seeds=3,
-        epochs=5,
-        lr=0.05,
-        momentum=0.9,
-        batch=64,
-        eval_tasks=5,
-        probe_noise=1.0,
-        horizon=4,
-        long_tasks=50,
-        long_widths=[32, 64, 128],
-        long_per_task=1000,
-        long_epochs=5,
-    ),
+    "quick": dict(data="mnist", net="mlp", n_tasks=5, widths=[32, 64, 128], depth=4)
+    | dict(seeds=3, epochs=5, lr=0.05, momentum=0.9, batch=32, eval_tasks=4)
+    | dict(probe_noise=1.0, horizon=4)
+    | dict(long_tasks=32)  # 16 until the verdict audit of claim 3b (see the deviations)
+    | dict(long_widths=[32, 64, 128], long_per_task=1000, long_epochs=5),
+    "full": dict(data="shapes", net="resnet", n_tasks=50, n_per_class=600, image=16)
+    | dict(widths=[8, 16, 32], depth=4, seeds=3, epochs=5, lr=0.05, momentum=0.9)
+    | dict(batch=64, eval_tasks=5, probe_noise=1.0, horizon=4, long_tasks=50)
+    | dict(long_widths=[32, 64, 128], long_per_task=1000, long_epochs=5),
 }
-run = setup(scale=scale, seed=seed, sizes=SIZES)
-ledger = Ledger.for_run(
-    run,
-    regime="5,000 real MNIST digits in 5 two-class tasks; MLPs of width 32-128; CPU",
-)
-use_style()
+REGIME = "5,000 real MNIST digits in 5 two-class tasks; MLPs of width 32-128; CPU"
+
+# %%
+run = setup(scale=scale, seed=seed, sizes=SIZES, regime=REGIME)
+ledger = run.ledger
 WIDTHS, DEPTH, T = run["widths"], run["depth"], run["n_tasks"]
 LAYERS = list(range(1, DEPTH + 1))
-roles = ["baseline", "alt2", "ours"]
-register_colors({f"W = {w}": role for w, role in zip(WIDTHS, roles)})
+register_colors({f"W = {w}": r for w, r in zip(WIDTHS, ["baseline", "alt2", "ours"])})
 shades = colormaps["viridis"](np.linspace(0.05, 0.85, DEPTH))
 layer_color = dict(zip(LAYERS, shades))
-
-
-def plain_log(ax, axis="y"):
-    """A log axis labelled with plain numbers at 1, 2, 5 × powers of ten."""
-    from matplotlib.ticker import LogLocator, NullFormatter, ScalarFormatter
-
-    a = ax.yaxis if axis == "y" else ax.xaxis
-    a.set_major_locator(LogLocator(subs=(1, 2, 5)))
-    a.set_major_formatter(ScalarFormatter())
-    a.set_minor_formatter(NullFormatter())
-
 
 # %% [markdown]
 # ## The method
@@ -188,28 +128,20 @@ A = rng.normal(size=(40, 3))
 B = A @ rng.normal(size=(3, 3)) + 0.3 * rng.normal(size=(40, 3))  # a shifted copy
 T_hand = np.linalg.solve(B.T @ B, B.T @ A)
 D_hand = np.linalg.norm(A - B @ T_hand, axis=1).max()
-
-
-def official_D(A, B, tol=np.finfo(float).eps):
-    """The official `measure.py` path: scikit-learn least squares without intercept.
-
-    Before scikit-learn 1.9 the fit used SciPy's default cutoff for small singular
-    values (machine epsilon, `tol=eps` here); 1.9 made `tol=1e-6` the default."""
-    fit = LinearRegression(fit_intercept=False, tol=tol).fit(B, A)
-    return np.linalg.norm(A - fit.predict(B), axis=1).max()
-
-
-D_official = official_D(A, B)
+D_official = representation_shift.official_discrepancy(A, B)  # scikit-learn's path
 print(
-    f"by hand D = {D_hand:.10f}\nlibrary D = {S.discrepancy(A, B):.10f}\n"
+    f"by hand D = {D_hand:.10f}\nlibrary D = "
+    f"{representation_shift.discrepancy(A, B):.10f}\n"
     f"official path (LinearRegression, no intercept) D = {D_official:.10f}"
 )
-D_exact = S.minmax_discrepancy(A, B)
+
+# %%
+D_exact = representation_shift.minmax_discrepancy(A, B)
+sigma = representation_shift.unaligned_discrepancy(A, B)
+below = "at or below" if D_exact <= D_hand else "ABOVE"
 print(
-    f"exact min–max D = {D_exact:.6f}, "
-    + ("at or below" if D_exact <= D_hand else "ABOVE")
-    + f" the surrogate ({D_exact - D_hand:+.2e}); "
-    f"unaligned σ = {S.unaligned_discrepancy(A, B):.6f}"
+    f"exact min–max D = {D_exact:.6f}, {below} the surrogate "
+    f"({D_exact - D_hand:+.2e}); unaligned σ = {sigma:.6f}"
 )
 
 # %% [markdown]
@@ -243,84 +175,32 @@ print(
 # probe is shown beside it.
 # Probes are logistic regressions (lbfgs, $C=1$) on standardised frozen features. The
 # protocol (training, measuring, probing) is `measure_stream` in
-# `repbook.papers.representation_shift`.
+# `repbook.papers.representation_shift`, run for every width and seed by `main_stream`
+# (which also runs the official least-squares path beside ours); what each claim reads
+# from its measurements is computed by the package's `analysis` part.
 
 # %%
 if run["data"] == "mnist":
     X_all, y_all = load_mnist5k(seed)
 else:
-    X_all, y_all = S.coloured_shapes(
+    X_all, y_all = representation_shift.coloured_shapes(
         run["n_per_class"], 2 * T, run.child_rng(50), size=run["image"]
     )
 N_IN = 784 if run["net"] == "mlp" else 3
-official = {
-    "D_official": official_D,
-    "D_sklearn19": lambda a, b: official_D(a, b, 1e-6),
-}
 
-
-def one_run(width, r):
-    """Replicate r of one width: its own split of each task, initialisation, batch
-    order and probe noise; every (t, Δt, k) measured by `S.measure_stream`."""
-    groups = [(2 * i, 2 * i + 1) for i in range(T)]
-    tasks = S.split_tasks(X_all, y_all, groups, run.child_rng(100 + r))
-    net = S.make_network(
-        run["net"],
-        n_in=N_IN,
-        width=width,
-        depth=DEPTH,
-        n_tasks=T,
-        seed=int(run.child_rng(200 + r).integers(2**31)),
-    )
-    rows, heads = S.measure_stream(
-        net,
-        tasks,
-        epochs=run["epochs"],
-        lr=run["lr"],
-        momentum=run["momentum"],
-        batch_size=run["batch"],
-        generator=run.torch_generator(300 + r),
-        eval_tasks=run["eval_tasks"],
-        noise_std=run["probe_noise"],
-        noise_rng=run.child_rng(400 + r),
-        extra=official,
-        device=run.device,
-    )
-    label = dict(width=width, rep=r)
-    return [label | x for x in rows], [label | x for x in heads]
-
-
-# %% tags=["hide-input"]
-rows, heads = [], []
-with S.single_threaded():  # tiny networks and probes: one thread is faster (see module)
-    for width in WIDTHS:
-        for r in range(run["seeds"]):
-            more_rows, more_heads = one_run(width, r)
-            rows += more_rows
-            heads += more_heads
-df = pd.DataFrame(rows)
-df["Dn"] = df.D / df.R  # discrepancy relative to ‖R‖
-heads = pd.DataFrame(heads)
-acc0 = heads[heads.t == 0].groupby(["width", "dt"]).acc.mean().unstack()
-acc0 = acc0[sorted({0, 1, 2, 3, 4, 9, 19, 29, 49} & set(acc0.columns))]
-gap_official = (df.D - df.D_official).abs()
-gap_19 = (df.D - df.D_sklearn19).abs()
-n_changed = int((gap_19 > 1e-8).sum())
-print(
-    f"{len(df)} (width, seed, t, Δt, k) measurements. Our D agrees with the official "
-    f"path to {gap_official.max():.1e} (largest |D − official|) with SciPy's default "
-    f"cutoff, as the official code ran, and to {gap_19.max():.1e} with scikit-learn "
-    f"1.9's default cutoff, which changes {n_changed} of them by more than 1e-8"
+# %%
+stream = representation_shift.main_stream(
+    X_all,
+    y_all,
+    run.sizes,
+    n_in=N_IN,
+    rng_for=run.child_rng,
+    torch_rng_for=run.torch_generator,
+    extra=representation_shift.official_measures(),  # D by the official path
+    device=run.device,
 )
-clean0 = df.groupby(["width", "rep", "t", "k"]).P2_before.first()
-clean_k = clean0.groupby("k").mean()
-print(
-    f"clean task probe, accuracy at snapshot t: mean {clean0.mean():.1%}, lowest "
-    f"{clean0.min():.1%} over (width, seed, t, k); by layer "
-    + ", ".join(f"k = {k}: {v:.1%}" for k, v in clean_k.items())
-)
-print("task-0 head accuracy on its test inputs, after task 0 + Δt (mean over seeds):")
-print(acc0.round(3).to_string())
+df = stream.rows
+print("\n".join(representation_shift.stream_lines(stream)))
 
 # %% [markdown]
 # The output layer forgets as expected: task 0's own head loses accuracy as later tasks
@@ -340,52 +220,24 @@ print(acc0.round(3).to_string())
 
 
 # %%
-def spearman(x, y):
-    """Spearman's ρ, rounded to 12 decimals (one swap of four ranks is exactly 0.8, not
-    0.7999…); NaN (no warning) when either side is constant."""
-    rx, ry = stats.rankdata(x), stats.rankdata(y)
-    if np.std(rx) == 0 or np.std(ry) == 0:
-        return float("nan")
-    return round(float(np.corrcoef(rx, ry)[0, 1]), 12)
-
-
-final = df[(df.t == 0) & (df.dt == T - 1)]
-by_layer = final.groupby(["width", "k"])[["D", "Dn", "R", "sigma"]].mean()
-rho_D = {f"W={w}": spearman(LAYERS, by_layer.loc[w].D) for w in WIDTHS}
-rho_Dn = {f"W={w}": spearman(LAYERS, by_layer.loc[w].Dn) for w in WIDTHS}
-rho_R = {f"W={w}": spearman(LAYERS, by_layer.loc[w].R) for w in WIDTHS}
-print(f"final discrepancy of task 0 (Δt = {T - 1}), mean over {run['seeds']} seeds:")
-print(by_layer.unstack("k").round(3).to_string())
-print(
-    "Spearman ρ(k, ·):  D "
-    + str({k: round(v, 2) for k, v in rho_D.items()})
-    + "\n                   D/‖R‖ "
-    + str({k: round(v, 2) for k, v in rho_Dn.items()})
-    + "\n                   ‖R‖ "
-    + str({k: round(v, 2) for k, v in rho_R.items()})
-)
+by_depth = representation_shift.depth_trend(df, n_tasks=T, widths=WIDTHS, layers=LAYERS)
+final, by_layer = by_depth.final, by_depth.by_layer
+lines = representation_shift.depth_lines(by_depth, n_tasks=T, seeds=run["seeds"])
+print("\n".join(lines))
 
 # %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 3, figsize=(13, 3.9))
-for ax, col, label in zip(
-    axes, ["D", "R", "Dn"], ["final $D$", r"$\|R^k\|$", r"final $D/\|R^k\|$"]
-):
-    for w in WIDTHS:
-        c = color_for(f"W = {w}")
-        seeds_ = final[final.width == w]
-        ax.scatter(
-            seeds_.k + 0.05 * (WIDTHS.index(w) - 1),
-            seeds_[col],
-            s=12,
-            alpha=0.5,
-            color=c,
-        )
+labels = ["final $D$", r"$\|R^k\|$", r"final $D/\|R^k\|$"]
+for ax, col, label in zip(axes, ["D", "R", "Dn"], labels):
+    for i, w in enumerate(WIDTHS):
+        c, seeds_ = color_for(f"W = {w}"), final[final.width == w]
+        ax.scatter(seeds_.k + 0.05 * (i - 1), seeds_[col], s=12, alpha=0.5, color=c)
         ax.plot(LAYERS, by_layer.loc[w][col], "-o", color=c, label=f"W = {w}")
     ax.set(xlabel="layer k", xticks=LAYERS, ylabel=label)
 axes[0].set(yscale="log", title="Final D of task 0, by layer")
 axes[1].set(yscale="log", title="Size ‖R‖ at snapshot 0, by layer")
-plain_log(axes[0])
-plain_log(axes[1])
+for ax in axes[:2]:
+    log_ticks(ax, "y", formatter=ScalarFormatter())
 axes[2].set(title="Final D/‖R‖, by layer")
 axes[0].legend()
 plt.show()
@@ -397,20 +249,18 @@ ledger.check(
     paper="forgetting is larger in deeper layers",
     source="abstract",
     evidence="real data",
-    measured={"Spearman ρ(k, D) by width": rho_D, "ρ(k, D/‖R‖) by width": rho_Dn},
+    measured={
+        "Spearman ρ(k, D) by width": by_depth.rho_D,
+        "ρ(k, D/‖R‖) by width": by_depth.rho_Dn,
+    },
     criterion=at_least("Spearman ρ(k, D) by width", 0.8),
     tolerance={
         "Spearman ρ(k, D) by width": tol(abs=0.6),
         "ρ(k, D/‖R‖) by width": tol(abs=3),
     },
 )
-for w in WIDTHS:
-    b = by_layer.loc[w]
-    print(
-        f"W = {w}: final D goes from {b.D.iloc[0]:.2f} (k = 1) to {b.D.iloc[-1]:.2f} "
-        f"(k = {DEPTH}), ×{b.D.iloc[-1] / b.D.iloc[0]:.1f}; ‖R‖ from "
-        f"{b.R.iloc[0]:.1f} to {b.R.iloc[-1]:.1f}, ×{b.R.iloc[-1] / b.R.iloc[0]:.1f}"
-    )
+lines = representation_shift.depth_reading(by_depth, widths=WIDTHS, depth=DEPTH)
+print("\n".join(lines))
 
 # %% [markdown]
 # The size $\|R^k\|$ of the representation space grows with depth as well (ρ printed
@@ -445,53 +295,28 @@ for w in WIDTHS:
 # ($T$ fitted on the training inputs, the maximum over the test inputs).
 
 # %%
-mean_Dn = final.groupby("width").Dn.mean()
-per_seed = final.groupby(["width", "rep"]).Dn.mean().unstack("width")
-w_lo, w_hi = WIDTHS[0], WIDTHS[-1]
-name = "mean D/‖R‖ at W={}".format
-print("mean over layers of final D/‖R‖, by width (mean over seeds):")
-print(mean_Dn.round(4).to_string())
-print("per seed:\n" + per_seed.round(4).to_string())
-seeds_ok = int((per_seed[w_lo] > per_seed[w_hi]).sum())
-gain_name = f"gain in D/‖R‖, W={w_lo} − W={w_hi}, by seed"
-width_gain = (per_seed[w_lo] - per_seed[w_hi]).to_numpy()
-
-
-def t_band(x):
-    """(mean, half-width t·SE, 'above 0' | 'below 0' | 'spans 0'), as `paired_gain`
-    with k="t" reads per-seed gains."""
-    x = np.asarray(x, float)
-    m = float(x.mean())
-    h = float(stats.t.ppf(0.975, x.size - 1) * x.std(ddof=1) / np.sqrt(x.size))
-    return m, h, "above 0" if m - h > 0 else "below 0" if m + h <= 0 else "spans 0"
-
+width = representation_shift.width_effect(final, widths=WIDTHS, n_fit=stream.n_fit)
+print("\n".join(representation_shift.width_lines(width)))
+per_seed, mean_Dn = width.per_seed, width.mean_Dn
 
 # %% tags=["hide-input"]
 fig, ax = plt.subplots(figsize=(5.6, 3.8))
 for w in WIDTHS:
-    ax.scatter(
-        [w] * len(per_seed), per_seed[w], color=color_for(f"W = {w}"), alpha=0.6, s=18
-    )
-ax.plot(
-    WIDTHS,
-    mean_Dn.loc[WIDTHS],
-    "-o",
-    color=color_for("reference"),
-    lw=1.2,
-    label="mean over seeds",
-)
-ax.set(
-    xscale="log",
-    xlabel="width W (log scale)",
-    ylabel=r"mean over k of final $D/\|R\|$",
-    title="Relative discrepancy by width",
-)
+    c = color_for(f"W = {w}")
+    ax.scatter([w] * len(per_seed), per_seed[w], color=c, alpha=0.6, s=18)
+mean_style = dict(color=color_for("reference"), lw=1.2, label="mean over seeds")
+ax.plot(WIDTHS, mean_Dn.loc[WIDTHS], "-o", **mean_style)
+ax.set(xscale="log", xlabel="width W (log scale)")
+ax.set(ylabel=r"mean over k of final $D/\|R\|$", title="Relative discrepancy by width")
 ax.set_xticks(WIDTHS, [str(w) for w in WIDTHS])
 ax.xaxis.set_minor_formatter(plt.NullFormatter())
 ax.legend()
 plt.show()
 
 # %%
+w_lo, w_hi = width.lo, width.hi
+name = "mean D/‖R‖ at W={}".format
+gain_name = f"gain in D/‖R‖, W={w_lo} − W={w_hi}, by seed"
 ledger.check(
     2,
     "wider networks forget less: D/‖R‖ larger at the narrowest width, paired by seed",
@@ -500,10 +325,10 @@ ledger.check(
     source="abstract",
     evidence="real data",
     measured={
-        gain_name: width_gain,
+        gain_name: width.gain,
         name(w_lo): mean_Dn[w_lo],
         name(w_hi): mean_Dn[w_hi],
-        "seeds with narrow > wide": seeds_ok,
+        "seeds with narrow > wide": width.seeds_ok,
     },
     criterion=paired_gain(gain_name, 0.0, k="t"),
     note="criterion changed after its first result (Deviations)",
@@ -513,49 +338,11 @@ ledger.check(
         name(w_hi): tol(abs=0.2),
     },
 )
-g_m, g_h, g_read = t_band(width_gain)
-print(
-    f"After the last task D/‖R‖ averages {mean_Dn[w_lo]:.3f} at W = {w_lo} and "
-    f"{mean_Dn[w_hi]:.3f} at W = {w_hi} ({mean_Dn[w_lo] / mean_Dn[w_hi]:.1f}× "
-    f"larger in the narrow network); narrow > wide in {seeds_ok} of "
-    f"{run['seeds']} seeds; paired gain {g_m:.3f} ± {g_h:.3f} (t SE; {g_read})."
-)
-# sensitivities (shown, not judged): the unaligned change, the fit's own deflation,
-# and the held-out D
-sig_w = (final.sigma / final.R).groupby(final.width).mean()
-held_seed = (
-    (final.D_held / final.R).groupby([final.width, final.rep]).mean().unstack("width")
-)
-held_gain = (held_seed[w_lo] - held_seed[w_hi]).to_numpy()
-h_m, h_h, h_read = t_band(held_gain)
-groups0 = [(2 * i, 2 * i + 1) for i in range(T)]
-n_fit = S.split_tasks(X_all, y_all, groups0, run.child_rng(100))[0].X_train.shape[0]
-deflate = {w: np.sqrt(1 - w / n_fit) for w in (w_lo, w_hi)}
-r_sig, r_D = sig_w[w_lo] / sig_w[w_hi], mean_Dn[w_lo] / mean_Dn[w_hi]
-r_fit = deflate[w_lo] / deflate[w_hi]
-print(
-    "Unaligned σ/‖R‖ after the last task (mean over layers and seeds): "
-    + ", ".join(f"W = {w}: {v:.3f}" for w, v in sig_w.items())
-    + f", ×{r_sig:.2f} from W = {w_hi} to W = {w_lo}, against ×{r_D:.2f} for the "
-    f"aligned D/‖R‖: "
-    + (
-        "the unaligned change barely depends on width, so the width effect lies in "
-        "how much of the change a linear re-mapping undoes."
-        if abs(np.log(r_sig)) < 0.25 * abs(np.log(r_D))
-        else "part of the width effect is already in the unaligned change."
-    )
-    + f" Fitting W regressors on n = {n_fit} inputs alone shrinks an in-sample "
-    f"residual by about √(1 − W/n): {deflate[w_lo]:.2f} at W = {w_lo}, "
-    f"{deflate[w_hi]:.2f} at W = {w_hi}, a factor ×{r_fit:.2f} of the ×{r_D:.2f}. "
-    f"On the held-out D/‖R‖ the paired gain is {h_m:.3f} ± {h_h:.3f} (t SE; "
-    f"{h_read}; shown, not judged)"
-    + (
-        ": the width effect holds on inputs the fit did not see."
-        if h_read == "above 0"
-        else ": on inputs the fit did not see, the width effect is not resolved over "
-        "these seeds."
-    )
-)
+
+# %%
+# the paired gain, then sensitivities (shown, not judged): the unaligned change, the
+# fit's own deflation, and the held-out D
+print("\n".join(representation_shift.width_reading(width, seeds=run["seeds"])))
 
 # %% [markdown]
 # Raw $D$ tells the same story more loudly (table of claim 1), but part of that is the
@@ -581,34 +368,13 @@ print(
 # below).
 
 # %%
-H = run["horizon"]
-first = df[(df.t == 0) & (df.dt <= H)]
-curve = {w: first[first.width == w].groupby("dt").Dn.mean() for w in WIDTHS}
-by_dt = first.groupby(["width", "k", "dt"]).D.mean()
-rising = {
-    f"W={w}": int(sum(by_dt[w, k, H] > by_dt[w, k, 1] for k in LAYERS)) for w in WIDTHS
-}
-per_seed_curve = first.groupby(["width", "rep", "dt"]).Dn.mean()
-slope_name = "slope of D/‖R‖ per task, by seed, W={}".format
-slopes = {
-    w: [S.trend_slope(per_seed_curve[w, r].to_numpy()) for r in range(run["seeds"])]
-    for w in WIDTHS
-}
-curve_name = "mean D/‖R‖ over Δt=1..{}, W={}".format
-for w in WIDTHS:
-    print(
-        f"W = {w}: mean D/‖R‖ by Δt = "
-        + ", ".join(f"{v:.4f}" for v in curve[w])
-        + "; per-seed slopes "
-        + ", ".join(f"{v:+.4f}" for v in slopes[w])
-    )
-print("layers whose D rises from Δt=1 to Δt=" + str(H) + ":", rising)
-ratio_held = (final.D_held / final.D).groupby(final.width).agg(["median", "min", "max"])
-print("held-out / in-sample D after the last task, over layers and seeds:")
-print(ratio_held.round(2).to_string())
+growth = representation_shift.growth(
+    df, final, horizon=run["horizon"], widths=WIDTHS, layers=LAYERS, seeds=run["seeds"]
+)
+print("\n".join(representation_shift.growth_lines(growth)))
 
 # %% tags=["hide-input"]
-t0 = df[df.t == 0].groupby(["width", "k", "dt"])[["Dn", "sigma", "R"]].mean()
+t0 = growth.by_dt
 fig, axes = plt.subplots(1, len(WIDTHS), figsize=(4.3 * len(WIDTHS), 3.8), sharey=True)
 for ax, w in zip(np.atleast_1d(axes), WIDTHS):
     for k in LAYERS:
@@ -617,7 +383,7 @@ for ax, w in zip(np.atleast_1d(axes), WIDTHS):
         ax.plot(g.index, g.sigma / g.R, "--", color=layer_color[k], lw=1.1, alpha=0.8)
     ax.set(yscale="log", xlabel="Δt (tasks learned since task 0)", title=f"W = {w}")
     ax.xaxis.set_major_locator(plt.MaxNLocator(integer=True))
-    plain_log(ax)
+    log_ticks(ax, "y", formatter=ScalarFormatter())
 np.atleast_1d(axes)[0].set(ylabel=r"$D/\|R\|$ and $\sigma/\|R\|$ of task 0")
 np.atleast_1d(axes)[0].legend(fontsize=8)
 fig.suptitle(
@@ -628,6 +394,9 @@ fig.suptitle(
 plt.show()
 
 # %%
+H = growth.horizon
+slope_name = "slope of D/‖R‖ per task, by seed, W={}".format
+curve_name = "mean D/‖R‖ over Δt=1..{}, W={}".format
 ledger.check(
     3,
     "forgetting grows with Δt (first four tasks after task 0)",
@@ -635,9 +404,9 @@ ledger.check(
     source="secondary summary",
     evidence="real data",
     measured={
-        **{slope_name(w): slopes[w] for w in WIDTHS},
-        **{curve_name(H, w): curve[w].to_numpy() for w in WIDTHS},
-        "layers rising, by width": rising,
+        **{slope_name(w): growth.slopes[w] for w in WIDTHS},
+        **{curve_name(H, w): growth.curve[w].to_numpy() for w in WIDTHS},
+        "layers rising, by width": growth.rising,
     },
     criterion=all_of(*[paired_gain(slope_name(w), 0.0, k="t") for w in WIDTHS]),
     note="criterion changed after its first result (Deviations)",
@@ -646,50 +415,9 @@ ledger.check(
         **{curve_name(H, w): tol(abs=0.5 if w == 32 else 0.3) for w in WIDTHS},
     },
 )
-sig_ratio = (final.sigma / final.D).groupby(final.width).mean()
-slope_band = {w: t_band(slopes[w]) for w in WIDTHS}
-for w in WIDTHS:
-    c = curve[w].to_numpy()
-    print(
-        f"W = {w}: mean D/‖R‖ ×{c[-1] / c[0]:.2f} from Δt = 1 to {H}, steps "
-        + ", ".join(f"{d:+.3f}" for d in np.diff(c))
-        + f"; after the last task σ is {sig_ratio[w]:.1f}× D"
-    )
-clear = [w for w in WIDTHS if slope_band[w][2] == "above 0"]
-print(
-    "Seeds' slope of D/‖R‖ per task, mean ± t SE: "
-    + "; ".join(
-        f"W = {w}: {m:+.4f} ± {h:.4f} ({b})" for w, (m, h, b) in slope_band.items()
-    )
-    + ". "
-    + (
-        "At every width the growth stands out of the spread of the seeds."
-        if len(clear) == len(WIDTHS)
-        else "The growth stands out of the spread of the seeds at "
-        + (", ".join(f"W = {w}" for w in clear) or "no width")
-        + "; elsewhere it is within that spread."
-    )
-)
-short_noisy = [w for w in WIDTHS if slope_band[w][2] != "above 0"]
-for w in short_noisy:
-    c, sl = curve[w].to_numpy(), np.array(slopes[w])
-    j = int(np.argmax(np.diff(c)))  # the largest step: Δt = j + 1 → j + 2
-    rest = [per_seed_curve[w, r].to_numpy()[j + 1 :] for r in range(run["seeds"])]
-    flat = ""
-    if len(rest[0]) >= 2:
-        r_m, r_h, r_read = t_band([S.trend_slope(x) for x in rest])
-        flat = (
-            f"; after its largest step (Δt = {j + 1} → {j + 2}) the seeds' slope is "
-            f"{r_m:+.4f} ± {r_h:.4f} ({r_read})"
-        )
-    print(
-        f"W = {w}: steps of the mean curve "
-        + ", ".join(f"{d:+.3f}" for d in np.diff(c))
-        + f"; {int((sl > 0).sum())} of {sl.size} seeds' slopes above 0{flat}. Four "
-        "steps do not resolve its growth: its ≈ says 'not resolved in 4 steps', not "
-        "'no growth' (the long stream's first third is printed under claims 3b and "
-        "3c)."
-    )
+
+# %%
+print("\n".join(representation_shift.growth_reading(growth, final)))
 
 # %% [markdown]
 # Solid lines: the aligned discrepancy; dashed: the unaligned change $\sigma$ of the
@@ -718,7 +446,7 @@ for w in short_noisy:
 # train/test), learned in turn by flat 4-layer MLPs of width 32, 64 and 128 with the
 # recipe above (5 epochs per task), 3 seeds. Seed $r$ of every width uses the same
 # permutations, task draws and batch order. We follow task 0's $D$ at every layer
-# through every later snapshot (`S.first_task_drift`). A permuted task shares no pixel
+# through every later snapshot (`representation_shift.first_task_drift`). A permuted task shares no pixel
 # layout with task 0, so every new task pushes on the first layer's weights: a stream
 # that forgets throughout, where a plateau has to come from the saturation the paper
 # predicts, not from tasks that stop interfering.
@@ -729,7 +457,7 @@ for w in short_noisy:
 # levelled off (changed after its first result: it was part (a) of the criterion; see
 # the deviations): at a width, the mean over layers of the seed-averaged curve's *drift
 # over the last third* (the least-squares slope there × the span in $\Delta t$, over
-# the curve's mean there; `S.plateau_drift`, printed below for a straight line and for
+# the curve's mean there; `representation_shift.plateau_drift`, printed below for a straight line and for
 # logarithmic growth at this stream length) is at most 0.1, our bound. A width whose
 # curve is still rising has not reached the regime where a saturation time means
 # anything, so it is not judged: the line printed for that width below says "(> 0.1: not
@@ -744,14 +472,14 @@ for w in short_noisy:
 # 90 % of its plateau, the plateau being its mean over the last third of the
 # $\Delta t$ range, read on a continuous scale: the curve is taken as piecewise linear
 # between its points and as 0 at $\Delta t = 0$
-# (`S.saturation_time(..., interpolate=True)`). A $\tau$ printed with "still rising"
+# (`representation_shift.saturation_time(..., interpolate=True)`). A $\tau$ printed with "still rising"
 # (our diagnostic, not used by the criteria) is one where that seed's curve first
 # reached 90 % of its plateau only at a point of the window the plateau is averaged
-# over (`S.still_rising`): that curve was still rising there.
+# over (`representation_shift.still_rising`): that curve was still rising there.
 #
 # **Criterion 3b (deeper saturates sooner; changed after its first result).** Paired
 # over seeds: at each width whose curve levelled off, each seed's least-squares slope
-# of $\tau_k$ on the layer index $k$ (`S.layer_slopes`); "falls with $k$" is a positive
+# of $\tau_k$ on the layer index $k$ (`representation_shift.layer_slopes`); "falls with $k$" is a positive
 # gain $-$slope, and at every such width the mean of the seeds' gains minus $t$
 # standard errors is above 0 (`paired_gain`, $t$ as in claim 2). It fails where a
 # width's interval lies wholly at or below 0 ($\tau_k$ flat or growing with depth
@@ -769,7 +497,7 @@ for w in short_noisy:
 # narrow ones.
 
 # %%
-LT, LW, NS = run["long_tasks"], run["long_widths"], run["seeds"]
+LT, LW = run["long_tasks"], run["long_widths"]
 LEVEL_BOUND = 0.1  # ours: a bound on the drift over the last third ("levelled off")
 long_regime = (
     f"{LT} permuted-digit tasks over all ten digits ({run['long_per_task']} MNIST "
@@ -777,223 +505,45 @@ long_regime = (
     f"{LW[0]}-{LW[-1]}, depth {DEPTH}; {run.device}"
 )
 long_X, long_y = (X_all, y_all) if run["data"] == "mnist" else load_mnist5k(seed)
-drift = {}
-with S.single_threaded():
-    for w in LW:
-        for r in range(NS):
-            long_tasks = S.permuted_tasks(
-                long_X,
-                long_y,
-                LT,
-                run.child_rng(500 + r),
-                n_per_task=run["long_per_task"],
-            )
-            net = S.make_network(
-                "mlp",
-                n_in=784,
-                width=w,
-                depth=DEPTH,
-                n_tasks=LT,
-                n_classes=10,
-                seed=int(run.child_rng(600 + r).integers(2**31)),
-            )
-            drift[w, r] = S.first_task_drift(
-                net,
-                long_tasks,
-                epochs=run["long_epochs"],
-                lr=run["lr"],
-                momentum=run["momentum"],
-                batch_size=run["batch"],
-                generator=run.torch_generator(700 + r),
-                device=run.device,
-            )
-long_D = {w: np.mean([drift[w, r]["D"] for r in range(NS)], 0) for w in LW}
-long_R = {w: np.mean([drift[w, r]["R"] for r in range(NS)], 0) for w in LW}
-own_acc = {
-    f"W={w}": float(np.mean([drift[w, r]["own_acc"] for r in range(NS)])) for w in LW
-}
-plateau = {
-    w: float(np.mean([S.plateau_drift(long_D[w][k - 1]) for k in LAYERS])) for w in LW
-}
-levelled = [w for w in LW if plateau[w] <= LEVEL_BOUND]
-tau_seed = {
-    (w, r): np.array(
-        [S.saturation_time(drift[w, r]["D"][k - 1], interpolate=True) for k in LAYERS]
-    )
-    for w in LW
-    for r in range(NS)
-}
-tau = {w: np.mean([tau_seed[w, r] for r in range(NS)], 0) for w in LW}
-rho_tau = {w: spearman(LAYERS, tau[w]) for w in LW}
-# 3b's paired quantity: each seed's −(slope of τ_k on k), positive when τ falls with k
-depth_gain = {
-    w: -S.layer_slopes(np.stack([tau_seed[w, r] for r in range(NS)])) for w in LW
-}
-rising_tau = {key: S.still_rising(v, LT - 1) for key, v in tau_seed.items()}
-lw_lo, lw_hi = LW[0], LW[-1]
-tau_gain = np.array(
-    [tau_seed[lw_hi, r].mean() - tau_seed[lw_lo, r].mean() for r in range(NS)]
+
+# %%
+drift = representation_shift.long_stream(
+    long_X,
+    long_y,
+    run.sizes,
+    rng_for=run.child_rng,
+    torch_rng_for=run.torch_generator,
+    device=run.device,
 )
-dts_long = np.arange(1.0, LT)
-m_tail = max(1, int(round(len(dts_long) / 3)))  # the plateau's points
-level_by_R = {w: long_D[w][:, -m_tail:].mean(1) / long_R[w] for w in LW}
-print(
-    f"drift over the last third at Δt = 1..{LT - 1}, for reference: a straight line "
-    f"through the origin {S.plateau_drift(dts_long):.3f}, log(1 + Δt) "
-    f"{S.plateau_drift(np.log1p(dts_long)):.3f}"
+sat = representation_shift.saturation(
+    drift,
+    widths=LW,
+    layers=LAYERS,
+    seeds=run["seeds"],
+    n_tasks=LT,
+    bound=LEVEL_BOUND,
 )
-print("own-head accuracy right after training (mean over tasks and seeds):", own_acc)
-first_win, last_win = S.plateau_window(LT - 1)
-for w in LW:
-    print(
-        f"W = {w}: drift {plateau[w]:+.3f} "
-        + ("(levelled off)" if w in levelled else f"(> {LEVEL_BOUND}: not judged)")
-        + "; τ_k (mean over seeds) "
-        + ", ".join(f"{v:.2f}" for v in tau[w])
-        + f", ρ(k, τ) = {rho_tau[w]:+.2f}; per seed "
-        + "; ".join(
-            ", ".join(
-                f"{v:.2f}" + (" (still rising)" if up else "")
-                for v, up in zip(tau_seed[w, r], rising_tau[w, r])
-            )
-            for r in range(NS)
-        )
-    )
-    g_m, g_h, g_read = t_band(depth_gain[w])
-    print(
-        "    −slope of τ_k on k, by seed: "
-        + ", ".join(f"{v:+.2f}" for v in depth_gain[w])
-        + f"; mean ± t SE {g_m:+.2f} ± {g_h:.2f} ({g_read})"
-    )
-n_up = int(sum(v.sum() for v in rising_tau.values()))
-print(
-    f"{n_up} of {sum(v.size for v in rising_tau.values())} per-seed τ are marked "
-    f"still rising (diagnostic, ours): the seed's curve first reached 90 % of its "
-    f"plateau only inside the plateau's own window (Δt = {first_win}..{last_win})."
-)
-log_drift = S.plateau_drift(np.log1p(dts_long))
-same = abs(log_drift - LEVEL_BOUND) < 5e-4
-print(
-    f"The gate's bound {LEVEL_BOUND} (ours) "
-    + (
-        f"equals, to three decimals, the drift of log(1 + Δt) at this stream length "
-        f"({log_drift:.3f}): a curve that grows like a logarithm, without ever "
-        "saturating, passes the gate at its edge."
-        if same
-        else f"lies {'below' if LEVEL_BOUND < log_drift else 'above'} the drift of "
-        f"log(1 + Δt) at this stream length ({log_drift:.3f})."
-    )
-    + f" The measured drifts are {', '.join(f'{plateau[w]:.3f}' for w in LW)} (W = "
-    f"{', '.join(str(w) for w in LW)}). The gate tells a levelling curve from "
-    f"straight-line growth ({S.plateau_drift(dts_long):.3f})"
-    + (
-        ", not from logarithmic growth."
-        if LEVEL_BOUND >= log_drift - 5e-4
-        else " and from logarithmic growth."
-    )
-)
-num_path = repo_root() / "data" / "numerics" / f"{ledger.chapter}.json"
-numerics = json.loads(num_path.read_text()) if num_path.is_file() else None
-num_claims = {c["id"]: c for c in (numerics or {}).get("claims", [])}
-wide_drift = f"drift over the last third, W={lw_hi}"
-entry = num_claims.get("3c", {}).get("values", {}).get(wide_drift)
-if entry is None:
-    print(f"The numerics record has no {wide_drift!r}: not in the record.")
-else:
-    ref_d, diff_d = entry["reference"], entry["difference"]
-    crosses = (
-        ref_d + diff_d > LEVEL_BOUND >= ref_d or ref_d - diff_d <= LEVEL_BOUND < ref_d
-    )
-    gate_env = {
-        cid: [
-            e
-            for e, v in num_claims[cid]["verdicts"].items()
-            if v == "not checked at this scale"
-        ]
-        for cid in ("3b", "3c")
-        if cid in num_claims
-    }
-    print(
-        f"Numerics record ({numerics['commit']}): W = {lw_hi}'s drift is "
-        f"{ref_d:.3f} in its reference environment and differs by up to {diff_d:.3f} "
-        f"in another ({', '.join(e for e in numerics['environments'])}), "
-        + ("enough to cross" if crosses else "not enough to cross")
-        + f" the bound {LEVEL_BOUND}. "
-        + "; ".join(
-            f"claim {cid}'s gate is "
-            + (f"unmet in {', '.join(es)}" if es else "met in every environment")
-            for cid, es in gate_env.items()
-        )
-        + "."
-    )
-head_n = max(2, int(round(len(dts_long) / 3)))
-early = {
-    w: np.array(
-        [
-            S.early_slope((drift[w, r]["D"] / drift[w, r]["R"][:, None]).mean(0))
-            for r in range(NS)
-        ]
-    )
-    for w in LW
-}
-print(
-    f"claim 3, our diagnostic (not judged, not in the paper's tally): the long "
-    f"stream's per-seed slope of D/‖R‖ (mean over layers) per task over its first "
-    f"third (Δt = 1..{head_n}):"
-)
-early_read = {}
-for w in LW:
-    e_m, e_h, early_read[w] = t_band(early[w])
-    print(
-        f"  W = {w}: "
-        + ", ".join(f"{v:+.4f}" for v in early[w])
-        + f"; mean ± t SE {e_m:+.4f} ± {e_h:.4f} ({early_read[w]})"
-    )
-if short_noisy:
-    up = [w for w in short_noisy if early_read.get(w) == "above 0"]
-    print(
-        "Claim 3 is within noise on the five-task stream at "
-        + ", ".join(f"W = {w}" for w in short_noisy)
-        + "; over the long stream's first third the slope is above 0 at "
-        + (", ".join(f"W = {w}" for w in up) if up else "none of them")
-        + (
-            ": there the forgetting phase shows once the stream is long enough, so "
-            "the ≈ reads 'not resolved in 4 steps', not 'no growth'."
-            if up
-            else "."
-        )
-    )
-print(
-    f"τ (mean over k) at W = {lw_hi} minus at W = {lw_lo}, by seed: "
-    + ", ".join(f"{v:+.2f}" for v in tau_gain)
-)
-print("diagnostic, not judged — plateau D/‖R‖ by layer (the brief: a level ∝ ‖R^k‖):")
-for w in LW:
-    v = level_by_R[w]
-    print(
-        f"  W = {w}: "
-        + ", ".join(f"{x:.3f}" for x in v)
-        + f" (largest / smallest {v.max() / v.min():.2f})"
-    )
+print("\n".join(representation_shift.saturation_lines(sat)))
+
+# %%
+numerics = load_numerics(ledger.chapter)  # the numerics record (other kernels)
+print(representation_shift.numerics_drift_line(sat, numerics))
+noisy = representation_shift.short_noisy(growth)  # claim 3 within noise there
+print("\n".join(representation_shift.early_lines(sat, noisy)))
+print("\n".join(representation_shift.plateau_lines(sat)))
 
 # %% tags=["hide-input"]
 fig, axes = plt.subplots(1, len(LW), figsize=(4.3 * len(LW), 3.8), sharey=True)
 for ax, w in zip(np.atleast_1d(axes), LW):
     for k in LAYERS:
-        ax.plot(
-            dts_long,
-            long_D[w][k - 1] / long_R[w][k - 1],
-            "-o",
-            ms=2.5,
-            color=layer_color[k],
-            label=f"layer {k}",
-        )
-        ax.axvline(tau[w][k - 1], color=layer_color[k], lw=0.8, ls=":")
-    ax.axvspan(LT - m_tail, LT - 1, color=color_for("muted"), alpha=0.12, lw=0)
+        y = sat.long_D[w][k - 1] / sat.long_R[w][k - 1]
+        ax.plot(sat.dts, y, "-o", ms=2.5, color=layer_color[k], label=f"layer {k}")
+        ax.axvline(sat.tau[w][k - 1], color=layer_color[k], lw=0.8, ls=":")
+    ax.axvspan(LT - sat.m_tail, LT - 1, color=color_for("muted"), alpha=0.12, lw=0)
     ax.set(
         xlabel="Δt (tasks learned since task 0)",
-        title=f"W = {w}: drift {plateau[w]:+.2f}"
-        + ("" if w in levelled else "\nnot levelled off, not judged"),
+        title=f"W = {w}: drift {sat.plateau[w]:+.2f}"
+        + ("" if w in sat.levelled else "\nnot levelled off, not judged"),
     )
 np.atleast_1d(axes)[0].set(ylabel=r"$D/\|R\|$ of task 0 (mean over seeds)")
 np.atleast_1d(axes)[0].legend(fontsize=8)
@@ -1023,15 +573,11 @@ ledger.check(
     evidence="real data",
     regime=long_regime,
     measured={
-        "own-head accuracy after training, by width": own_acc,
-        **{drift_name(w): plateau[w] for w in LW},
-        **{gain_tau(w): depth_gain[w] for w in LW},
-        rho_all: {f"W={w}": rho_tau[w] for w in LW},
-        "Spearman ρ(k, τ) of each seed": {
-            f"W={w} seed {r}": spearman(LAYERS, tau_seed[w, r])
-            for w in LW
-            for r in range(NS)
-        },
+        "own-head accuracy after training, by width": sat.own_acc,
+        **{drift_name(w): sat.plateau[w] for w in LW},
+        **{gain_tau(w): sat.depth_gain[w] for w in LW},
+        rho_all: {f"W={w}": sat.rho_tau[w] for w in LW},
+        "Spearman ρ(k, τ) of each seed": sat.rho_tau_seed,
     },
     show=[*[gain_tau(w) for w in LW], rho_all, *[drift_name(w) for w in LW]],
     gate=all_of(learned, any_of(*level_parts) if len(LW) > 1 else level_parts[0]),
@@ -1057,21 +603,10 @@ ledger.check(
     },
     note=changed,
 )
+
+# %%
+lw_lo, lw_hi = sat.lo, sat.hi
 tau_gain_name = f"τ at W={lw_hi} − τ at W={lw_lo} (mean over k), by seed"
-# where the numerics record's environments disagree on 3c's gate, its note says so
-gate_met_3c = {
-    env: v != "not checked at this scale"
-    for env, v in num_claims.get("3c", {}).get("verdicts", {}).items()
-}
-note_3c = changed + (
-    "; its gate is met in the numerics record's "
-    + ", ".join(e for e, met in gate_met_3c.items() if met)
-    + " and unmet in its "
-    + ", ".join(e for e, met in gate_met_3c.items() if not met)
-    + " environments (the drift at the widest width moves across the bound)"
-    if len(set(gate_met_3c.values())) > 1
-    else ""
-)
 ledger.check(
     "3c",
     "D saturates later in wider networks: τ larger at the widest width, paired by seed",
@@ -1081,12 +616,12 @@ ledger.check(
     evidence="real data",
     regime=long_regime,
     measured={
-        "own-head accuracy after training, by width": own_acc,
-        drift_name(lw_lo): plateau[lw_lo],
-        drift_name(lw_hi): plateau[lw_hi],
-        tau_gain_name: tau_gain,
-        f"mean τ at W={lw_hi}": float(np.mean(tau[lw_hi])),
-        f"mean τ at W={lw_lo}": float(np.mean(tau[lw_lo])),
+        "own-head accuracy after training, by width": sat.own_acc,
+        drift_name(lw_lo): sat.plateau[lw_lo],
+        drift_name(lw_hi): sat.plateau[lw_hi],
+        tau_gain_name: sat.tau_gain,
+        f"mean τ at W={lw_hi}": float(np.mean(sat.tau[lw_hi])),
+        f"mean τ at W={lw_lo}": float(np.mean(sat.tau[lw_lo])),
     },
     gate=all_of(
         learned,
@@ -1094,7 +629,8 @@ ledger.check(
         at_most(drift_name(lw_hi), LEVEL_BOUND),
     ),
     criterion=paired_gain(tau_gain_name, 0.0, k="t"),
-    note=note_3c,
+    # where the numerics record's environments disagree on its gate, the note says so
+    note=representation_shift.note_3c(numerics, changed),
     tolerance={
         "own-head accuracy after training, by width": tol(abs=0.2),
         drift_name(lw_lo): tol(abs=0.3),
@@ -1144,87 +680,9 @@ ledger.check(
 # $\Delta t$ by least squares, per width) are shown beside it, not judged.
 
 # %%
-pts = df.groupby(["width", "t", "dt", "k"])[["D", "Dn", "dPn", "dP2"]].mean()
-pts = pts.reset_index()
-
-
-def pearson(x, y):
-    """Pearson's r; NaN (no warning) when either side is constant."""
-    x, y = np.asarray(x, float), np.asarray(y, float)
-    if np.std(x) == 0 or np.std(y) == 0:
-        return float("nan")
-    return float(stats.pearsonr(x, y)[0])
-
-
-by_w = dict(list(pts.groupby("width")))
-r_noisy = {f"W={w}": pearson(g.D, g.dPn) for w, g in by_w.items()}
-r_clean = {f"W={w}": pearson(g.D, g.dP2) for w, g in by_w.items()}
-r_norm = {f"W={w}": pearson(g.Dn, g.dPn) for w, g in by_w.items()}
-r_within = {
-    f"W={w}": float(np.mean([pearson(gk.D, gk.dPn) for _, gk in g.groupby("k")]))
-    for w, g in by_w.items()
-}
-before = {
-    f"W={w}": float(
-        df[df.width == w].groupby(["rep", "t", "k"]).Pn_before.first().mean()
-    )
-    for w in WIDTHS
-}
-r_seed = {
-    w: [
-        pearson(g_.D, g_.dPn)
-        for _, g_ in df[df.width == w].groupby("rep")[["D", "dPn"]]
-    ]
-    for w in WIDTHS
-}
-
-
-def partial_r(x, y, z):
-    """Pearson r of x and y after removing from each its least-squares line in z."""
-    Z = np.column_stack([np.ones(len(z)), np.asarray(z, float)])
-
-    def resid(v):
-        v = np.asarray(v, float)
-        return v - Z @ np.linalg.lstsq(Z, v, rcond=None)[0]
-
-    return pearson(resid(x), resid(y))
-
-
-r_partial = {f"W={w}": partial_r(g.D, g.dPn, g.dt) for w, g in by_w.items()}
-print("noisy task probe, accuracy at snapshot t (mean over t, k, seeds):", before)
-for label, r_ in [
-    ("r(D, ΔP), noisy task probe (judged)", r_noisy),
-    ("mean within-layer r(D, ΔP), noisy task probe", r_within),
-    ("r(D/‖R‖, ΔP), noisy task probe", r_norm),
-    ("r(D, ΔP), clean task probe", r_clean),
-    ("partial r(D, ΔP | Δt), noisy task probe", r_partial),
-]:
-    print(f"{label}: " + ", ".join(f"{k} {v:.3f}" for k, v in r_.items()))
-print(
-    "r(D, ΔP) of the noisy task probe on each seed alone, range: "
-    + ", ".join(f"W={w} [{min(v):.3f}, {max(v):.3f}]" for w, v in r_seed.items())
-)
-print(
-    "ΔP noisy probe: mean {:+.4f}, range [{:+.4f}, {:+.4f}]; clean probe: mean "
-    "{:+.4f}, range [{:+.4f}, {:+.4f}]".format(
-        pts.dPn.mean(),
-        pts.dPn.min(),
-        pts.dPn.max(),
-        pts.dP2.mean(),
-        pts.dP2.min(),
-        pts.dP2.max(),
-    )
-)
-moves = {"clean": pts.dP2.abs().mean(), "noisy": pts.dPn.abs().mean()}
-print(
-    f"Mean |ΔP| over the points: clean probe {moves['clean']:.4f}, noisy probe "
-    f"{moves['noisy']:.4f}; the clean probe moves "
-    + (
-        f"{moves['clean'] / moves['noisy']:.2f}× as much as the noisy one."
-        if moves["noisy"] > 0
-        else "while the noisy one does not."
-    )
-)
+surr = representation_shift.surrogate(df, widths=WIDTHS)
+print("\n".join(representation_shift.surrogate_lines(surr)))
+by_w, r_noisy = surr.by_width, surr.r_noisy
 
 # %% tags=["hide-input"]
 fig, axes = plt.subplots(1, len(WIDTHS) + 1, figsize=(3.6 * (len(WIDTHS) + 1), 3.7))
@@ -1233,27 +691,19 @@ for ax, (w, g) in zip(axes, by_w.items()):
         gk = g[g.k == k]
         ax.scatter(gk.D, gk.dPn, color=layer_color[k], s=16, label=f"layer {k}")
     ax.axhline(0, color=color_for("muted"), lw=0.8)
-    ax.set(
-        xscale="log",
-        xlabel="D (log scale; r is on linear D)",
-        title=f"W = {w}: Pearson r = {r_noisy[f'W={w}']:.2f}",
-    )
-    plain_log(ax, "x")
+    title = f"W = {w}: Pearson r = {r_noisy[f'W={w}']:.2f}"
+    ax.set(xscale="log", xlabel="D (log scale; r is on linear D)", title=title)
+    log_ticks(ax, "x", formatter=ScalarFormatter())
 axes[0].set(ylabel="ΔP, noisy task-t probe")
 axes[0].legend(fontsize=7)
 ax = axes[-1]
 for w, g in by_w.items():
-    ax.scatter(
-        g.D, g.dP2, s=10, alpha=0.7, color=color_for(f"W = {w}"), label=f"W = {w}"
-    )
+    c = color_for(f"W = {w}")
+    ax.scatter(g.D, g.dP2, s=10, alpha=0.7, color=c, label=f"W = {w}")
 ax.axhline(0, color=color_for("muted"), lw=0.8)
-ax.set(
-    xscale="log",
-    xlabel="D (log scale)",
-    ylabel="ΔP, clean task-t probe",
-    title="Clean task-t probe, all widths",
-)
-plain_log(ax, "x")
+ax.set(xscale="log", xlabel="D (log scale)", ylabel="ΔP, clean task-t probe")
+ax.set(title="Clean task-t probe, all widths")
+log_ticks(ax, "x", formatter=ScalarFormatter())
 ax.legend(fontsize=7)
 fig.suptitle(
     "Probe forgetting against D over (t, k, Δt): the noisy task-t probe by width, "
@@ -1264,19 +714,6 @@ plt.show()
 
 # %%
 R_BAR, STRONG = 0.5, 0.7  # ours: the judged bar; a stricter reading of "strong"
-below_clean = [k for k, v in r_clean.items() if not v > R_BAR]
-strong_n = sum(v > STRONG for v in r_noisy.values())
-note_4 = (
-    f"{changed}; shown, not judged: r clears {R_BAR} on the noisy probe (its noise is "
-    "ours); on the paper's clean probe it is "
-    + (
-        f"at or below {R_BAR} at " + ", ".join(below_clean)
-        if below_clean
-        else f"above {R_BAR} at every width"
-    )
-    + f"; at {STRONG} (a stricter reading of 'strong') {strong_n} of "
-    f"{len(r_noisy)} widths pass on the noisy probe"
-)
 ledger.check(
     4,
     "D is a surrogate for probe forgetting: r(D, ΔP of the task-t probe) > 0.5",
@@ -1284,15 +721,15 @@ ledger.check(
     source="abstract",
     evidence="real data",
     measured={
-        "noisy probe accuracy at snapshot t, by width": before,
+        "noisy probe accuracy at snapshot t, by width": surr.before,
         "Pearson r (noisy task probe) by width": r_noisy,
-        "mean within-layer r (noisy task probe) by width": r_within,
-        "Pearson r of D/‖R‖ (noisy task probe) by width": r_norm,
-        "Pearson r (task probe) by width": r_clean,
+        "mean within-layer r (noisy task probe) by width": surr.r_within,
+        "Pearson r of D/‖R‖ (noisy task probe) by width": surr.r_norm,
+        "Pearson r (task probe) by width": surr.r_clean,
     },
     gate=within("noisy probe accuracy at snapshot t, by width", 0.6, 0.97),
     criterion=at_least("Pearson r (noisy task probe) by width", R_BAR, strict=True),
-    note=note_4,
+    note=representation_shift.note_4(surr, bar=R_BAR, strong=STRONG, changed=changed),
     tolerance={
         "noisy probe accuracy at snapshot t, by width": tol(abs=0.01),
         "Pearson r (noisy task probe) by width": tol(abs=0.4),
@@ -1302,33 +739,8 @@ ledger.check(
     },
 )
 
-r_span = "{:.2f}–{:.2f}".format
-weak_within = [k for k, v in r_within.items() if not v > R_BAR]
-weak_partial = [k for k, v in r_partial.items() if not v > R_BAR]
-print(
-    f"Pooled r {r_span(min(r_noisy.values()), max(r_noisy.values()))}; within a "
-    f"layer {r_span(min(r_within.values()), max(r_within.values()))}; given Δt "
-    f"{r_span(min(r_partial.values()), max(r_partial.values()))}. "
-    + (
-        f"Within a layer r stays above {R_BAR} at every width, so the pooled "
-        "agreement does not come from the layers' scales alone"
-        if not weak_within
-        else f"Within a layer r is at or below {R_BAR} at "
-        + ", ".join(weak_within)
-        + ", where the pooled agreement leans on the layers' scales"
-    )
-    + "; "
-    + (
-        f"with the common growth in Δt removed it stays above {R_BAR} at every width."
-        if not weak_partial
-        else "with the common growth in Δt removed it is at or below "
-        f"{R_BAR} at " + ", ".join(weak_partial) + "."
-    )
-    + " On the paper's clean probe r is "
-    + ", ".join(f"{k} {v:.2f}" for k, v in r_clean.items())
-    + f"; at the stricter {STRONG}, {strong_n} of {len(r_noisy)} widths pass on the "
-    "noisy probe (shown, not judged)."
-)
+# %%
+print(representation_shift.surrogate_reading(surr, bar=R_BAR, strong=STRONG))
 
 # %% [markdown]
 # The discrepancy measures how far a layer moves; the probe, whether the move loses
@@ -1342,7 +754,7 @@ print(
 # deviations).
 
 # %% [markdown]
-# ## Claim 5 · The paper's own experiments
+# ## Quoted from the paper · Claim 5, the paper's own experiments
 #
 # The paper runs flat ResNets (and a flat ViT, per the official scripts) on
 # Split-CIFAR100 and on ImageNet with 50 tasks of a few classes each. Its figures and
@@ -1365,111 +777,25 @@ ledger.quote(
 ledger.show()
 
 # %% tags=["nbval-ignore-output"]
-print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.device}")
+print(run.time_line())
 
 # %% [markdown]
-# **Stability over seeds.** The Seeds column comes from the committed record of the
-# quick scale on seeds 0–4 (`data/stability/15_representation_forgetting.json`); below,
-# claim by claim, each seed's verdict and margin for the claims the record describes
-# (a claim changed since reads "stale record", one it lacks "not in the record"), and
-# the claims whose verdict flips between seeds. Then, from the numerics record
-# (`data/numerics/15_representation_forgetting.json`, the same seed run under other
-# CPU kernels and thread counts), each claim's verdict in every environment where it
-# differs from the reference environment.
+# **Reading the verdicts.** The Seeds column comes from the committed record of the
+# quick scale on seeds 0–4 (`data/stability/15_representation_forgetting.json`); a
+# claim changed since reads "stale record". The lines below are generated from this
+# run's ledger and from the committed records: each judged claim's verdict and margin,
+# the claims whose verdict flips between the stability record's seeds, and, from the
+# numerics record (`data/numerics/15_representation_forgetting.json`, the same seed run
+# under other CPU kernels and thread counts), the claims whose verdict moves between
+# those environments. The last line evaluates each paired criterion on this run's
+# values with k = 2 and with the t quantile (the second audit, see the deviations).
 
 # %%
-record = ledger.stability()
-uncovered = []
-for claim in ledger.claims:
-    c = record.current(claim) if record is not None else None
-    if c is None:
-        missing = record is None or record.claim(claim.id) is None
-        print(
-            f"claim {claim.id}: "
-            + (
-                "not in the record"
-                if missing
-                else "stale record (the claim changed since it was made)"
-            )
-        )
-        uncovered += [claim.id] if claim.checked else []
-        continue
-    print(
-        f"claim {c.id}: "
-        + ", ".join(
-            f"seed {k}: {v}"
-            + (f" ({c.margins[k]:+.3f})" if c.margins.get(k) is not None else "")
-            for k, v in c.verdicts.items()
-        )
-    )
-print(
-    unstable_sentence(ledger, record)
-    or "No claim the record describes flips its verdict between seeds."
-)
-if uncovered:
-    print(
-        "Claims "
-        + ", ".join(uncovered)
-        + f" rest on seed {run.seed}'s run ({run['seeds']} replicates) only."
-    )
-# what the t quantile did (finding of the second audit): each paired criterion
-# evaluated with k = 2 and with k = "t" on this run's values
-paired_reads = {
-    "2": [gain_name],
-    "3": [slope_name(w) for w in WIDTHS],
-    "3b": [gain_tau(w) for w in (levelled or LW)],
-    "3c": [tau_gain_name],
-}
-
-
-def word(o):
-    return "≈" if o.undecided else "✓" if o.passed else "✗"
-
-
-by_id = {c.id: c for c in ledger.claims}
-parts = []
-for cid, names in paired_reads.items():
-    if by_id[cid].gate and not by_id[cid].gate.get("passed"):
-        parts.append(f"claim {cid}: gate unmet, not judged either way")
-        continue
-    o2, ot = [
-        all_of(*[paired_gain(n, 0.0, k=k) for n in names]).evaluate(by_id[cid].measured)
-        for k in (2, "t")
-    ]
-    parts.append(
-        f"claim {cid}: k = 2 {word(o2)} ({o2.margin:+.3g}), t {word(ot)} "
-        f"({ot.margin:+.3g})"
-    )
-print("Paired criteria with k = 2 and with the t quantile: " + "; ".join(parts) + ".")
-if numerics is None:
-    print("No numerics record.")
-for claim in ledger.claims:
-    e = num_claims.get(claim.id)
-    if e is None:
-        print(f"claim {claim.id}: not in the numerics record")
-        continue
-    if list(e["values"]) != list(claim.measured):
-        print(f"claim {claim.id}: the numerics record predates its values (stale)")
-        continue
-    ref = e["verdicts"]["reference"]
-    other = {k: v for k, v in e["verdicts"].items() if k != "reference" and v != ref}
-    print(
-        f"claim {claim.id}: {MARKS.get(ref, '!')} {ref} in the reference environment"
-        + (
-            "; "
-            + "; ".join(
-                f"{MARKS.get(v, '!')} {v} in {k}"
-                + (
-                    f" ({e['margins'][k]:+.3f})"
-                    if e["margins"].get(k) is not None
-                    else ""
-                )
-                for k, v in other.items()
-            )
-            if other
-            else ", the same in every other environment"
-        )
-    )
+print("\n".join(reading_lines(ledger)))
+# what the t quantile did (the second audit): each paired criterion with k = 2 and t
+PAIRED = {"2": [gain_name], "3": [slope_name(w) for w in WIDTHS]}
+PAIRED |= {"3b": [gain_tau(w) for w in (sat.levelled or LW)], "3c": [tau_gain_name]}
+print(representation_shift.paired_k_line(ledger, PAIRED))
 
 # %% [markdown]
 # ## Deviations from the paper
@@ -1492,7 +818,7 @@ for claim in ledger.claims:
 #     hard enough not to saturate by fixed input noise (standard deviation 1, chosen
 #     before any correlation was computed), gated on its accuracy at snapshot $t$
 #     lying in $[0.6, 0.97]$; same bound 0.5. The ten-class probe is no longer run at
-#     either scale (`S.measure_stream` keeps it as an option); within-layer
+#     either scale (`representation_shift.measure_stream` keeps it as an option); within-layer
 #     correlations are shown. Reason: the judged quantity must be the paper's
 #     forgetting, on task $t$'s own classes.
 #   - *Claim 3b* was *not checked* (full scale only). It was then tested at quick scale
@@ -1615,9 +941,10 @@ for claim in ledger.claims:
 #   inputs give such tiny singular values, and the coarser cutoff then changes $D$
 #   slightly (printed after the training loop). We follow the fit as the official code
 #   ran; our $D$ agrees with it to the largest gap printed after the training loop.
-# - **Seeds.** The stability record's verdicts per seed are printed under the verdict
-#   table, generated from the record; claims changed since it was made read "stale
-#   record", and claims it lacks "not in the record", until the record is re-made.
+# - **Seeds.** The stability record's verdicts are read under the verdict table,
+#   generated from the record (the Seeds column, and the claims that flip between
+#   seeds); claims changed since it was made read "stale record" until the record is
+#   re-made.
 # - **Claim 4's bar.** The secondary summary and the brief read a "strong" correlation
 #   in the paper; our bar 0.5 is a lenient reading of "strong" (0.7 would be a common
 #   stricter one), and the deciding probe's input noise is ours. The claim's note and
@@ -1645,7 +972,7 @@ for claim in ledger.claims:
 #   on the noisy probe's accuracy and its bound 0.5 on $r$ (ours). Claim 5's numbers
 #   are not available to us.
 # - **Threads.** The training and probing loops run single-threaded
-#   (`S.single_threaded()`): the networks are tiny, and on a busy 2-core machine two
+#   (`representation_shift.single_threaded()`): the networks are tiny, and on a busy 2-core machine two
 #   threads made a training epoch about 25× slower. A fixed thread count makes a re-run
 #   on the same machine give the same numbers, but not another machine: another CPU's
 #   kernels sum in another order, and the trained networks' numbers move in the second
@@ -1673,7 +1000,7 @@ for claim in ledger.claims:
 # ## Run it at full scale
 #
 # ```bash
-# .venv/bin/python -m repbook run 15 --scale full
+# .venv/bin/python -m repbook full 15   # runs it and records it in data/full_runs/
 # ```
 # Full scale, GPU only: flat ResNets of widths 8, 16 and 32 on 50 synthetic tasks, 3
 # seeds, and claims 3b/3c's stream lengthened to 50 permuted-digit tasks (the paper's
@@ -1682,3 +1009,8 @@ for claim in ledger.claims:
 # scaled to 50 tasks); the ResNet-on-shapes main stream, counted by operations, takes
 # about 25 min per width-32 run on one CPU thread, over an hour in all, hence the GPU,
 # where we expect 15–30 min.
+# The last line is generated from the committed full-scale record
+# (`data/full_runs/15_representation_forgetting.json`), once there is one.
+
+# %%
+print("\n".join(full_run_lines(ledger)))

@@ -241,7 +241,6 @@ NOT_YET_THIN = {
     # `pytest --runxfail` to see them fail); remove an entry when the chapter meets them.
     "03_mesh_ptme": "mesh_tokenizers",
     "05_langdaug": "langdaug",
-    "15_representation_forgetting": "representation_shift",
 }
 
 
