@@ -92,78 +92,33 @@ import pandas as pd
 import torch
 from mpl_toolkits.mplot3d.art3d import Poly3DCollection
 
-from repbook.core import (
-    Ledger,
-    setup,
-    use_style,
-    color_for,
-    register_colors,
-    all_of,
-    at_least,
-    at_most,
-    within,
-    monotone,
-    paired_gain,
-    tol,
-)
-from repbook.core.ledger import full_run_lines, full_run_path, unstable_sentence
-from repbook.papers import mesh_tokenizers as M
+from repbook.core import all_of, at_least, at_most, color_for, full_run_lines, monotone
+from repbook.core import paired_gain, reading_lines, setup, tol, within
+from repbook.papers import mesh_tokenizers
+from repbook.papers.mesh_tokenizers import readings
 
+# %%
+V_FULL = [256, 512, 1024, 2048, 4096, 8192]
 SIZES = {
-    "quick": dict(
-        max_faces=2000,
-        rotations=6,
-        vocab=[256, 512, 1024, 2048, 4096],
-        top_pairs=50,
-        context=4096,
-        peer_vocab=[512, 4096],
-        lobo_vocab=[256],
-        lm=None,
-    ),
-    "full": dict(
-        max_faces=5000,
-        rotations=16,
-        vocab=[256, 512, 1024, 2048, 4096, 8192],
-        top_pairs=50,
-        context=4096,
-        peer_vocab=[256, 512, 1024, 2048, 4096, 8192],
-        lobo_vocab=[256, 4096],
-        lm=dict(
-            d_model=128,
-            n_layers=2,
-            n_heads=4,
-            context=256,
-            steps=600,
-            batch=16,
-            lr=1e-3,
-        ),
-    ),
-}
-run = setup(scale=scale, seed=seed, sizes=SIZES)
+    "quick": dict(max_faces=2000, rotations=6, vocab=V_FULL[:-1], top_pairs=50,
+                  context=4096, peer_vocab=[512, 4096], lobo_vocab=[256], lm=None),
+    "full": dict(max_faces=5000, rotations=16, vocab=V_FULL, top_pairs=50, context=4096,
+                 peer_vocab=V_FULL, lobo_vocab=[256, 4096],
+                 lm=dict(d_model=128, n_layers=2, n_heads=4, context=256, steps=600,
+                         batch=16, lr=1e-3)),
+}  # fmt: skip
+REGIME = "7 real meshes shipped with pyvista/pymeshlab plus 7 primitives, rotated; CPU"
+COLORS = {"base": "baseline", "MC": "muted", "RMC": "ours", "RAW": "alt", "AMT": "alt2",
+          "EDR": "alt3"}  # fmt: skip
+
+# %%
+run = setup(scale=scale, seed=seed, sizes=SIZES, regime=REGIME, colors=COLORS)
+ledger = run.ledger
 # threads that train the vocabularies (the results do not depend on it)
 WORKERS = torch.get_num_threads()
-ledger = Ledger.for_run(
-    run,
-    regime=(
-        "7 real meshes shipped with pyvista/pymeshlab plus 7 primitives, rotated; CPU"
-    ),
-)
-use_style()
-register_colors(
-    {
-        "base": "baseline",
-        "MC": "muted",
-        "RMC": "ours",
-        "RAW": "alt",
-        "AMT": "alt2",
-        "EDR": "alt3",
-    }
-)
-NAMES = {
-    "RAW": "MeshXL (RAW)",
-    "AMT": "MeshAnything V2 (AMT)",
-    "EDR": "EdgeRunner (EDR)",
-}
+TOKENIZERS, NAMES = mesh_tokenizers.TOKENIZERS, readings.NAMES
+V_max = run["vocab"][-1]
+PTME_AXIS = "held-out PTME (bits / raw coord.)"
 
 # %% [markdown]
 # ## The method
@@ -196,37 +151,22 @@ toy_faces = 10
 counts = np.bincount(toy)
 p = counts[counts > 0] / toy.size
 by_hand = -(p * np.log2(p)).sum() * toy.size / (9 * toy_faces)
-lib = M.corpus_ptme([toy], toy_faces)
-print(
-    f"by hand: PTME = {by_hand:.6f}   lib: PTME = {lib.ptme:.6f} (H = "
-    f"{lib.entropy:.4f} bits, "
-    f"l̄ = {lib.mean_length:.1f}, CR = {lib.cr:.1f})"
-)
+lib = mesh_tokenizers.corpus_ptme([toy], toy_faces)
+print(f"by hand: PTME = {by_hand:.6f}   lib: PTME = {lib.ptme:.6f} (H = "
+      f"{lib.entropy:.4f} bits, l̄ = {lib.mean_length:.1f}, "
+      f"CR = {lib.cr:.1f})")  # fmt: skip
 
 # %% [markdown]
 # The official repository's toy strings (`intuition.py`), through the library (`ptme_of_string`,
 # CR = 1), beside the values the repository prints for them:
 
 # %%
-ab = {c: c for c in "abcd"}
-toys = [
-    ("aadabbacc", ab, "base"),
-    ("Xdabbacc", {**ab, "X": "aa"}, "merge (MC), X = aa"),
-    ("aaaabcdbc", ab, "rearranged (RAC)"),
-    ("XXYdY", {**ab, "X": "aa", "Y": "bb"}, "rearrange + merge (RMC), X = aa, Y = bb"),
-]
-official = [1.837, 2.0, 1.837, 0.846]  # printed by the repository's intuition.py
-toy_ptme = [M.ptme_of_string(text, vocab) for text, vocab, _ in toys]
+toys = readings.TOY_STRINGS  # (string, vocabulary: symbol → base symbols, label)
+official = readings.TOY_PTME  # printed by the repository's intuition.py
+toy_ptme = [mesh_tokenizers.ptme_of_string(text, vocab) for text, vocab, _ in toys]
 for (text, _, label), ours, theirs in zip(toys, toy_ptme, official):
     print(f"{text:>10}  PTME = {ours:.3f} (repository: {theirs})   {label}")
-same = all(abs(a - b) < 5e-4 for a, b in zip(toy_ptme, official))
-mc_word = "raises" if toy_ptme[1] > toy_ptme[0] else "does not raise"
-rac_word = "leaves" if abs(toy_ptme[2] - toy_ptme[0]) < 1e-12 else "changes"
-rmc_word = "lowers" if toy_ptme[3] < toy_ptme[0] else "does not lower"
-print(
-    f"{'all four agree' if same else 'they differ'} to the repository's 3 decimals: "
-    f"MC {mc_word} the base PTME, RAC alone {rac_word} it, RMC {rmc_word} it"
-)
+print(readings.toy_line(toy_ptme, official))
 
 # %% [markdown]
 # (The repository's RMC toy string expands to `aaaabbdbb`, not to the rearranged string; we reproduce
@@ -238,64 +178,50 @@ print(
 # airplanes, an ant, a nut, a bone, a bunny and a cow), decimated with pymeshlab's quadric edge
 # collapse to at most `max_faces` faces, plus seven trimesh primitives. Each base mesh is rotated
 # `rotations` times at random, which changes every quantised coordinate. Train/test is split **by base
-# mesh** (a third of the real meshes and of the primitives are held out, `M.hold_out`), so no rotated
+# mesh** (a third of the real meshes and of the primitives are held out, `mesh_tokenizers.hold_out`), so no rotated
 # copy of a test mesh is trained on. Quantisation can glue two surfaces together; EdgeRunner needs at
 # most two faces per edge, so faces that would put a third face on an edge are dropped (counted
-# below) and all three tokenizers see the same faces. `M.build_corpus` rotates, quantises and
+# below) and all three tokenizers see the same faces. `mesh_tokenizers.build_corpus` rotates, quantises and
 # serialises every mesh and decodes each of its six tokenisations back to its faces (an error if
 # one does not).
 
 # %%
 t0 = time.perf_counter()
-bases = M.sample_meshes(max_faces=run["max_faces"])
+bases = mesh_tokenizers.sample_meshes(max_faces=run["max_faces"])
 real = [k for k in bases if "(" in k]
 prims = [k for k in bases if "(" not in k]
-test_bases = M.hold_out({"real": real, "primitives": prims}, rng=run.child_rng(1))
-corpus = M.build_corpus(
-    bases, rotations=run["rotations"], test_bases=test_bases, rng=run.child_rng(2)
-)
+test_bases = mesh_tokenizers.hold_out({"real": real, "primitives": prims},
+                                      rng=run.child_rng(1))  # fmt: skip
+corpus = mesh_tokenizers.build_corpus(bases, rotations=run["rotations"],
+                                      test_bases=test_bases,
+                                      rng=run.child_rng(2))  # fmt: skip
 stage_s = {"data": time.perf_counter() - t0}
 meshes = pd.DataFrame(list(corpus.rows))
-test_idx = corpus.test
-faces_test = corpus.faces("test")
+
+# %%
 print(
-    f"{len(bases)} base meshes × {run['rotations']} rotations = {len(meshes)} meshes "
-    f"({corpus.train.size} train, {test_idx.size} test); every one of the "
-    f"{6 * len(meshes)} tokenisations decodes to its mesh's faces; data prepared in "
-    f"{time.perf_counter() - t0:.1f} s"
+    readings.corpus_line(corpus, len(bases), run["rotations"], time.perf_counter() - t0)
 )
 print("held-out base meshes: " + ", ".join(sorted(test_bases)))
-summary = meshes.groupby("mesh", sort=False).agg(
-    faces=("faces", "median"),
-    dropped_all_rotations=("dropped", "sum"),
-    CR_AMT=("CR_AMT", "mean"),
-    CR_EDR=("CR_EDR", "mean"),
-    split=("split", "first"),
-)
-print(summary.round(3).to_string())
+print(readings.corpus_summary(meshes).round(3).to_string())
 
 # %% [markdown]
 # ## Coordinate merging on every tokenizer
 #
 # For each tokenizer, one SentencePiece BPE vocabulary is trained per size $V$ on the training meshes
 # — on the sequences as they are (MC) and on the rearranged sequences (RMC) — and PTME is measured on
-# the held-out meshes (`M.merging_sweep`). Separators (AMT's strip end, EDR's `BOM`) are never
+# the held-out meshes (`mesh_tokenizers.merging_sweep`). Separators (AMT's strip end, EDR's `BOM`) are never
 # merged; EDR's `L`/`R` ops are ordinary tokens, as in the official code.
 
 # %%
 t0 = time.perf_counter()
-sweep = M.merging_sweep(corpus, run["vocab"], workers=WORKERS)
+sweep = mesh_tokenizers.merging_sweep(corpus, run["vocab"], workers=WORKERS)
 stage_s["vocabularies"] = time.perf_counter() - t0
 res = pd.DataFrame(list(sweep.rows))
-print(
-    f"{len(sweep.mergers)} BPE vocabularies trained and applied in "
-    f"{time.perf_counter() - t0:.1f} s"
-)
-table = res.pivot_table(
-    index=["tokenizer", "method"], columns="V", values="ptme", sort=False
-)
-print("held-out PTME (bits per raw coordinate):")
-print(table.round(3).to_string())
+print(f"{len(sweep.mergers)} BPE vocabularies trained and applied in "
+      f"{time.perf_counter() - t0:.1f} s\n"
+      "held-out PTME (bits per raw coordinate):")  # fmt: skip
+print(readings.ptme_table(res).round(3).to_string())
 
 # %% [markdown]
 # ## Claim 1 · AMT and EDR compress the connectivity
@@ -313,101 +239,45 @@ print(table.round(3).to_string())
 # serialisers drop tokens.
 
 # %%
-base_ptme = res[res.method == "base"].set_index("tokenizer").ptme
-ratio1 = float(base_ptme["RAW"] / max(base_ptme["AMT"], base_ptme["EDR"]))
-is_real = meshes.mesh.isin(real)
-real_tpf = {  # all tokens over all faces of the real meshes
-    tk: float(
-        9
-        * (meshes[f"CR_{tk}"] * meshes.faces)[is_real].sum()
-        / meshes.faces[is_real].sum()
-    )
-    for tk in ("AMT", "EDR")
-}
-cr_mean = {tk: float(meshes[f"CR_{tk}"].mean()) for tk in ("AMT", "EDR")}
-cr_range = {
-    tk: (float(meshes[f"CR_{tk}"].min()), float(meshes[f"CR_{tk}"].max()))
-    for tk in ("AMT", "EDR")
-}
-base_h = res[res.method == "base"].set_index("tokenizer").entropy
-print(
-    "base PTME: "
-    + ", ".join(f"{tk} {base_ptme[tk]:.3f}" for tk in M.TOKENIZERS)
-    + f"; RAW / max(AMT, EDR) = {ratio1:.2f}"
-)
-print(
-    "entropy per token H (bits): "
-    + ", ".join(f"{tk} {base_h[tk]:.3f}" for tk in M.TOKENIZERS)
-)
-for tk in ("AMT", "EDR"):
-    print(
-        f"{tk}: {real_tpf[tk]:.2f} tokens per face on the real meshes "
-        "(faces-weighted); "
-        f"over all {len(meshes)} meshes, mean CR {cr_mean[tk]:.3f} "
-        f"({9 * cr_mean[tk]:.2f} tokens per face, unweighted), per-mesh range "
-        f"{cr_range[tk][0]:.3f}–{cr_range[tk][1]:.3f}"
-    )
+c1 = readings.compression(meshes, res, real)
+print("\n".join(readings.compression_lines(c1)))
 
 # %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
 ax = axes[0]
 xs = np.arange(3)
 ax.bar(
-    xs,
-    [base_ptme[tk] for tk in M.TOKENIZERS],
-    color=[color_for(tk) for tk in M.TOKENIZERS],
+    xs, [c1.base_ptme[tk] for tk in TOKENIZERS], color=list(map(color_for, TOKENIZERS))
 )
-ax.set(
-    xticks=xs,
-    xticklabels=[NAMES[tk] for tk in M.TOKENIZERS],
-    ylabel="held-out PTME (bits / raw coord.)",
-    title="Unmerged PTME of each tokenizer",
-)
+ax.set(xticks=xs, xticklabels=[NAMES[tk] for tk in TOKENIZERS], ylabel=PTME_AXIS,
+       title="Unmerged PTME of each tokenizer")  # fmt: skip
 ax.tick_params(axis="x", labelsize=8)
 ax = axes[1]
+is_real = meshes.mesh.isin(real)
 for k, tk in enumerate(("AMT", "EDR")):
     for sel, marker, kind in ((is_real, "o", "real"), (~is_real, "x", "primitive")):
-        ax.scatter(
-            meshes.faces[sel],
-            meshes[f"CR_{tk}"][sel],
-            s=12,
-            alpha=0.6,
-            marker=marker,
-            color=color_for(tk),
-            label=f"{NAMES[tk]}, {kind}",
-        )
-ax.axhspan(
-    4 / 9,
-    5 / 9,
-    color=color_for("muted"),
-    alpha=0.12,
-    label="4–5 tokens per face (summary: about; edges ours)",
-)
-ax.set(
-    xscale="log",
-    xlabel="faces (after quantisation)",
-    ylabel="CR = base tokens / 9F",
-    title="Compression ratio of each mesh (x: primitives, not judged)",
-    ylim=(0.25, 0.65),
-)
+        ax.scatter(meshes.faces[sel], meshes[f"CR_{tk}"][sel], s=12, alpha=0.6,
+                   marker=marker, color=color_for(tk),
+                   label=f"{NAMES[tk]}, {kind}")  # fmt: skip
+ax.axhspan(4 / 9, 5 / 9, color=color_for("muted"), alpha=0.12,
+           label="4–5 tokens per face (summary: about; edges ours)")  # fmt: skip
+ax.set(xscale="log", xlabel="faces (after quantisation)",
+       ylabel="CR = base tokens / 9F", ylim=(0.25, 0.65),
+       title="Compression ratio of each mesh (x: primitives, not judged)")  # fmt: skip
 ax.legend(fontsize=7)
 plt.show()
 
 # %%
 ledger.check(
-    1,
-    "AMT and EDR write about 4–5 tokens per face (MeshXL: 9)",
-    paper="about 4–5 coordinates per face",
-    source="secondary summary",
+    1, "AMT and EDR write about 4–5 tokens per face (MeshXL: 9)",
+    paper="about 4–5 coordinates per face", source="secondary summary",
     evidence="real data",
-    measured={
-        "base tokens per face, real meshes": real_tpf,
-        "PTME RAW / max(AMT, EDR)": ratio1,
-    },
+    measured={"base tokens per face, real meshes": c1.real_tokens_per_face,
+              "PTME RAW / max(AMT, EDR)": c1.ratio},
     criterion=within("base tokens per face, real meshes", 4, 5),
     note="faces-weighted over every rotation of the 7 real meshes; the band's edges "
     "are ours (the summary says about 4–5)",
-)
+)  # fmt: skip
 
 # %% [markdown]
 # Since PTME $= H\cdot\mathrm{CR}$ for an unmerged sequence, compressing the connectivity (AMT, EDR)
@@ -430,74 +300,44 @@ ledger.check(
 # as RMC does at its smallest vocabulary.
 
 # %%
-wide = res.pivot_table(
-    index=["tokenizer", "V"], columns="method", values="ptme"
-).reset_index()
-wide["base"] = wide.tokenizer.map(base_ptme)
-mc = wide.dropna(subset=["MC"]).copy()
-mc["MC / base"] = mc.MC / mc.base
-mc["RMC / base"] = mc.RMC / mc.base
-print(
-    mc[["tokenizer", "V", "base", "MC", "RMC", "MC / base", "RMC / base"]]
-    .round(3)
-    .to_string(index=False)
-)
-worst_mc = float(mc["MC / base"].min())
+mc = readings.merging_table(res)
+cols = ["tokenizer", "V", "base", "MC", "RMC", "MC / base", "RMC / base"]
+print(mc[cols].round(3).to_string(index=False))
 
 # %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 3, figsize=(12, 3.6), sharex=True)
-for ax, tk in zip(axes, M.TOKENIZERS):
+for ax, tk in zip(axes, TOKENIZERS):
     d = mc[mc.tokenizer == tk]
-    ax.axhline(
-        base_ptme[tk],
-        color=color_for("base"),
-        ls="--",
-        lw=1.2,
-        label="base (no merging)",
-    )
+    ax.axhline(c1.base_ptme[tk], color=color_for("base"), ls="--", lw=1.2,
+               label="base (no merging)")  # fmt: skip
     ax.plot(d.V, d.MC, marker="o", color=color_for("MC"), label="MC: merge as is")
-    ax.plot(
-        d.V,
-        d.RMC,
-        marker="o",
-        color=color_for("RMC"),
-        label="RMC: rearrange, then merge",
-    )
+    ax.plot(d.V, d.RMC, marker="o", color=color_for("RMC"),
+            label="RMC: rearrange, then merge")  # fmt: skip
     ax.set(xscale="log", xlabel="vocabulary size V", title=NAMES[tk])
     ax.set_xticks(run["vocab"], [str(v) for v in run["vocab"]], fontsize=8)
     ax.minorticks_off()
-axes[0].set_ylabel("held-out PTME (bits / raw coord.)")
+axes[0].set_ylabel(PTME_AXIS)
 axes[0].legend(fontsize=8)
 fig.suptitle("Held-out PTME of MC and RMC against the base", fontweight="bold")
 plt.show()
 
 # %%
-ratio2 = {
-    "PTME(MC) / PTME(base)": {
-        f"{r.tokenizer} V={r.V}": r["MC / base"] for _, r in mc.iterrows()
-    }
-}
+R2 = "PTME(MC) / PTME(base)"
+ratio2 = {R2: readings.by_cell(mc, "MC / base")}
 ledger.check(
-    2,
-    "naive merging (MC) does not lower PTME, on any tokenizer",
+    2, "naive merging (MC) does not lower PTME, on any tokenizer",
     paper="MC fails to reduce PTME (the paper, Figure 1's caption); a slight increase "
     "on all three serialisations (the official README's derivation)",
-    source="official code",
-    evidence="real data",
-    measured=ratio2,
-    criterion=at_least("PTME(MC) / PTME(base)", 1),
-    tolerance={"PTME(MC) / PTME(base)": tol(abs=0.0003)},
-)
+    source="official code", evidence="real data", measured=ratio2,
+    criterion=at_least(R2, 1), tolerance={R2: tol(abs=0.0003)},
+)  # fmt: skip
 ledger.ours(
-    "2b",
-    "naive merging (MC) removes less than 3 % of PTME",
+    "2b", "naive merging (MC) removes less than 3 % of PTME",
     why="the magnitude of 'no meaningful reduction': the 3 % bar is ours, the paper "
     "states a direction",
-    evidence="real data",
-    measured=ratio2,
-    criterion=at_least("PTME(MC) / PTME(base)", 0.97),
-    tolerance={"PTME(MC) / PTME(base)": tol(abs=0.0003)},
-)
+    evidence="real data", measured=ratio2,
+    criterion=at_least(R2, 0.97), tolerance={R2: tol(abs=0.0003)},
+)  # fmt: skip
 
 # %% [markdown]
 # ## Claim 3 · Rearranging then merging lowers PTME, more with a larger vocabulary
@@ -513,78 +353,26 @@ ledger.ours(
 # larger vocabulary spreads the probability faster than it shortens the sequence.
 
 # %%
-checks3 = {}
-for tk in M.TOKENIZERS:
-    d = mc[mc.tokenizer == tk].sort_values("V")
-    checks3[tk] = dict(
-        below_base=bool((d.RMC < d.base).all()),
-        below_mc=bool((d.RMC < d.MC).all()),
-        decreasing=bool(np.all(np.diff(d.RMC.values) < 0)),
-        reduction=float(1 - d.RMC.values[-1] / d.base.values[-1]),
-    )
-checks3 = pd.DataFrame(checks3).T
+checks3 = readings.rmc_checks(mc)
 print(checks3.to_string())
 
 # %%
-v3 = {
-    "PTME(RMC) / PTME(base)": {
-        f"{r.tokenizer} V={r.V}": r["RMC / base"] for _, r in mc.iterrows()
-    },
-    "PTME(RMC) / PTME(MC)": {
-        f"{r.tokenizer} V={r.V}": r.RMC / r.MC for _, r in mc.iterrows()
-    },
-    f"reduction at V={run['vocab'][-1]}": checks3.reduction.to_dict(),
-}
-for tk in M.TOKENIZERS:
-    v3[f"PTME(RMC) by V, {tk}"] = mc[mc.tokenizer == tk].sort_values("V").RMC.to_numpy()
+v3 = readings.rmc_measured(mc, checks3, V_max)
 ledger.check(
-    3,
-    "RMC lowers PTME on all tokenizers, further as V grows",
+    3, "RMC lowers PTME on all tokenizers, further as V grows",
     paper="RMC lowers PTME where MC fails (the paper, Figure 1's caption); a larger "
     "vocabulary lowers it further (the authors' project page)",
-    source="official code",
-    evidence="real data",
-    measured=v3,
+    source="official code", evidence="real data", measured=v3,
     criterion=all_of(
         at_most(["PTME(RMC) / PTME(base)", "PTME(RMC) / PTME(MC)"], 1, strict=True),
-        *[monotone(f"PTME(RMC) by V, {tk}", "decreasing") for tk in M.TOKENIZERS],
-        at_least(f"reduction at V={run['vocab'][-1]}", 0.05),
+        *[monotone(f"PTME(RMC) by V, {tk}", "decreasing") for tk in TOKENIZERS],
+        at_least(f"reduction at V={V_max}", 0.05),
     ),
-    show=[f"reduction at V={run['vocab'][-1]}"],
-    tolerance=tol(abs=0.0004),
-)
+    show=[f"reduction at V={V_max}"], tolerance=tol(abs=0.0004),
+)  # fmt: skip
 
 # %%
-mc_range = (float(mc["MC / base"].min()), float(mc["MC / base"].max()))
-rmc_range = (float(mc["RMC / base"].min()), float(mc["RMC / base"].max()))
-print(
-    f"MC / base ranges {mc_range[0]:.3f}–{mc_range[1]:.3f} over the "
-    f"{len(mc)} tokenizer × V cells; RMC / base {rmc_range[0]:.3f}–"
-    f"{rmc_range[1]:.3f}; the reduction at V = {run['vocab'][-1]} is "
-    + ", ".join(f"{tk} {checks3.reduction[tk]:.1%}" for tk in M.TOKENIZERS)
-)
-lowers2, raises2 = [], []
-for tk in M.TOKENIZERS:
-    r2 = mc[mc.tokenizer == tk]["MC / base"]
-    n_below = int((r2 < 1).sum())
-    span = f"{r2.min():.3f}–{r2.max():.3f} of the base"
-    if n_below:
-        lowers2.append(f"{NAMES[tk]} at {n_below} of {len(r2)} sizes ({span})")
-    else:
-        raises2.append(f"{NAMES[tk]} ({span})")
-print(
-    "Claim 2 reads: MC lowers PTME on "
-    + ("; ".join(lowers2) if lowers2 else "no tokenizer")
-    + (
-        f", and leaves it at or above the base on {', '.join(raises2)}"
-        if raises2
-        else ""
-    )
-    + f" — so the paper's direction holds on {len(raises2)} of {len(M.TOKENIZERS)} "
-    f"tokenizers; the largest reduction, {1 - mc_range[0]:.1%}, is "
-    + ("under" if mc_range[0] >= 0.97 else "over")
-    + " our 3 % bar (2b)."
-)
+print("\n".join(readings.merging_lines(mc, checks3, V_max)))
 
 # %% [markdown]
 # ### Peers side by side: a second BPE implementation
@@ -593,23 +381,18 @@ print(
 # step itself has two mature implementations: SentencePiece (used by the paper and above) and Hugging
 # Face `tokenizers`. We train the latter on the same rearranged training sequences (separators split
 # off before merging) at the vocabulary sizes `peer_vocab` and compare held-out PTME and tokens per
-# face (`M.peer_merging`, which also decodes every encoding back). The two differ in details
+# face (`mesh_tokenizers.peer_merging`, which also decodes every encoding back). The two differ in details
 # (SentencePiece caps pieces at 16 symbols like `tokenizers` here, but breaks ties between equally
 # frequent pairs differently), so the numbers need not agree exactly.
 
 # %%
 t0 = time.perf_counter()
-peer = pd.DataFrame(M.peer_merging(corpus, sweep, run["peer_vocab"]))
+peer = pd.DataFrame(mesh_tokenizers.peer_merging(corpus, sweep, run["peer_vocab"]))
 stage_s["second BPE"] = time.perf_counter() - t0
-print(
-    f"RMC with two BPE implementations ({time.perf_counter() - t0:.1f} s); held-out "
-    f"values:"
-)
+print(f"RMC with two BPE implementations ({time.perf_counter() - t0:.1f} s); held-out "
+      f"values:")  # fmt: skip
 print(peer.round(3).to_string(index=False))
-print(
-    "largest relative PTME difference: "
-    f"{(peer['PTME tokenizers'] / peer['PTME sentencepiece'] - 1).abs().max():.1%}"
-)
+print(f"largest relative PTME difference: {readings.peer_difference(peer):.1%}")
 
 # %% [markdown]
 # ### What the merged pieces look like
@@ -619,77 +402,46 @@ print(
 # of length $l$ costs $1/l$ token); the strip on the right shows the first 180 coordinates of the
 # sequence, one block per merged piece, and the histogram the lengths of the pieces used.
 
-# %% tags=["hide-input"]
-V_max = run["vocab"][-1]
-show = int(test_idx[np.argmax(meshes.faces.values[test_idx])])
-q_show = corpus.meshes[show]
-mg = sweep.mergers[("RAW", "RMC", V_max)]
-ids = mg.encode(corpus.sequences[("RAW", True)][show])
-lens = mg.piece_length[ids]
-cost = np.repeat(1.0 / lens, lens)  # token cost of every base coordinate
-face_cost = cost.reshape(-1, 9).sum(
-    axis=1
-)  # RAC keeps each face's 9 coordinates together
-print(
-    f"{meshes.mesh[show]} (rotation {meshes.rotation[show]}), {q_show.n_faces} faces: "
-    f"{len(ids)} tokens for {lens.sum()} coordinates, {face_cost.mean():.2f} tokens "
-    f"per face "
-    f"(9 before merging); face cost ranges {face_cost.min():.2f}–{face_cost.max():.2f}"
-)
+# %%
+shown = readings.pieces(corpus, sweep, meshes, V_max)
+q_show = corpus.meshes[shown.index]
+strip, n_strip = readings.piece_strip(shown.lengths, width=18, rows=10)
+print(readings.pieces_line(shown, meshes, q_show.n_faces))
 
+# %% tags=["hide-input"]
+lens, face_cost = shown.lengths, shown.face_cost
 fig = plt.figure(figsize=(12, 4.4))
 gs = fig.add_gridspec(1, 3, width_ratios=[1.5, 1.1, 0.8])
 ax = fig.add_subplot(gs[0], projection="3d")
 tri = q_show.triangles().astype(float)
 lo, hi = q_show.vertices.min(0), q_show.vertices.max(0)
 mid, half = (lo + hi) / 2, (hi - lo).max() / 2
-cmap = plt.get_cmap("viridis")
-norm = plt.Normalize(face_cost.min(), face_cost.max())
-ax.add_collection3d(
-    Poly3DCollection(tri, facecolors=cmap(norm(face_cost)), edgecolor="none")
-)
-ax.set(
-    xlim=(mid[0] - half, mid[0] + half),
-    ylim=(mid[1] - half, mid[1] + half),
-    zlim=(mid[2] - half, mid[2] + half),
-    xticks=[],
-    yticks=[],
-    zticks=[],
-)
+cmap, norm = plt.get_cmap("viridis"), plt.Normalize(face_cost.min(), face_cost.max())
+ax.add_collection3d(Poly3DCollection(tri, facecolors=cmap(norm(face_cost)),
+                                     edgecolor="none"))  # fmt: skip
+ax.set(xlim=(mid[0] - half, mid[0] + half), ylim=(mid[1] - half, mid[1] + half),
+       zlim=(mid[2] - half, mid[2] + half), xticks=[], yticks=[],
+       zticks=[])  # fmt: skip
 ax.set_box_aspect((1, 1, 1), zoom=1.4)
 ax.set_axis_off()
 ax.set_title("tokens per face after RMC", fontsize=10)
-fig.colorbar(
-    plt.cm.ScalarMappable(norm=norm, cmap=cmap), ax=ax, shrink=0.6, label="tokens"
-)
+fig.colorbar(plt.cm.ScalarMappable(norm=norm, cmap=cmap), ax=ax, shrink=0.6,
+             label="tokens")  # fmt: skip
 ax = fig.add_subplot(gs[1])
-pos, k = 0, 0
 palette = plt.get_cmap("tab20")
-while pos < 180:
-    l = int(lens[k])
-    for j in range(l):
-        r, c = divmod(pos + j, 18)
-        if r >= 10:
-            break
-        ax.add_patch(plt.Rectangle((c, -r), 1, 0.9, color=palette(k % 20)))
-    pos += l
-    k += 1
+for k, c, r in strip:  # piece k covers the square at column c, row r
+    ax.add_patch(plt.Rectangle((c, -r), 1, 0.9, color=palette(k % 20)))
 ax.set(xlim=(0, 18), ylim=(-9.2, 1), xticks=[], yticks=[], aspect="equal")
-ax.set_title(f"first 180 coordinates, 2 faces a row: {k} tokens", fontsize=9)
+ax.set_title(f"first 180 coordinates, 2 faces a row: {n_strip} tokens", fontsize=9)
 ax.grid(False)
 ax = fig.add_subplot(gs[2])
 ax.hist(lens, bins=np.arange(0.5, lens.max() + 1.5), color=color_for("RMC"))
-ax.set(
-    xlabel="piece length (coordinates)",
-    ylabel="tokens",
-    title="lengths of the pieces used",
-    xticks=np.arange(1, lens.max() + 1),
-)
-fig.suptitle(
-    f"RMC on {meshes.mesh[show]} (MeshXL order, V = {V_max})", fontweight="bold"
-)
+ax.set(xlabel="piece length (coordinates)", ylabel="tokens",
+       title="lengths of the pieces used",
+       xticks=np.arange(1, lens.max() + 1))  # fmt: skip
+fig.suptitle(f"RMC on {meshes.mesh[shown.index]} (MeshXL order, V = {V_max})",
+             fontweight="bold")  # fmt: skip
 plt.show()
-
 
 # %% [markdown]
 # ## Claim 4 · Rearranging supplies the merges that lower PTME
@@ -705,7 +457,7 @@ plt.show()
 # the frequent pairs of the sequences as they are do not have that $p_{ab}$, and rearranging raises
 # it. We take the `top_pairs` most frequent pairs of each training corpus — each tokenizer, as is
 # and rearranged — and compute the exact change of PTME for merging each one (from the counts after
-# the merge) beside the first-order one (`M.pair_sweep`, `M.helpful_merges`).
+# the merge) beside the first-order one (`mesh_tokenizers.pair_sweep`, `mesh_tokenizers.helpful_merges`).
 #
 # **Criterion (claim 4).** For every tokenizer, the share of helpful merges (exact ΔPTME < 0) among
 # the candidate pairs is higher on the rearranged corpus than on the corpus as it is. It fails if
@@ -727,130 +479,65 @@ plt.show()
 # separate lines.
 
 # %%
-pairs = pd.DataFrame(M.pair_sweep(corpus, top=run["top_pairs"]))
-helpful = pd.DataFrame(M.helpful_merges(pairs.to_dict("records"))).set_index(
-    ["tokenizer", "order"]
-)
-agreement = {}
-for (tk, order), d in pairs.groupby(["tokenizer", "order"], sort=False):
-    agreement[(tk, order)] = M.formula_agreement(
-        d.exact, d.predicted, d.kind, d.pmi, min_pairs=10
-    )
-rows4 = {}
-for key, a in agreement.items():
-    d = pairs[(pairs.tokenizer == key[0]) & (pairs.order == key[1])]
-    reach = float(
-        (d.p_ab / np.minimum(d.p_a, d.p_b)).max()
-    )  # order of the neglected terms
-    rows4[key] = {
-        "helpful (exact)": helpful.loc[key, "helpful_exact"],
-        "helpful (F* > 0)": helpful.loc[key, "helpful_first_order"],
-        "mean p_ab": helpful.loc[key, "mean_p_ab"],
-        "sign agreement": a.sign_agreement,
-        "min |PMI − 1|": a.closest_pmi_to_one,
-        "max p_ab / p_a": reach,
-        "pairs near PMI = 1": int((np.abs(d.pmi - 1) < reach).sum()),
-        "Spearman pooled": a.spearman_pooled,
-        "Spearman self": a.spearman_by_kind.get("self", np.nan),
-        "Spearman distinct": a.spearman_by_kind.get("distinct", np.nan),
-        "self pairs": a.pairs_by_kind.get("self", 0),
-    }
-agree = pd.DataFrame(rows4).T
-agree = agree.astype({"self pairs": int, "pairs near PMI = 1": int})
-agree.index.names = ["tokenizer", "order"]
-print(agree.round(3).to_string())
+pairs = pd.DataFrame(mesh_tokenizers.pair_sweep(corpus, top=run["top_pairs"]))
+study = readings.pair_study(pairs, min_pairs=10)
+agreement, share = study.agreement, readings.helpful_shares(study)
+print(study.table.round(3).to_string())
 
 # %% tags=["hide-input"]
-fig, axes = plt.subplots(
-    1, 3, figsize=(14, 4), gridspec_kw=dict(width_ratios=[0.8, 1, 1])
-)
+fig, axes = plt.subplots(1, 3, figsize=(14, 4),
+                         gridspec_kw=dict(width_ratios=[0.8, 1, 1]))  # fmt: skip
 ax = axes[0]
-xs = np.arange(len(M.TOKENIZERS))
+xs = np.arange(len(TOKENIZERS))
 for k, (order, label) in enumerate((("as is", "as is"), ("RAC", "rearranged"))):
-    ax.bar(
-        xs + (k - 0.5) * 0.38,
-        [helpful.loc[(tk, order), "helpful_exact"] for tk in M.TOKENIZERS],
-        width=0.38,
-        color=color_for("MC" if order == "as is" else "RMC"),
-        label=label,
-    )
-ax.set(
-    xticks=xs,
-    xticklabels=list(M.TOKENIZERS),
-    ylim=(0, 1.05),
-    ylabel=f"share of the top {run['top_pairs']} pairs whose merge lowers PTME",
-    title="Helpful merges, as is and rearranged",
-)
+    ax.bar(xs + (k - 0.5) * 0.38, list(share[order].values()), width=0.38,
+           color=color_for({"as is": "MC"}.get(order, "RMC")), label=label)  # fmt: skip
+ax.set(xticks=xs, xticklabels=list(TOKENIZERS), ylim=(0, 1.05),
+       ylabel=f"share of the top {run['top_pairs']} pairs whose merge lowers PTME",
+       title="Helpful merges, as is and rearranged")  # fmt: skip
 ax.legend(fontsize=8)
 for ax, order in zip(axes[1:], ("as is", "RAC")):
     d = pairs[(pairs.tokenizer == "RAW") & (pairs.order == order)]
     a4 = agreement[("RAW", order)]
     for kind, marker in (("distinct", "o"), ("self", "^")):
         dk = d[d.kind == kind]
-        sc = ax.scatter(
-            dk.predicted,
-            dk.exact,
-            c=dk.pmi,
-            cmap="coolwarm",
-            vmin=-1,
-            vmax=3,
-            s=26,
-            marker=marker,
-            edgecolor="k" if kind == "self" else "none",
-            linewidths=0.4,
-            label=f"{kind} pairs ({len(dk)})",
-        )
+        sc = ax.scatter(dk.predicted, dk.exact, c=dk.pmi, cmap="coolwarm", vmin=-1,
+                        vmax=3, s=26, marker=marker,
+                        edgecolor="k" if kind == "self" else "none", linewidths=0.4,
+                        label=f"{kind} pairs ({len(dk)})")  # fmt: skip
     lim = [min(d.predicted.min(), d.exact.min()), max(d.predicted.max(), d.exact.max())]
-    ax.plot(
-        lim,
-        lim,
-        color=color_for("reference"),
-        ls="--",
-        lw=1.2,
-        label="predicted = exact",
-    )
+    ax.plot(lim, lim, color=color_for("reference"), ls="--", lw=1.2,
+            label="predicted = exact")  # fmt: skip
     ax.axhline(0, color=color_for("muted"), lw=0.8)
     ax.axvline(0, color=color_for("muted"), lw=0.8)
-    n_help = int((d.exact < 0).sum())
-    ax.set(
-        xlabel="first-order ΔPTME (bits)",
-        ylabel="exact ΔPTME (bits)",
-        title=f"MeshXL, {'rearranged' if order == 'RAC' else 'raw order'}: "
-        f"{n_help} of {len(d)} help; signs agree on {a4.sign_agreement:.0%}",
-    )
+    ax.set(xlabel="first-order ΔPTME (bits)", ylabel="exact ΔPTME (bits)",
+           title=f"MeshXL, {'rearranged' if order == 'RAC' else 'raw order'}: "
+           f"{int((d.exact < 0).sum())} of {len(d)} help; signs agree on "
+           f"{a4.sign_agreement:.0%}")  # fmt: skip
     ax.title.set_fontsize(9)
     ax.legend(fontsize=8, loc="upper left")
 fig.colorbar(sc, ax=axes[1:], label="PMI = ln p_ab / (p_a p_b)")
 plt.show()
 
 # %%
-share = {
-    order: {tk: float(helpful.loc[(tk, order), "helpful_exact"]) for tk in M.TOKENIZERS}
-    for order in ("as is", "RAC")
-}
-rise4 = {tk: share["RAC"][tk] - share["as is"][tk] for tk in M.TOKENIZERS}
+RISE4 = "rise in the share (rearranged − as is)"
 ledger.check(
-    4,
-    "rearranging raises the share of merges that lower PTME among the most frequent "
+    4, "rearranging raises the share of merges that lower PTME among the most frequent "
     "pairs, on every tokenizer",
     paper="ΔPTME = −CR·F_ab/l̄ with F_ab ≈ p_ab(PMI − 1): naive merging fails for want "
     "of p_ab, and rearranging raises p_ab (the official derivation, figures/proof.png "
     "and the README)",
-    source="official code",
-    evidence="real data",
-    measured={
-        "share of helpful merges, as is": share["as is"],
-        "share of helpful merges, rearranged": share["RAC"],
-        "rise in the share (rearranged − as is)": rise4,
-    },
-    criterion=at_least("rise in the share (rearranged − as is)", 0, strict=True),
-    tolerance={
-        "share of helpful merges, as is": tol(abs=0.06),
-        "rise in the share (rearranged − as is)": tol(abs=0.06),
-    },
+    source="official code", evidence="real data",
+    measured={"share of helpful merges, as is": share["as is"],
+              "share of helpful merges, rearranged": share["RAC"],
+              RISE4: {tk: share["RAC"][tk] - share["as is"][tk] for tk in TOKENIZERS}},
+    criterion=at_least(RISE4, 0, strict=True),
+    tolerance={"share of helpful merges, as is": tol(abs=0.06), RISE4: tol(abs=0.06)},
     note=f"helpful: exact ΔPTME < 0; the {run['top_pairs']} most frequent pairs of "
     "each training corpus",
-)
+)  # fmt: skip
+
+# %%
 sign4 = {f"{tk} {order}": a.sign_agreement for (tk, order), a in agreement.items()}
 ledger.sanity(
     "4s",
@@ -858,16 +545,12 @@ ledger.sanity(
     why="the rule neglects terms of order p_ab/p_a, which can flip a sign only for a "
     "pair whose PMI lies about that close to 1; too few candidates do for the 90 % bar "
     "to bite (counted in the table above)",
-    measured={"sign agreement": sign4},
-    criterion=at_least("sign agreement", 0.9),
-    evidence="real data",
-    tolerance={"sign agreement": tol(abs=0.06)},
-)
-within4 = {
-    f"{tk} {order}: {kind}": rho
-    for (tk, order), a in agreement.items()
-    for kind, rho in a.spearman_by_kind.items()
-}
+    measured={"sign agreement": sign4}, criterion=at_least("sign agreement", 0.9),
+    evidence="real data", tolerance={"sign agreement": tol(abs=0.06)},
+)  # fmt: skip
+
+# %%
+RHO4 = "Spearman within kind"
 ledger.ours(
     "4b",
     "within each kind of pair, the first-order change ranks the exact changes, on "
@@ -875,78 +558,25 @@ ledger.ours(
     why="the derivation states a sign condition; that F* also orders merges by how "
     "much they help is our reading of its ≈, read within self-pairs and within "
     "distinct pairs because its algebra takes a ≠ b",
-    evidence="real data",
-    measured={"Spearman within kind": within4},
-    criterion=at_least("Spearman within kind", 0.9),
+    evidence="real data", measured={RHO4: readings.within_kind(study)},
+    criterion=at_least(RHO4, 0.9), tolerance={RHO4: tol(abs=0.03)},
     note="each tokenizer and order, kinds with at least 10 of the candidate pairs",
-    tolerance={"Spearman within kind": tol(abs=0.03)},
-)
-raw_agree = {order: agreement[("RAW", order)] for order in ("as is", "RAC")}
+)  # fmt: skip
+RAW4 = "Spearman pooled, RAW"
 ledger.ours(
     "4c",
     "pooled over both kinds of pair, the first-order change ranks the exact changes",
     why="claim 4's ranking part before this revision: one ranking over self-pairs and "
     "distinct pairs, which the derivation does not treat alike",
     evidence="real data",
-    measured={
-        "Spearman pooled, RAW": {o: a.spearman_pooled for o, a in raw_agree.items()}
-    },
-    criterion=at_least("Spearman pooled, RAW", 0.9),
-    tolerance={"Spearman pooled, RAW": tol(abs=0.005)},
-)
+    measured={RAW4: {o: agreement["RAW", o].spearman_pooled for o in ("as is", "RAC")}},
+    criterion=at_least(RAW4, 0.9), tolerance={RAW4: tol(abs=0.005)},
+)  # fmt: skip
 
 # %%
-print(
-    f"Claim 4 reads: among the {run['top_pairs']} most frequent pairs, the share whose "
-    "merge lowers PTME goes from "
-    + ", ".join(
-        f"{share['as is'][tk]:.0%} to {share['RAC'][tk]:.0%} ({tk})"
-        for tk in M.TOKENIZERS
-    )
-    + " when the coordinates are rearranged; the mean p_ab of the candidates goes from "
-    + ", ".join(
-        f"{helpful.loc[(tk, 'as is'), 'mean_p_ab']:.4f} to "
-        f"{helpful.loc[(tk, 'RAC'), 'mean_p_ab']:.4f} ({tk})"
-        for tk in M.TOKENIZERS
-    )
-    + "."
-)
-n_near = agree["pairs near PMI = 1"]
-print(
-    "4s: the rule gets the sign of "
-    + ", ".join(
-        f"{round(a.sign_agreement * a.n_pairs)} of {a.n_pairs} ({tk} {order})"
-        for (tk, order), a in agreement.items()
-    )
-    + f" right; the corpora hold {n_near.min()}–{n_near.max()} pairs whose PMI lies "
-    "within max p_ab/p_a of 1, the only ones the neglected terms could flip."
-)
-low4 = [
-    f"{tk} {order}, {kind} pairs: {rho:.3f} over {a.pairs_by_kind[kind]}"
-    for (tk, order), a in agreement.items()
-    for kind, rho in a.spearman_by_kind.items()
-    if rho < 0.9
-]
-print(
-    f"4b: the ranking within kind reaches 0.9 in {len(within4) - len(low4)} of "
-    f"{len(within4)} (corpus, kind) cells"
-    + ("; below: " + "; ".join(low4) if low4 else "")
-)
-d4 = pairs[(pairs.tokenizer == "RAW") & (pairs.order == "RAC")]
-by_kind = d4.groupby("kind").apply(
-    lambda d: pd.Series(
-        {
-            "pairs": len(d),
-            "mean exact / predicted": float((d.exact / d.predicted).mean()),
-            "max p_ab / min(p_a, p_b)": float(
-                (d.p_ab / np.minimum(d.p_a, d.p_b)).max()
-            ),
-        }
-    ),
-    include_groups=False,
-)
+print("\n".join(readings.pair_lines(study, run["top_pairs"])))
 print("RAW + RAC, by kind of pair:")
-print(by_kind.round(3).to_string())
+print(readings.by_kind(pairs, "RAW", "RAC").round(3).to_string())
 
 # %% [markdown]
 # The left panel is claim 4: the share of the top pairs whose merge lowers PTME, per tokenizer,
@@ -968,7 +598,7 @@ print(by_kind.round(3).to_string())
 # The fixed split has four held-out base meshes: four pairs, too few to resolve a gain. So the check
 # holds each of the 14 base meshes out in turn: MC and RMC vocabularies are trained on the
 # rotations of the 13 others and applied to the held-out mesh's rotations
-# (`M.leave_one_base_out`); the pair is the held-out base mesh, its relative shortening
+# (`mesh_tokenizers.leave_one_base_out`); the pair is the held-out base mesh, its relative shortening
 # $1-\text{tokens}_\text{RMC}/\text{tokens}_\text{MC}$ with its rotations pooled. For the quick
 # budget it runs at the vocabulary sizes `lobo_vocab` only (quick: the sweep's smallest, where the
 # four pairs of the fixed split gave the smallest gains; full: the smallest and the largest). This
@@ -986,103 +616,61 @@ print(by_kind.round(3).to_string())
 
 # %%
 t0 = time.perf_counter()
-lobo = pd.DataFrame(M.leave_one_base_out(corpus, run["lobo_vocab"], workers=WORKERS))
+lobo = pd.DataFrame(mesh_tokenizers.leave_one_base_out(corpus, run["lobo_vocab"],
+                                                       workers=WORKERS))  # fmt: skip
 stage_s["leave-one-base-out"] = time.perf_counter() - t0
-lobo["gain"] = 1 - lobo.RMC / lobo.MC
-print(
-    f"leave-one-base-out: {2 * len(lobo)} vocabularies trained and applied in "
-    f"{time.perf_counter() - t0:.1f} s; shortening 1 − RMC/MC per held-out base mesh:"
-)
-print(
-    lobo.pivot_table(
-        index="mesh", columns=["tokenizer", "V"], values="gain", sort=False
-    )
-    .round(3)
-    .to_string()
-)
-gains5 = {
-    f"RMC shortening vs MC, {tk} V={V}": dict(zip(d.mesh, d.gain))
-    for (tk, V), d in lobo.groupby(["tokenizer", "V"], sort=False)
-}
-tpf = res.pivot_table(
-    index=["tokenizer", "V"], columns="method", values="tokens_per_face"
-).reset_index()
-tpf["base"] = tpf.tokenizer.map(
-    res[res.method == "base"].set_index("tokenizer").tokens_per_face
-)
-tpf = tpf.dropna(subset=["RMC"])
-fixed5 = []  # the fixed split's four held-out base meshes, every V (context)
-for tk in M.TOKENIZERS:
-    for V in run["vocab"]:
-        t_mc = M.tokens_per_face_by_base(corpus, sweep, tk, "MC", V)
-        t_rmc = M.tokens_per_face_by_base(corpus, sweep, tk, "RMC", V)
-        g = [1 - t_rmc[b] / t_mc[b] for b in t_mc]
-        m, _, half, n = paired_gain("g", k="t").interval({"g": g})
-        fixed5.append(dict(tokenizer=tk, V=V, mean=m, half=half, n=n))
-fixed5 = pd.DataFrame(fixed5)
+gains5 = readings.lobo_gains(lobo)  # also adds the column `gain` = 1 − RMC / MC
+print(f"leave-one-base-out: {2 * len(lobo)} vocabularies trained and applied in "
+      f"{time.perf_counter() - t0:.1f} s; shortening 1 − RMC/MC per held-out base "
+      "mesh:")  # fmt: skip
+print(lobo.pivot_table(index="mesh", columns=["tokenizer", "V"], values="gain",
+                       sort=False).round(3).to_string())  # fmt: skip
+
+# %%
+tpf = readings.tokens_per_face_table(res)
+fixed5 = readings.fixed_split_gains(corpus, sweep, run["vocab"])  # the fixed split
 
 # %% tags=["hide-input"]
-fig, axes = plt.subplots(
-    1, 2, figsize=(12, 4.2), gridspec_kw=dict(width_ratios=[1, 1.3])
-)
+fig, axes = plt.subplots(1, 2, figsize=(12, 4.2),
+                         gridspec_kw=dict(width_ratios=[1, 1.3]))  # fmt: skip
 ax = axes[0]
-for tk in M.TOKENIZERS:
+for tk in TOKENIZERS:
     d = tpf[tpf.tokenizer == tk].sort_values("V")
     ax.plot(d.V, d.RMC, marker="o", color=color_for(tk), label=f"{NAMES[tk]} + RMC")
-    ax.plot(
-        d.V, d.MC, marker=".", ls=":", color=color_for(tk), lw=1.2, label=f"{tk} + MC"
-    )
+    ax.plot(d.V, d.MC, marker=".", ls=":", color=color_for(tk), lw=1.2,
+            label=f"{tk} + MC")  # fmt: skip
     ax.axhline(d.base.values[0], color=color_for(tk), ls="--", lw=1.0)
-ax.set(
-    xscale="log",
-    xlabel="vocabulary size V",
-    ylabel="held-out tokens per face",
-    title="Fixed split: base (dashed), MC (dotted), RMC",
-)
+ax.set(xscale="log", xlabel="vocabulary size V", ylabel="held-out tokens per face",
+       title="Fixed split: base (dashed), MC (dotted), RMC")  # fmt: skip
 ax.set_xticks(run["vocab"], [str(v) for v in run["vocab"]])
 ax.minorticks_off()
 ax.legend(fontsize=7, ncols=2)
 ax = axes[1]
 order5 = list(lobo.groupby("mesh", sort=False).faces.first().sort_values().index)
 xpos = {m: k for k, m in enumerate(order5)}
-shift = {tk: f for tk, f in zip(M.TOKENIZERS, (-0.22, 0.0, 0.22))}
-marks = {V: mk for V, mk in zip(run["lobo_vocab"], ("o", "s", "^"))}
+shift, marks = (
+    dict(zip(TOKENIZERS, (-0.22, 0.0, 0.22))),
+    dict(zip(run["lobo_vocab"], "os^")),
+)
 for (tk, V), d in lobo.groupby(["tokenizer", "V"], sort=False):
-    ax.scatter(
-        [xpos[m] + shift[tk] for m in d.mesh],
-        d.gain,
-        s=18,
-        marker=marks[V],
-        color=color_for(tk),
-        label=f"{tk} V={V}",
-    )
+    ax.scatter([xpos[m] + shift[tk] for m in d.mesh], d.gain, s=18, marker=marks[V],
+               color=color_for(tk), label=f"{tk} V={V}")  # fmt: skip
     m, _, half, n = paired_gain("g", k="t").interval({"g": list(d.gain)})
-    ax.errorbar(
-        len(order5) + 0.5 + shift[tk],
-        m,
-        yerr=half,
-        fmt=marks[V],
-        color=color_for(tk),
-        capsize=3,
-    )
+    ax.errorbar(len(order5) + 0.5 + shift[tk], m, yerr=half, fmt=marks[V],
+                color=color_for(tk), capsize=3)  # fmt: skip
 ax.axhline(0, color=color_for("reference"), ls="--", lw=1.0)
 ax.axvline(len(order5) - 0.3, color=color_for("muted"), lw=0.6)
-ax.set_xticks(
-    list(range(len(order5))) + [len(order5) + 0.5],
-    [m.replace(" (", "\n(") for m in order5] + ["mean\n± t·SE"],
-    fontsize=6,
-    rotation=90,
-)
-n_pos5 = int((lobo.gain > 0).sum())
-ax.set(
-    ylabel="1 − RMC / MC tokens per face",
-    title=f"Each base mesh held out: RMC shorter than MC in {n_pos5} of {len(lobo)}",
-)
+ax.set_xticks(list(range(len(order5))) + [len(order5) + 0.5],
+              [m.replace(" (", "\n(") for m in order5] + ["mean\n± t·SE"], fontsize=6,
+              rotation=90)  # fmt: skip
+ax.set(ylabel="1 − RMC / MC tokens per face",
+       title="Each base mesh held out: RMC shorter than MC in "
+       f"{int((lobo.gain > 0).sum())} of {len(lobo)}")  # fmt: skip
 ax.legend(fontsize=7, ncols=3)
 plt.show()
 
 # %%
-names5 = list(gains5)
+S5 = "RMC shortening vs MC, "
 ledger.ours(
     5,
     f"at V = {', '.join(map(str, run['lobo_vocab']))}, RMC needs fewer tokens per face "
@@ -1091,86 +679,34 @@ ledger.ours(
     "the abstract, which says rearranging and merging improve the compression ratio of "
     "existing tokenizers",
     evidence="real data",
-    measured={
-        **gains5,
-        "mean shortening": {
-            name.split(", ")[1]: float(np.mean(list(g.values())))
-            for name, g in gains5.items()
-        },
-    },
-    criterion=all_of(*[paired_gain(n, k="t") for n in names5]),
+    measured={**gains5, "mean shortening": readings.means(gains5)},
+    criterion=all_of(*[paired_gain(n, k="t") for n in gains5]),
     show=["mean shortening"],
     note=f"shortening = 1 − tokens per face of RMC / of MC; paired over the "
     f"{lobo.mesh.nunique()} base meshes, each held out in turn",
-    tolerance={
-        "RMC shortening vs MC, RAW V=256": tol(abs=0.03),
-        "RMC shortening vs MC, AMT V=256": tol(abs=0.03),
-        "mean shortening": tol(abs=0.003),
-    },
-)
+    tolerance={S5 + "RAW V=256": tol(abs=0.03), S5 + "AMT V=256": tol(abs=0.03),
+               "mean shortening": tol(abs=0.003)},
+)  # fmt: skip
+
+# %%
 ctx = run["context"]
-lines5, v5 = [], {}
-for tk in M.TOKENIZERS:
-    d = tpf[tpf.tokenizer == tk].sort_values("V")
-    v5[f"tokens per face, RMC / base, {tk}"] = (d.RMC / d.base).to_numpy()
-    v5[f"tokens per face by V, {tk}"] = d.RMC.to_numpy()
-    v5[f"faces per {ctx} tokens, {tk}: base"] = ctx / d.base.values[0]
-    v5[f"faces per {ctx} tokens, {tk}: RMC V={d.V.values[-1]}"] = ctx / d.RMC.values[-1]
-    lines5.append(f"{tk} {ctx / d.base.values[0]:.0f} → {ctx / d.RMC.values[-1]:.0f}")
+v5 = readings.shortening_measured(tpf, ctx)
 ledger.sanity(
-    "5s",
-    "RMC shortens every tokenizer, more as V grows",
+    "5s", "RMC shortens every tokenizer, more as V grows",
     why="any merge replaces two tokens by one, and a larger vocabulary only adds "
     "merges",
     measured=v5,
     criterion=all_of(
-        at_most(
-            [f"tokens per face, RMC / base, {tk}" for tk in M.TOKENIZERS],
-            1,
-            strict=True,
-        ),
-        *[monotone(f"tokens per face by V, {tk}", "decreasing") for tk in M.TOKENIZERS],
-    ),
-    show=[k for k in v5 if k.startswith("faces per")],
-    evidence="real data",
+        at_most([f"tokens per face, RMC / base, {tk}" for tk in TOKENIZERS], 1,
+                strict=True),
+        *[monotone(f"tokens per face by V, {tk}", "decreasing") for tk in TOKENIZERS]),
+    show=[k for k in v5 if k.startswith("faces per")], evidence="real data",
     tolerance=tol(rel=0.0002),
-)
+)  # fmt: skip
 
 # %%
-c5 = next(c for c in ledger.claims if c.id == "5")
-READ5 = {
-    "reproduced": "above 0 beyond the noise",
-    "within noise": "within the noise",
-    "not reproduced": "at or below 0 beyond the noise",
-}
-cells5 = []
-for name in names5:
-    m, _, half, n = paired_gain(name, k="t").interval(gains5)
-    cells5.append(f"{name.split(', ')[1]} {m:+.3f} ± {half:.3f}")
-n_neg5 = int((lobo.gain <= 0).sum())
-print(
-    f"Check 5 ({c5.verdict_word()}): mean shortening ± t·SE over "
-    f"{lobo.mesh.nunique()} base meshes: " + ", ".join(cells5) + f"; the weakest cell "
-    f"({c5.binding}) is {READ5.get(c5.verdict, c5.verdict)}; RMC is no shorter than "
-    f"MC on {n_neg5} of {len(lobo)} (base mesh, tokenizer, V)"
-    + (
-        ": "
-        + ", ".join(
-            f"{r.mesh} ({r.tokenizer})" for r in lobo[lobo.gain <= 0].itertuples()
-        )
-        if n_neg5
-        else ""
-    )
-    + "."
-)
-n_res = int((fixed5["mean"] - fixed5["half"] > 0).sum())
-n_fix = int(fixed5.n.iloc[0])
-print(
-    f"For context, the fixed split's {n_fix} held-out base meshes resolve "
-    f"{n_res} of the {len(fixed5)} tokenizer × V cells (mean − t·SE > 0; t on "
-    f"{n_fix - 1} d.f. is {paired_gain('g', k='t').k_for(n_fix):.2f}); "
-    f"faces in a {ctx}-token context, base → RMC at V = {V_max}: " + ", ".join(lines5)
-)
+print("\n".join(readings.lobo_lines(ledger.claim("5"), gains5, lobo, fixed5, tpf=tpf,
+                                    context=ctx, v_max=V_max)))  # fmt: skip
 
 # %% [markdown]
 # The left panel shows the fixed split's pooled held-out corpus (dashed: base, dotted: MC, solid:
@@ -1185,7 +721,7 @@ print(
 # evidence is a point-cloud-conditioned generator on Objaverse, whose meshes' Chamfer distance the
 # repository's figure correlates with PTME. We ask the same of a next-token model trained on each
 # of nine tokenisations of our training meshes — the three tokenizers, each as base, MC and RMC at
-# the largest $V$ — scored by held-out **bits per face** (`M.learnability`). At quick scale the model
+# the largest $V$ — scored by held-out **bits per face** (`mesh_tokenizers.learnability`). At quick scale the model
 # is a count-based trigram with interpolated absolute discounting (it sees the two previous tokens,
 # which a unigram statistic like PTME does not); at full scale a small causal transformer.
 #
@@ -1205,7 +741,7 @@ print(
 # direction (read from the held-out corpus's PTME), the gain
 # $s\cdot(\text{bits/face}_B-\text{bits/face}_A)$ per held-out base mesh
 # (rotations pooled: rotated copies of one mesh are not independent pairs) has mean − $t$·SE
-# above 0 (`M.learnability_contrasts`). It fails where the model finds MC easier than base although
+# above 0 (`mesh_tokenizers.learnability_contrasts`). It fails where the model finds MC easier than base although
 # PTME calls it harder — shorter sequences that a model with context exploits — or finds RMC no
 # easier than MC.
 #
@@ -1218,93 +754,47 @@ print(
 
 # %%
 t0 = time.perf_counter()
-lm_rows = M.learnability(
-    corpus,
-    sweep,
-    V=V_max,
-    lm=run["lm"],
-    generator=lambda i: run.torch_generator(60 + i),
-    device=run.device,
-)
-contrasts6 = M.learnability_contrasts(corpus, lm_rows)
+lm_rows = mesh_tokenizers.learnability(corpus, sweep, V=V_max, lm=run["lm"],
+                                       generator=lambda i: run.torch_generator(60 + i),
+                                       device=run.device)  # fmt: skip
+contrasts6 = mesh_tokenizers.learnability_contrasts(corpus, lm_rows)
 stage_s["next-token models"] = time.perf_counter() - t0
-lm = pd.DataFrame(lm_rows).drop(columns=["tokens", "sequence_bits"], errors="ignore")
-lm["model − unigram"] = lm.bits_per_face - lm.unigram_bits_per_face  # < 0: learned
-lm["model − 9·PTME"] = lm.bits_per_face - 9 * lm.ptme  # < 0: below the unigram line
-rho6 = M.spearman(lm.ptme, lm.bits_per_face)
-rho6_len = M.spearman(lm.tokens_per_face, lm.bits_per_face)
+lm = readings.learnability_table(lm_rows)
+rho6 = mesh_tokenizers.spearman(lm.ptme, lm.bits_per_face)
+rho6_len = mesh_tokenizers.spearman(lm.tokens_per_face, lm.bits_per_face)
 model6 = "trigram" if run["lm"] is None else "transformer"
 print(f"next-token model: {model6} ({time.perf_counter() - t0:.1f} s)")
 print(lm.round(3).to_string(index=False))
-print(
-    f"Spearman(PTME, bits per face) = {rho6:.3f}; for comparison, "
-    f"Spearman(tokens per face, bits per face) = {rho6_len:.3f}"
-)
-gains6 = {
-    f"{c['tokenizer']} {c['contrast']}: gain in PTME's direction": c["gains"]
-    for c in contrasts6
-}
-table6 = []
-for c in contrasts6:
-    name = f"{c['tokenizer']} {c['contrast']}: gain in PTME's direction"
-    m, _, half, n = paired_gain(name, k="t").interval(gains6)
-    a, b = c["contrast"].split(" vs ")
-    table6.append(
-        {
-            "tokenizer": c["tokenizer"],
-            "contrast": c["contrast"],
-            "PTME says": f"{a} {'easier' if c['direction'] > 0 else 'harder'}",
-            "ΔPTME (A − B)": c["ptme_a"] - c["ptme_b"],
-            "mean gain (bits/face)": m,
-            "± t·SE": half,
-            "meshes": n,
-        }
-    )
-table6 = pd.DataFrame(table6)
+print(f"Spearman(PTME, bits per face) = {rho6:.3f}; for comparison, "
+      f"Spearman(tokens per face, bits per face) = {rho6_len:.3f}")  # fmt: skip
+
+# %%
+gains6 = readings.contrast_gains(contrasts6)
+table6 = readings.contrast_table(contrasts6)
+n_learn = int((lm["model − unigram"] < 0).sum())
+gate6_met = n_learn == len(lm)
 print("per held-out base mesh, the gain in PTME's direction (> 0: the model agrees):")
 print(table6.round(3).to_string(index=False))
 
 # %% tags=["hide-input"]
-fig, axes = plt.subplots(
-    1, 2, figsize=(12, 4.2), gridspec_kw=dict(width_ratios=[1, 1.1])
-)
+fig, axes = plt.subplots(1, 2, figsize=(12, 4.2),
+                         gridspec_kw=dict(width_ratios=[1, 1.1]))  # fmt: skip
 ax = axes[0]
 MARK6 = {"base": "o", "MC": "s", "RMC": "*"}
 for _, r in lm.iterrows():
-    ax.scatter(
-        r.ptme,
-        r.bits_per_face,
-        color=color_for(r.tokenizer),
-        marker=MARK6[r.method],
-        s=80,
-        label=f"{NAMES[r.tokenizer]}, {r.method}",
-    )
-    ax.scatter(
-        r.ptme,
-        r.unigram_bits_per_face,
-        facecolor="none",
-        edgecolor=color_for(r.tokenizer),
-        marker=MARK6[r.method],
-        s=40,
-        lw=0.8,
-    )
+    ax.scatter(r.ptme, r.bits_per_face, color=color_for(r.tokenizer),
+               marker=MARK6[r.method], s=80,
+               label=f"{NAMES[r.tokenizer]}, {r.method}")  # fmt: skip
+    ax.scatter(r.ptme, r.unigram_bits_per_face, facecolor="none",
+               edgecolor=color_for(r.tokenizer), marker=MARK6[r.method], s=40,
+               lw=0.8)  # fmt: skip
 xline = np.array([lm.ptme.min() * 0.95, lm.ptme.max() * 1.03])
-ax.plot(
-    xline,
-    9 * xline,
-    color=color_for("reference"),
-    ls="--",
-    lw=1,
-    label="unigram line: 9·PTME",
-)
-n_above = int((lm["model − 9·PTME"] > 0).sum())
-n_learn = int((lm["model − unigram"] < 0).sum())
-ax.set(
-    xlabel="PTME (bits / raw coord.)",
-    ylabel=f"held-out bits per face ({model6}: filled; unigram: open)",
-    title=f"{model6.capitalize()} beats the unigram on {n_learn} of {len(lm)}; "
-    f"above 9·PTME on {n_above}",
-)
+ax.plot(xline, 9 * xline, color=color_for("reference"), ls="--", lw=1,
+        label="unigram line: 9·PTME")  # fmt: skip
+ax.set(xlabel="PTME (bits / raw coord.)",
+       ylabel=f"held-out bits per face ({model6}: filled; unigram: open)",
+       title=f"{model6.capitalize()} beats the unigram on {n_learn} of {len(lm)}; "
+       f"above 9·PTME on {int((lm['model − 9·PTME'] > 0).sum())}")  # fmt: skip
 ax.title.set_fontsize(9)
 ax.legend(fontsize=6, loc="upper left")
 ax = axes[1]
@@ -1312,69 +802,47 @@ for k, c in enumerate(contrasts6):
     g = np.array(list(c["gains"].values()))
     ax.scatter(np.full(g.size, k), g, s=16, color=color_for(c["tokenizer"]), alpha=0.7)
     r6 = table6.iloc[k]
-    ax.errorbar(
-        k + 0.25,
-        r6["mean gain (bits/face)"],
-        yerr=r6["± t·SE"],
-        fmt="_",
-        color=color_for(c["tokenizer"]),
-        capsize=4,
-    )
+    ax.errorbar(k + 0.25, r6["mean gain (bits/face)"], yerr=r6["± t·SE"], fmt="_",
+                color=color_for(c["tokenizer"]), capsize=4)  # fmt: skip
 ax.axhline(0, color=color_for("reference"), ls="--", lw=1)
 ax.set_yscale("symlog", linthresh=1)
-ax.set_xticks(
-    range(len(contrasts6)),
-    [f"{c['tokenizer']}\n{c['contrast']}" for c in contrasts6],
-    fontsize=7,
-)
-gate6_met = n_learn == len(lm)
-ax.set(
-    ylabel="gain in PTME's direction (bits / face)",
-    title=f"Per held-out base mesh: > 0 where the {model6} orders the pair as PTME"
-    + ("" if gate6_met else " (not judged: gate unmet)"),
-)
+ax.set_xticks(range(len(contrasts6)),
+              [f"{c['tokenizer']}\n{c['contrast']}" for c in contrasts6],
+              fontsize=7)  # fmt: skip
+ax.set(ylabel="gain in PTME's direction (bits / face)",
+       title=f"Per held-out base mesh: > 0 where the {model6} orders the pair as PTME"
+       + ("" if gate6_met else " (not judged: gate unmet)"))  # fmt: skip
 ax.title.set_fontsize(9)
 plt.show()
 
 # %%
-unigram_gap = {
-    f"{r.tokenizer} {r.method}": r["model − unigram"] for _, r in lm.iterrows()
-}
+GAP6, MEAN6, GAIN6 = ("model − unigram bits per face", "mean gain in PTME's direction",
+                      ": gain in PTME's direction")  # fmt: skip
 ledger.check(
-    6,
-    "within each tokenizer, PTME orders MC against base and RMC against MC as a "
+    6, "within each tokenizer, PTME orders MC against base and RMC against MC as a "
     "next-token model's held-out bits per face do",
     paper="a sequence with less information is easier to learn (the introduction); "
     "PTME tracks generation quality (r = 0.965 with Chamfer distance, a figure in the "
     "official repository)",
-    source="paper",
-    evidence="real data",
-    measured={
-        "model − unigram bits per face": unigram_gap,
-        **gains6,
-        "mean gain in PTME's direction": {
-            f"{r.tokenizer} {r.contrast}": r["mean gain (bits/face)"]
-            for _, r in table6.iterrows()
-        },
-    },
-    gate=at_most("model − unigram bits per face", 0, strict=True),
-    criterion=all_of(*[paired_gain(n, k="t") for n in gains6]),
-    show=["model − unigram bits per face", "mean gain in PTME's direction"],
+    source="paper", evidence="real data",
+    measured={GAP6: readings.by_row(lm, "model − unigram", "method"), **gains6,
+              MEAN6: readings.by_row(table6, "mean gain (bits/face)", "contrast")},
+    gate=at_most(GAP6, 0, strict=True),
+    criterion=all_of(*[paired_gain(n, k="t") for n in gains6]), show=[GAP6, MEAN6],
     note=f"{model6} at {run.scale} scale; gains paired over the "
     f"{len(contrasts6[0]['gains'])} held-out base meshes"
     + ("; the full-scale transformer would check it" if run["lm"] is None else ""),
-    tolerance={
-        "model − unigram bits per face": tol(abs=0.02),
-        "RAW MC vs base: gain in PTME's direction": tol(abs=0.1),
-        "RAW RMC vs MC: gain in PTME's direction": tol(abs=0.08),
-        "AMT MC vs base: gain in PTME's direction": tol(abs=0.1),
-        "AMT RMC vs MC: gain in PTME's direction": tol(abs=0.2),
-        "EDR MC vs base: gain in PTME's direction": tol(abs=0.0002),
-        "EDR RMC vs MC: gain in PTME's direction": tol(abs=0.004),
-        "mean gain in PTME's direction": tol(abs=0.07),
-    },
-)
-weak = lm[lm["model − 9·PTME"] > 0]
+    tolerance={GAP6: tol(abs=0.02),
+               "RAW MC vs base" + GAIN6: tol(abs=0.1),
+               "RAW RMC vs MC" + GAIN6: tol(abs=0.08),
+               "AMT MC vs base" + GAIN6: tol(abs=0.1),
+               "AMT RMC vs MC" + GAIN6: tol(abs=0.2),
+               "EDR MC vs base" + GAIN6: tol(abs=0.0002),
+               "EDR RMC vs MC" + GAIN6: tol(abs=0.004), MEAN6: tol(abs=0.07)},
+)  # fmt: skip
+
+# %%
+RHO6 = "Spearman(PTME, bits per face)"
 ledger.ours(
     "6b",
     "PTME and a next-token model's held-out bits per face rank nine tokenisations "
@@ -1382,81 +850,17 @@ ledger.ours(
     why="one ranking over all nine tokenisations, our bar; it mostly separates MeshXL "
     "from the compressed tokenizers and cannot see the within-tokenizer contrasts",
     evidence="real data",
-    measured={
-        "Spearman(PTME, bits per face)": rho6,
-        "bits per face": {
-            f"{r.tokenizer} {r.method}": r.bits_per_face for _, r in lm.iterrows()
-        },
-    },
-    criterion=at_least("Spearman(PTME, bits per face)", 0.8),
-    show=["Spearman(PTME, bits per face)"],
-    note=f"{model6} at {run.scale} scale, 9 tokenisations"
-    + (
-        f"; a weak test: the model's bits per face lie above 9·PTME (the unigram "
-        f"line) on {len(weak)} of {len(lm)} tokenisations"
-        if len(weak)
-        else ""
-    ),
+    measured={RHO6: rho6,
+              "bits per face": readings.by_row(lm, "bits_per_face", "method")},
+    criterion=at_least(RHO6, 0.8), show=[RHO6],
+    note=readings.note_6b(lm, model=model6, scale=run.scale),  # says where it is weak
     tolerance={"bits per face": tol(abs=0.06)},
-)
+)  # fmt: skip
 
 # %%
-c6 = next(c for c in ledger.claims if c.id == "6")
-lost = lm[lm["model − unigram"] >= 0]
-print(
-    f"The {model6} beats the unigram fitted on the training split on {n_learn} of "
-    f"{len(lm)} tokenisations"
-    + (
-        "; it does not on "
-        + ", ".join(
-            f"{r.tokenizer} {r.method} ({r['model − unigram']:+.2f} bits per face)"
-            for _, r in lost.iterrows()
-        )
-        if len(lost)
-        else ""
-    )
-    + f", so claim 6 is {c6.verdict_word()}."
-)
-agree6 = table6[table6["mean gain (bits/face)"] - table6["± t·SE"] > 0]
-against6 = table6[table6["mean gain (bits/face)"] + table6["± t·SE"] <= 0]
-print(
-    ("Judged" if gate6_met else "Read anyway (not judged)")
-    + f": the {model6} orders the pair as PTME does beyond the noise in "
-    f"{len(agree6)} of {len(table6)} contrasts"
-    + (
-        " ("
-        + ", ".join(f"{r.tokenizer} {r.contrast}" for r in agree6.itertuples())
-        + ")"
-        if len(agree6)
-        else ""
-    )
-    + f", against it beyond the noise in {len(against6)}"
-    + (
-        " ("
-        + ", ".join(
-            f"{r.tokenizer} {r.contrast}, where PTME says {r['PTME says']}"
-            for _, r in against6.iterrows()
-        )
-        + ")"
-        if len(against6)
-        else ""
-    )
-    + "."
-)
-print(
-    f"The {model6}'s bits per face lie below 9·PTME (it learns from context beyond the "
-    f"held-out unigram entropy) on {len(lm) - len(weak)} of {len(lm)} tokenisations"
-    + (
-        ": "
-        + ", ".join(
-            f"{r.tokenizer} {r.method}"
-            for _, r in lm[lm["model − 9·PTME"] <= 0].iterrows()
-        )
-        if len(lm) > len(weak)
-        else ""
-    )
-    + "."
-)
+print("\n".join(readings.learnability_lines(
+    lm, table6, model=model6, verdict=ledger.claim("6").verdict_word(),
+    gate_met=gate6_met)))  # fmt: skip
 
 # %% [markdown]
 # In the left panel, filled markers are the model, open ones the unigram fitted on the training
@@ -1467,20 +871,17 @@ print(
 
 # %%
 ledger.quote(
-    "7",
-    "RMC improves compression by up to 21.2 % across the three tokenizers",
+    "7", "RMC improves compression by up to 21.2 % across the three tokenizers",
     paper="up to 21.2 % (whether a ratio or a reduction is ambiguous)",
     source="secondary summary",
     note="needs the paper's Objaverse corpus and vocabularies",
-)
+)  # fmt: skip
 ledger.quote(
-    "8",
-    "PTME correlates with the Chamfer distance of generated meshes",
-    paper="r = 0.965 (EDR + RMC; the figure names no data set)",
-    source="official code",
+    "8", "PTME correlates with the Chamfer distance of generated meshes",
+    paper="r = 0.965 (EDR + RMC; the figure names no data set)", source="official code",
     note="a figure in the official repository (figures/EDR_RMC_PTME_CD.png), not the "
     "paper's text; needs the paper's trained point-cloud-conditioned generator",
-)
+)  # fmt: skip
 
 # %% [markdown]
 # ## Verdicts
@@ -1489,27 +890,10 @@ ledger.quote(
 ledger.show()
 
 # %% tags=["nbval-ignore-output"]
-ser = {tk: meshes[f"time_{tk}"] for tk in M.TOKENIZERS}
-print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.device}")
-print(
-    "stages (s): " + ", ".join(f"{k} {v:.1f}" for k, v in stage_s.items()) + "; "
-    "serialisation time per mesh (median / max, ms): "
-    + ", ".join(
-        f"{tk} {1e3 * s.median():.1f} / {1e3 * s.max():.1f}" for tk, s in ser.items()
-    )
-    + f"; largest mesh {meshes.faces.max()} faces"
-)
-stab_runs = [
-    r["seconds"]
-    for r in (ledger.stability().runs if ledger.stability() else [])
-    if isinstance(r.get("seconds"), (int, float))
-]
-if stab_runs:
-    print(
-        f"the runner's time per quick run in the stability record (kernel start "
-        f"included, on a shared machine): {min(stab_runs):.0f}–{max(stab_runs):.0f} s "
-        f"over {len(stab_runs)} seeds; the budget is 90 s on 2 quiet cores"
-    )
+print(run.time_line())
+print(readings.stage_line(stage_s, meshes))
+if stab_line := readings.record_time_line(ledger.stability()):
+    print(stab_line)
 
 # %% [markdown]
 # **Reading the verdicts.** The lines below are generated from this run's ledger and from the
@@ -1517,27 +901,7 @@ if stab_runs:
 # since reads "stale record" in the table).
 
 # %%
-for c in ledger.claims:
-    if not c.checked and not c.gate:
-        continue
-    print(c.reading_line())
-stab = ledger.stability()
-print(
-    unstable_sentence(ledger, stab)
-    or "No claim the record still describes flips between its seeds."
-)
-stale = [
-    c.id
-    for c in ledger.claims
-    if (c.checked or c.gate)
-    and (stab is None or stab.claim(c.id) is None or stab.current(c) is None)
-]
-if stale:
-    print(
-        f"The record does not describe claim {', '.join(stale)} as it is now (new or "
-        "changed since it was made): its seeds column says so until the record is "
-        "re-made."
-    )
+print("\n".join(reading_lines(ledger)))
 
 
 # %% [markdown]
@@ -1650,9 +1014,12 @@ if stale:
 #     at all where its gate is unmet.
 #   - *Protocols moved into the module.* The data preparation, the merging sweep, the peer BPE, the
 #     pair sweep, the learnability runs and their contrasts, and leave-one-base-out are
-#     `M.hold_out`, `M.build_corpus`, `M.merging_sweep`, `M.peer_merging`, `M.pair_sweep`,
-#     `M.formula_agreement`, `M.helpful_merges`, `M.learnability`, `M.learnability_contrasts`,
-#     `M.bits_per_face_by_base` and `M.leave_one_base_out` (unit-tested), with the same random
+#     `mesh_tokenizers.hold_out`, `mesh_tokenizers.build_corpus`,
+#     `mesh_tokenizers.merging_sweep`, `mesh_tokenizers.peer_merging`,
+#     `mesh_tokenizers.pair_sweep`, `mesh_tokenizers.formula_agreement`,
+#     `mesh_tokenizers.helpful_merges`, `mesh_tokenizers.learnability`,
+#     `mesh_tokenizers.learnability_contrasts`, `mesh_tokenizers.bits_per_face_by_base` and
+#     `mesh_tokenizers.leave_one_base_out` (unit-tested), with the same random
 #     streams: claims 1–3 read the same corpus and vocabularies as before.
 # - **Criteria changed after their results were known (earlier revisions).**
 #   - *Claim 1.* Before: "PTME(RAW) ≥ 1.5 × max(AMT, EDR) and mean CR of AMT and EDR in
@@ -1679,6 +1046,8 @@ if stale:
 # ## Run it at full scale
 #
 # ```bash
+# .venv/bin/python -m repbook full 03   # writes data/full_runs/03_mesh_ptme.json (commit it)
+# # or only run it:
 # .venv/bin/python -m repbook run 03 --scale full
 # # or, directly with papermill:
 # jupytext --to ipynb -o - notebooks/03_mesh_ptme.py | papermill - out.ipynb -p scale full -k python3
@@ -1688,38 +1057,14 @@ if stale:
 # 16 windows) for claims 6 and 6b. It is for a GPU or a long CPU run: the estimate below comes from
 # a step of that transformer timed in this run, and from this run's own stages.
 
-# %% tags=["hide-input", "nbval-ignore-output"]
-full_lm = SIZES["full"]["lm"]
+# %% tags=["nbval-ignore-output"]
 if run.scale == "full":
     print(f"This is the full-scale run: {run.elapsed() / 60:.1f} min in all.")
 else:
-    step = M.lm_step_seconds(
-        vocab=SIZES["full"]["vocab"][-1],
-        generator=run.torch_generator(99),
-        device=run.device,
-        **full_lm,
-    )
-    n_tok = 3 * len(M.METHODS)
-    lm_min = n_tok * full_lm["steps"] * step / 60
-    rest = sum(v for k, v in stage_s.items() if k != "next-token models")
-    grow = SIZES["full"]["rotations"] / SIZES["quick"]["rotations"]
-    faces_ratio = SIZES["full"]["max_faces"] / SIZES["quick"]["max_faces"]
-    print(
-        f"one training step of the full-scale transformer took {step:.2f} s of wall "
-        f"time in this run ({run.device}, under this machine's present load), so the "
-        f"{n_tok} models' {full_lm['steps']} steps take about "
-        f"{lm_min:.0f} min, before their evaluation; this run's other stages took "
-        f"{rest:.0f} s, and full scale has {grow:.1f}× the meshes, up to "
-        f"{faces_ratio:.1f}× the faces each, "
-        f"{len(SIZES['full']['vocab'])} vocabulary sizes and a leave-one-base-out at "
-        f"{len(SIZES['full']['lobo_vocab'])}: at least {grow * rest / 60:.0f} min "
-        "more. "
-        f"In all at least {lm_min + grow * rest / 60:.0f} min: "
-        + (
-            "over the book's 30-minute rule for a CPU run — a GPU or a long CPU run."
-            if lm_min + grow * rest / 60 > 30
-            else "within the book's 30-minute rule for a CPU run."
-        )
-    )
-if full_run_path(ledger.chapter).is_file():
-    print("\n".join(full_run_lines(ledger)))
+    step = mesh_tokenizers.lm_step_seconds(vocab=V_FULL[-1], device=run.device,
+                                           generator=run.torch_generator(99),
+                                           **SIZES["full"]["lm"])  # fmt: skip
+    print(readings.full_scale_estimate(step, sizes=SIZES, stage_s=stage_s,
+                                       n_tok=3 * len(mesh_tokenizers.METHODS),
+                                       device=run.device))  # fmt: skip
+print("\n".join(full_run_lines(ledger)))

@@ -9,7 +9,7 @@ import pytest
 import torch
 from scipy import stats
 
-from repbook.papers import mesh_tokenizers as M
+from repbook.papers import mesh_tokenizers
 
 VOCAB = [160, 200]
 
@@ -31,7 +31,7 @@ def small_bases():
 
 @pytest.fixture(scope="module")
 def corpus():
-    return M.build_corpus(
+    return mesh_tokenizers.build_corpus(
         small_bases(),
         rotations=2,
         test_bases={"cyl"},
@@ -41,14 +41,14 @@ def corpus():
 
 @pytest.fixture(scope="module")
 def sweep(corpus):
-    return M.merging_sweep(corpus, VOCAB)
+    return mesh_tokenizers.merging_sweep(corpus, VOCAB)
 
 
 # --- hold_out -------------------------------------------------------------------------------
 def test_hold_out_draws_a_third_of_each_group_reproducibly():
     groups = {"real": list("abcdefg"), "prims": list("HIJKLMN")}
-    out = M.hold_out(groups, rng=np.random.default_rng(3))
-    assert out == M.hold_out(groups, rng=np.random.default_rng(3))
+    out = mesh_tokenizers.hold_out(groups, rng=np.random.default_rng(3))
+    assert out == mesh_tokenizers.hold_out(groups, rng=np.random.default_rng(3))
     assert len(out & set(groups["real"])) == 2 and len(out & set(groups["prims"])) == 2
     # the same draws as choosing from each group in turn
     rng = np.random.default_rng(3)
@@ -57,7 +57,10 @@ def test_hold_out_draws_a_third_of_each_group_reproducibly():
         + rng.choice(groups["prims"], 2, replace=False).tolist()
     )
     assert out == expected
-    assert len(M.hold_out({"g": list("abc")}, rng=np.random.default_rng(0))) == 1
+    assert (
+        len(mesh_tokenizers.hold_out({"g": list("abc")}, rng=np.random.default_rng(0)))
+        == 1
+    )
 
 
 @pytest.mark.parametrize(
@@ -71,7 +74,7 @@ def test_hold_out_draws_a_third_of_each_group_reproducibly():
 def test_hold_out_rejects_bad_input(groups, kwargs, err, match):
     kw = {"rng": np.random.default_rng(0), **kwargs}
     with pytest.raises(err, match=match):
-        M.hold_out(groups, **kw)
+        mesh_tokenizers.hold_out(groups, **kw)
 
 
 # --- build_corpus ---------------------------------------------------------------------------
@@ -83,11 +86,11 @@ def test_corpus_splits_by_base_and_every_tokenisation_decodes(corpus):
     assert corpus.test.size == 2 and corpus.train.size == 6
     for i, (row, q) in enumerate(zip(corpus.rows, corpus.meshes)):
         assert row["faces"] == q.n_faces
-        for tk in M.TOKENIZERS:
+        for tk in mesh_tokenizers.TOKENIZERS:
             base = corpus.sequences[(tk, False)][i]
             rac = corpus.sequences[(tk, True)][i]
-            assert np.array_equal(base, M.serialize(q, tk))
-            assert np.array_equal(M.restore(rac, tk), base)
+            assert np.array_equal(base, mesh_tokenizers.serialize(q, tk))
+            assert np.array_equal(mesh_tokenizers.restore(rac, tk), base)
             assert row[f"CR_{tk}"] == pytest.approx(base.size / (9 * q.n_faces))
             assert row[f"time_{tk}"] >= 0
     assert corpus.faces("test").tolist() == [
@@ -97,7 +100,7 @@ def test_corpus_splits_by_base_and_every_tokenisation_decodes(corpus):
 
 
 def test_corpus_is_reproducible_from_its_generator(corpus):
-    again = M.build_corpus(
+    again = mesh_tokenizers.build_corpus(
         small_bases(), rotations=2, test_bases={"cyl"}, rng=np.random.default_rng(7)
     )
     for key, seqs in corpus.sequences.items():
@@ -116,7 +119,7 @@ def test_corpus_is_reproducible_from_its_generator(corpus):
 def test_build_corpus_rejects_bad_input(kwargs, match):
     kw = {"rotations": 1, "test_bases": {"cyl"}, "rng": np.random.default_rng(0)}
     with pytest.raises(ValueError, match=match):
-        M.build_corpus(small_bases(), **{**kw, **kwargs})
+        mesh_tokenizers.build_corpus(small_bases(), **{**kw, **kwargs})
 
 
 def test_corpus_split_name_is_checked(corpus):
@@ -128,20 +131,27 @@ def test_corpus_split_name_is_checked(corpus):
 def test_merging_sweep_rows_match_a_direct_computation(corpus, sweep):
     assert len(sweep.rows) == 3 * (1 + 2 * len(VOCAB))
     assert set(sweep.mergers) == {
-        (tk, m, V) for tk in M.TOKENIZERS for m in ("MC", "RMC") for V in VOCAB
+        (tk, m, V)
+        for tk in mesh_tokenizers.TOKENIZERS
+        for m in ("MC", "RMC")
+        for V in VOCAB
     }
     faces = corpus.faces("test")
-    for tk in M.TOKENIZERS:
-        direct = M.corpus_ptme(corpus.sequences_of(tk, False, "test"), faces)
+    for tk in mesh_tokenizers.TOKENIZERS:
+        direct = mesh_tokenizers.corpus_ptme(
+            corpus.sequences_of(tk, False, "test"), faces
+        )
         assert sweep.value(tk, "base", None) == pytest.approx(direct.ptme, rel=1e-12)
-        assert sweep.vocab_size(tk, "base", None) == M.ALPHABET[tk]
+        assert sweep.vocab_size(tk, "base", None) == mesh_tokenizers.ALPHABET[tk]
         for method in ("MC", "RMC"):
             for V in VOCAB:
                 enc = sweep.encode(corpus, tk, method, V, "test")
                 raw = corpus.sequences_of(tk, method == "RMC", "test")
                 mg = sweep.mergers[(tk, method, V)]
                 assert all(np.array_equal(mg.decode(e), s) for e, s in zip(enc, raw))
-                r = M.corpus_ptme(enc, faces, piece_length=mg.piece_length)
+                r = mesh_tokenizers.corpus_ptme(
+                    enc, faces, piece_length=mg.piece_length
+                )
                 assert sweep.value(tk, method, V) == pytest.approx(r.ptme, rel=1e-12)
                 assert sweep.value(tk, method, V, "tokens_per_face") == pytest.approx(
                     r.tokens_per_face
@@ -151,9 +161,9 @@ def test_merging_sweep_rows_match_a_direct_computation(corpus, sweep):
 
 def test_merging_sweep_rejects_bad_input(corpus, sweep):
     with pytest.raises(ValueError, match="increasing"):
-        M.merging_sweep(corpus, [200, 160])
+        mesh_tokenizers.merging_sweep(corpus, [200, 160])
     with pytest.raises(ValueError, match="tokenizer"):
-        M.merging_sweep(corpus, VOCAB, tokenizers=("XYZ",))
+        mesh_tokenizers.merging_sweep(corpus, VOCAB, tokenizers=("XYZ",))
     with pytest.raises(ValueError, match="method"):
         sweep.encode(corpus, "RAW", "BPE", 160, "test")
     with pytest.raises(KeyError):
@@ -163,7 +173,9 @@ def test_merging_sweep_rejects_bad_input(corpus, sweep):
 
 
 def test_tokens_per_face_by_base_pools_the_rotations(corpus, sweep):
-    got = M.tokens_per_face_by_base(corpus, sweep, "EDR", "RMC", VOCAB[-1])
+    got = mesh_tokenizers.tokens_per_face_by_base(
+        corpus, sweep, "EDR", "RMC", VOCAB[-1]
+    )
     assert list(got) == ["cyl"]
     enc = sweep.encode(corpus, "EDR", "RMC", VOCAB[-1], "test")
     total = sum(e.size for e in enc) / corpus.faces("test").sum()
@@ -171,12 +183,12 @@ def test_tokens_per_face_by_base_pools_the_rotations(corpus, sweep):
     assert got["cyl"] == pytest.approx(
         sweep.value("EDR", "RMC", VOCAB[-1], "tokens_per_face")
     )
-    base = M.tokens_per_face_by_base(corpus, sweep, "RAW", "base", None)
+    base = mesh_tokenizers.tokens_per_face_by_base(corpus, sweep, "RAW", "base", None)
     assert base["cyl"] == pytest.approx(9.0)
 
 
 def test_peer_merging_reports_both_implementations(corpus, sweep):
-    rows = M.peer_merging(corpus, sweep, [VOCAB[-1]], tokenizers=("RAW",))
+    rows = mesh_tokenizers.peer_merging(corpus, sweep, [VOCAB[-1]], tokenizers=("RAW",))
     assert len(rows) == 1
     r = rows[0]
     assert r["PTME sentencepiece"] == sweep.value("RAW", "RMC", VOCAB[-1])
@@ -185,17 +197,17 @@ def test_peer_merging_reports_both_implementations(corpus, sweep):
 
 # --- pair_sweep -----------------------------------------------------------------------------
 def test_pair_sweep_exact_change_matches_merging_the_sequences(corpus):
-    rows = M.pair_sweep(corpus, top=6, tokenizers=("RAW",))
+    rows = mesh_tokenizers.pair_sweep(corpus, top=6, tokenizers=("RAW",))
     assert len(rows) == 12 and {r["order"] for r in rows} == {"as is", "RAC"}
     faces = int(corpus.faces("train").sum())
     for r in rows[:3] + rows[6:9]:
         seqs = corpus.sequences_of("RAW", r["order"] == "RAC", "train")
-        before = M.corpus_ptme(seqs, faces, n_symbols=129)
+        before = mesh_tokenizers.corpus_ptme(seqs, faces, n_symbols=129)
         new = 128
-        merged = [M.merge_pair(s, r["a"], r["b"], new) for s in seqs]
+        merged = [mesh_tokenizers.merge_pair(s, r["a"], r["b"], new) for s in seqs]
         lengths = np.ones(129)
         lengths[new] = 2
-        after = M.corpus_ptme(merged, faces, piece_length=lengths)
+        after = mesh_tokenizers.corpus_ptme(merged, faces, piece_length=lengths)
         assert r["exact"] == pytest.approx(after.ptme - before.ptme, rel=1e-9)
         assert r["kind"] == ("self" if r["a"] == r["b"] else "distinct")
         assert np.sign(r["predicted"]) == -np.sign(r["pmi"] - 1)
@@ -205,11 +217,13 @@ def test_pair_sweep_exact_change_matches_merging_the_sequences(corpus):
 def test_spearman_matches_scipy_with_ties():
     rng = np.random.default_rng(0)
     x, y = rng.integers(0, 5, 40), rng.normal(size=40)
-    assert M.spearman(x, y) == pytest.approx(stats.spearmanr(x, y)[0], rel=1e-12)
-    assert math.isnan(M.spearman([1, 1, 1], [1, 2, 3]))
-    assert math.isnan(M.spearman([1, 2], [1, 2]))
+    assert mesh_tokenizers.spearman(x, y) == pytest.approx(
+        stats.spearmanr(x, y)[0], rel=1e-12
+    )
+    assert math.isnan(mesh_tokenizers.spearman([1, 1, 1], [1, 2, 3]))
+    assert math.isnan(mesh_tokenizers.spearman([1, 2], [1, 2]))
     with pytest.raises(ValueError, match="1-D"):
-        M.spearman([1, 2, 3], [1, 2])
+        mesh_tokenizers.spearman([1, 2, 3], [1, 2])
 
 
 def test_formula_agreement_separates_two_lines():
@@ -218,7 +232,9 @@ def test_formula_agreement_separates_two_lines():
     exact = np.concatenate([pred * 1.0, pred * 3.0 - 0.5])
     kinds = np.array(["distinct"] * 10 + ["self"] * 10)
     pmi = np.full(20, 2.0)
-    a = M.formula_agreement(exact, np.concatenate([pred, pred]), kinds, pmi)
+    a = mesh_tokenizers.formula_agreement(
+        exact, np.concatenate([pred, pred]), kinds, pmi
+    )
     assert a.sign_agreement == 1.0 and a.n_pairs == 20
     assert a.spearman_by_kind == pytest.approx({"distinct": 1.0, "self": 1.0})
     assert a.spearman_pooled < 0.95
@@ -230,12 +246,14 @@ def test_formula_agreement_counts_signs_and_skips_small_kinds():
     exact = np.array([-1.0, -2.0, 1.0, 0.5, -0.2])
     pred = np.array([-1.1, -1.9, -0.1, 0.4, -0.3])
     kinds = np.array(["distinct"] * 4 + ["self"])
-    a = M.formula_agreement(exact, pred, kinds, np.array([2, 3, 0.9, 0.5, 1.5]))
+    a = mesh_tokenizers.formula_agreement(
+        exact, pred, kinds, np.array([2, 3, 0.9, 0.5, 1.5])
+    )
     assert a.sign_agreement == pytest.approx(0.8)
     assert "self" not in a.spearman_by_kind and a.pairs_by_kind["self"] == 1
     assert (
         "distinct"
-        not in M.formula_agreement(
+        not in mesh_tokenizers.formula_agreement(
             exact, pred, kinds, np.ones(5), min_pairs=5
         ).spearman_by_kind
     )
@@ -252,21 +270,21 @@ def test_formula_agreement_counts_signs_and_skips_small_kinds():
 )
 def test_formula_agreement_rejects_bad_input(args, kwargs, match):
     with pytest.raises(ValueError, match=match):
-        M.formula_agreement(*args, **kwargs)
+        mesh_tokenizers.formula_agreement(*args, **kwargs)
 
 
 # --- learnability ---------------------------------------------------------------------------
 def test_learnability_trigram_rows(corpus, sweep):
     V = VOCAB[-1]
-    rows = M.learnability(corpus, sweep, V=V)
+    rows = mesh_tokenizers.learnability(corpus, sweep, V=V)
     assert [(r["tokenizer"], r["method"]) for r in rows] == [
-        (tk, m) for tk in M.TOKENIZERS for m in M.METHODS
+        (tk, m) for tk in mesh_tokenizers.TOKENIZERS for m in mesh_tokenizers.METHODS
     ]
     faces = corpus.faces("test")
     for r in rows:
         tk, m = r["tokenizer"], r["method"]
         assert r["ptme"] == sweep.value(tk, m, V)
-        direct = M.ngram_bits_per_face(
+        direct = mesh_tokenizers.ngram_bits_per_face(
             sweep.encode(corpus, tk, m, V, "train"),
             sweep.encode(corpus, tk, m, V, "test"),
             faces,
@@ -285,24 +303,24 @@ def test_learnability_transformer_uses_one_generator_per_tokenisation(corpus, sw
         return torch.Generator().manual_seed(100 + i)
 
     kw = dict(V=VOCAB[-1], tokenizers=("EDR",), methods=("base", "RMC"), lm=lm)
-    rows = M.learnability(corpus, sweep, generator=gen, **kw)
+    rows = mesh_tokenizers.learnability(corpus, sweep, generator=gen, **kw)
     assert asked == [0, 1] and len(rows) == 2
-    again = M.learnability(corpus, sweep, generator=gen, **kw)
+    again = mesh_tokenizers.learnability(corpus, sweep, generator=gen, **kw)
     assert [r["bits_per_face"] for r in rows] == [r["bits_per_face"] for r in again]
     assert all(np.isfinite(r["bits_per_face"]) and r["bits_per_face"] > 0 for r in rows)
     with pytest.raises(ValueError, match="generator"):
-        M.learnability(corpus, sweep, **kw)
+        mesh_tokenizers.learnability(corpus, sweep, **kw)
 
 
 def test_learnability_reports_a_unigram_and_per_sequence_bits(corpus, sweep):
     V = VOCAB[-1]
-    rows = M.learnability(corpus, sweep, V=V, tokenizers=("AMT",))
+    rows = mesh_tokenizers.learnability(corpus, sweep, V=V, tokenizers=("AMT",))
     faces = corpus.faces("test")
     for r in rows:
         m = r["method"]
         tr = sweep.encode(corpus, "AMT", m, V, "train")
         te = sweep.encode(corpus, "AMT", m, V, "test")
-        uni = M.ngram_bits_per_face(
+        uni = mesh_tokenizers.ngram_bits_per_face(
             tr, te, faces, vocab=sweep.vocab_size("AMT", m, V), order=1
         )
         assert r["unigram_bits_per_face"] == pytest.approx(uni["bits_per_face"])
@@ -317,18 +335,20 @@ def test_ngram_sequence_bits_score_each_sequence_alone():
     rng = np.random.default_rng(4)
     train = [rng.integers(0, 6, 40) for _ in range(5)]
     test = [rng.integers(0, 6, n) for n in (7, 0, 19)]
-    out = M.ngram_bits_per_face(train, test, [1, 1, 1], vocab=6)
+    out = mesh_tokenizers.ngram_bits_per_face(train, test, [1, 1, 1], vocab=6)
     assert out["sequence_bits"].shape == (3,) and out["sequence_bits"][1] == 0
     for q, b in zip(test, out["sequence_bits"]):
         if q.size:
-            alone = M.ngram_bits_per_face(train, [q], 1, vocab=6)
+            alone = mesh_tokenizers.ngram_bits_per_face(train, [q], 1, vocab=6)
             assert b == pytest.approx(alone["bits_per_face"], rel=1e-12)
     assert out["sequence_bits"].sum() / 3 == pytest.approx(out["bits_per_face"])
 
 
 def test_unigram_is_the_discounted_training_frequency():
     train = [np.array([0, 0, 0, 1])]
-    out = M.ngram_bits_per_face(train, [np.array([0, 2])], 1, vocab=3, order=1)
+    out = mesh_tokenizers.ngram_bits_per_face(
+        train, [np.array([0, 2])], 1, vocab=3, order=1
+    )
     d = 0.75  # P(w) = max(c_w − d, 0) / N + d · types / N · 1/3, N = 4, 2 types
     p0 = (3 - d) / 4 + d * 2 / 4 / 3
     p2 = d * 2 / 4 / 3
@@ -338,7 +358,7 @@ def test_unigram_is_the_discounted_training_frequency():
 def test_lm_sequence_bits_add_up_and_the_probe_times_a_step():
     pattern = np.tile(np.arange(6), 20)
     kw = dict(d_model=16, n_layers=1, n_heads=2, context=16, batch=2, lr=1e-3)
-    r = M.lm_bits_per_face(
+    r = mesh_tokenizers.lm_bits_per_face(
         [pattern] * 3,
         [pattern[:40], pattern[:7]],
         [4, 1],
@@ -349,24 +369,28 @@ def test_lm_sequence_bits_add_up_and_the_probe_times_a_step():
     )
     assert r["sequence_bits"].shape == (2,)
     assert r["sequence_bits"].sum() / 5 == pytest.approx(r["bits_per_face"])
-    sec = M.lm_step_seconds(
+    sec = mesh_tokenizers.lm_step_seconds(
         vocab=6, generator=torch.Generator().manual_seed(0), steps=600, **kw
     )
     assert 0 < sec < 10
     with pytest.raises(ValueError, match="repeats"):
-        M.lm_step_seconds(vocab=6, generator=torch.Generator(), repeats=0, **kw)
+        mesh_tokenizers.lm_step_seconds(
+            vocab=6, generator=torch.Generator(), repeats=0, **kw
+        )
     with pytest.raises(TypeError, match="unexpected"):
-        M.lm_step_seconds(vocab=6, generator=torch.Generator(), layers=2, **kw)
+        mesh_tokenizers.lm_step_seconds(
+            vocab=6, generator=torch.Generator(), layers=2, **kw
+        )
 
 
 # --- bits per face by base, the contrasts of claim 6 ----------------------------------------
 def test_bits_per_face_by_base_pools_rotations(corpus):
     faces = corpus.faces("test")
     bits = np.arange(1, corpus.test.size + 1, dtype=float)
-    got = M.bits_per_face_by_base(corpus, bits)
+    got = mesh_tokenizers.bits_per_face_by_base(corpus, bits)
     assert got == pytest.approx({"cyl": bits.sum() / faces.sum()})
     with pytest.raises(ValueError, match="one value per held-out mesh"):
-        M.bits_per_face_by_base(corpus, bits[:-1])
+        mesh_tokenizers.bits_per_face_by_base(corpus, bits[:-1])
 
 
 def test_learnability_contrasts_orient_gains_by_ptme(corpus):
@@ -382,7 +406,7 @@ def test_learnability_contrasts_orient_gains_by_ptme(corpus):
         )
 
     rows = [row("base", 2.0, 100), row("MC", 2.5, 90), row("RMC", 1.0, 50)]
-    out = M.learnability_contrasts(corpus, rows)
+    out = mesh_tokenizers.learnability_contrasts(corpus, rows)
     assert [(r["tokenizer"], r["contrast"]) for r in out] == [
         ("RAW", "MC vs base"),
         ("RAW", "RMC vs MC"),
@@ -395,14 +419,16 @@ def test_learnability_contrasts_orient_gains_by_ptme(corpus):
     assert rmc["direction"] == 1.0
     assert rmc["gains"]["cyl"] == pytest.approx((90 - 50) * n / faces)
     with pytest.raises(ValueError, match="equal"):
-        M.learnability_contrasts(corpus, [row("base", 2.0, 1), row("MC", 2.0, 1)])
+        mesh_tokenizers.learnability_contrasts(
+            corpus, [row("base", 2.0, 1), row("MC", 2.0, 1)]
+        )
     with pytest.raises(ValueError, match="lack"):
-        M.learnability_contrasts(corpus, rows[:2])
+        mesh_tokenizers.learnability_contrasts(corpus, rows[:2])
 
 
 # --- leave_one_base_out ---------------------------------------------------------------------
 def test_leave_one_base_out_trains_without_the_held_out_base(corpus):
-    rows = M.leave_one_base_out(corpus, [VOCAB[0]], tokenizers=("EDR",))
+    rows = mesh_tokenizers.leave_one_base_out(corpus, [VOCAB[0]], tokenizers=("EDR",))
     names = [r["mesh"] for r in corpus.rows]
     assert [r["mesh"] for r in rows] == list(dict.fromkeys(names))
     r = next(r for r in rows if r["mesh"] == "box")
@@ -412,11 +438,11 @@ def test_leave_one_base_out_trains_without_the_held_out_base(corpus):
     assert r["faces"] == faces
     for method, rac in (("MC", False), ("RMC", True)):
         seqs = corpus.sequences[("EDR", rac)]
-        mg = M.train_merger(
+        mg = mesh_tokenizers.train_merger(
             [seqs[i] for i in rest],
-            alphabet_size=M.ALPHABET["EDR"],
+            alphabet_size=mesh_tokenizers.ALPHABET["EDR"],
             vocab_size=VOCAB[0],
-            separators=M.SEPARATORS["EDR"],
+            separators=mesh_tokenizers.SEPARATORS["EDR"],
         )
         assert r[method] == pytest.approx(
             sum(mg.encode(seqs[i]).size for i in held) / faces
@@ -432,7 +458,7 @@ def test_leave_one_base_out_trains_without_the_held_out_base(corpus):
 )
 def test_leave_one_base_out_rejects_bad_input(corpus, vocab, tokenizers, match):
     with pytest.raises(ValueError, match=match):
-        M.leave_one_base_out(corpus, vocab, tokenizers=tokenizers)
+        mesh_tokenizers.leave_one_base_out(corpus, vocab, tokenizers=tokenizers)
 
 
 # --- helpful_merges -------------------------------------------------------------------------
@@ -448,30 +474,32 @@ def test_helpful_merges_counts_shares_per_corpus():
         r("RAC", -0.1, -0.2, 0.05),
         r("RAC", -0.3, -0.2, 0.07),
     ]
-    out = {x["order"]: x for x in M.helpful_merges(rows)}
+    out = {x["order"]: x for x in mesh_tokenizers.helpful_merges(rows)}
     assert out["as is"]["pairs"] == 2
     assert out["as is"]["helpful_exact"] == 0.5
     assert out["as is"]["helpful_first_order"] == 0.0
     assert out["RAC"]["helpful_exact"] == out["RAC"]["helpful_first_order"] == 1.0
     assert out["as is"]["mean_p_ab"] == pytest.approx(0.02)
     with pytest.raises(ValueError, match="at least one"):
-        M.helpful_merges([])
+        mesh_tokenizers.helpful_merges([])
 
 
 # --- threads do not change the vocabularies ---------------------------------------------------
 def test_workers_do_not_change_the_sweep_or_leave_one_base_out(corpus, sweep):
-    again = M.merging_sweep(corpus, VOCAB, workers=2)
+    again = mesh_tokenizers.merging_sweep(corpus, VOCAB, workers=2)
     assert again.rows == sweep.rows
     assert list(again.mergers) == list(sweep.mergers)
     assert all(
         again.mergers[k].model_proto == sweep.mergers[k].model_proto
         for k in sweep.mergers
     )
-    one = M.leave_one_base_out(corpus, [VOCAB[0]], tokenizers=("AMT",))
-    two = M.leave_one_base_out(corpus, [VOCAB[0]], tokenizers=("AMT",), workers=2)
+    one = mesh_tokenizers.leave_one_base_out(corpus, [VOCAB[0]], tokenizers=("AMT",))
+    two = mesh_tokenizers.leave_one_base_out(
+        corpus, [VOCAB[0]], tokenizers=("AMT",), workers=2
+    )
     assert one == two
     for bad in (0, 1.5, True):
         with pytest.raises(ValueError, match="workers"):
-            M.merging_sweep(corpus, VOCAB, workers=bad)
+            mesh_tokenizers.merging_sweep(corpus, VOCAB, workers=bad)
         with pytest.raises(ValueError, match="workers"):
-            M.leave_one_base_out(corpus, VOCAB, workers=bad)
+            mesh_tokenizers.leave_one_base_out(corpus, VOCAB, workers=bad)
