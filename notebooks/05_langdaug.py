@@ -28,29 +28,48 @@
 # fundus and prostate MRI benchmarks.
 #
 # ```{admonition} Claims we test
-# 1. **The chains traverse from domain $i$ to domain $j$.** Along the chains of every ordered
-#    pair, the distance of the images' colour statistics to domain $j$ falls at every saved step
-#    and ends below 0.3 of where it started, with the released code's sampler (1) and with the
-#    paper's noisy Langevin step (1b).
-# 2. **The augmented images keep valid labels:** a UNet trained on the sources alone segments
-#    them, against the source masks, with Dice ≥ 0.9.
-# 3. **Better segmentation of an unseen domain:** LangDAug beats plain training on the sources
-#    (ERM) by more than 0.02 Dice (the brief's bar; the abstract gives none), paired by
-#    training seed and beyond the seeds' noise; judged only where the unseen domain costs ERM
-#    at least twice that (a gate). (3b, 3c, full scale only: the same, paired by seed, on the
-#    paper's leave-one-domain-out splits and on a domain outside the sources' hull.)
-# 4. **It complements domain randomisation (DR):** DR + LangDAug beats DR alone, paired by
-#    seed and beyond the noise, under the same gate.
-# 5. **It regularises:** the input-gradient norm of the loss on unseen-domain images is lower
-#    after LangDAug than after ERM. (5b: the paper's Rademacher bound for GLMs is quoted.)
-# 6. **Quoted:** the benchmark numbers of the official README.
+# **The paper's claims.** What was read: the abstract, the official code with its README, and
+# excerpts of the authors' project page; not the paper's full text. Each claim's source in the verdict
+# table says which.
+#
+# - **1 · The chains move the images' colour from domain $i$ to domain $j$** (abstract: the
+#   chains traverse between domains; the sampler is the official code's). Along the chains of
+#   every ordered source pair, the distance of the images' mean colour to domain $j$'s falls at
+#   every saved step and ends at most 0.3 of where it started (the research brief's bound).
+#   The statistic sees colour only, not the disc's contrast (printed under check 2).
+# - **3 · LangDAug beats ERM on an unseen domain** (abstract: it outperforms the state of the
+#   art on unseen domains; ERM, plain training on the sources, is the baseline every
+#   domain-generalisation method must beat). A paired gain per training seed, beyond the seeds'
+#   noise, judged only where the unseen domain costs ERM at least 0.03 Dice, LangDAug's
+#   in-domain Dice is within 0.01 of ERM's, and ERM's seeds resolve 0.03 Dice there (gates): **3** on D (one leave-one-domain-out split, sources A,
+#   B, C), **3b** on X (outside the sources' hull), **3c** on M (between them); **3d** (full
+#   scale): the mean over the four leave-one-domain-out splits.
+# - **4 · It complements domain randomisation** (abstract; the README: up to +3.05 % mIoU):
+#   DR + LangDAug beats DR, paired by seed, where the domain costs DR at least 0.03 Dice and
+#   DR + LangDAug's in-domain Dice is within 0.01 of DR's, and DR's seeds resolve 0.03 Dice
+#   there: **4** on D, **4b** on X, **4c** on M.
+# - **5 · It regularises** (abstract; the derivative form is the project page's): the loss's
+#   input-gradient norm on M is lower after LangDAug than after ERM, paired by seed.
+#
+# **Quoted (not re-derived):** 5b, the Rademacher bound for GLMs (abstract); 6a–6c, the
+# README's benchmark numbers.
+#
+# **Our own checks (outside the paper's tally):** 2 · the augmentations keep valid labels
+# (the official code files every saved iterate with its source image's mask, a premise of the
+# method that the paper does not report as a result): a style-robust segmenter that never saw
+# an augmentation (domain randomisation, DR) finds the disc under the source masks, Dice ≥ 0.9
+# (the brief's bound), provided it finds it on real images of the styles the chains pass
+# between; 3e · LangDAug's gain on D exceeds 0.02 Dice (the research brief's bar; the abstract
+# gives none).
+#
+# **Sanity check:** 1b · the paper's noisy Langevin step, run with the drift of claim 1's
+# sampler, traverses as claim 1 does: it differs from it only by noise of $\sqrt\beta = 0.01$
+# per pixel and step.
 # ```
 #
 # The Fundus and Prostate data and all trained weights are out of reach offline. This chapter
 # shows the *mechanism* on synthetic fundus-like images whose domains differ only in acquisition
-# style; it does not re-measure any of the paper's segmentation numbers. The paper's full text
-# was not available to us: the method follows the official code, and the equations follow the
-# paper's project page.
+# style; it does not re-measure any of the paper's segmentation numbers.
 
 # %% tags=["parameters"]
 scale = "quick"  # "quick" (≤ 150 s on 2 CPU cores, training-heavy) or "full" (GPU)
@@ -75,6 +94,8 @@ from repbook.core import (
     paired_gain,
     tol,
 )
+from repbook.core.ledger import unstable_sentence
+from repbook.core.stats import gain_line, paired_summary, t_quantile
 from repbook.papers import langdaug as LD
 
 SIZES = {
@@ -87,17 +108,17 @@ SIZES = {
         ebm_batch=16,
         K=20,  # chain length (training and augmentation)
         eta=1.0,  # step of the released code's sampler
-        beta=1e-4,  # the paper's Langevin step: noise √β per pixel
+        beta=1e-4,  # ours (the README ablates β in latent units): noise √β per pixel
         n_chain=50,  # source images per pair that seed augmentation chains
         save_every=5,
         unet_widths=(8, 16),
-        unet_steps=400,
         unet_batch=16,
+        seg=dict(steps=600, lr=5e-3, schedule="poly"),  # every method alike
         seeds=3,  # training seeds per method
         ebm_per_seed=False,  # quick: one set of EBMs, shared by the seeds
         latent=False,  # full: chains in a VQ-VAE's latent space, as in the paper
         vq_steps=0,
-        full_splits=False,  # full: leave-one-domain-out and an outside-the-hull domain
+        lodo=False,  # full: the four leave-one-domain-out splits
         k_sweep=[],
     ),
     "full": dict(
@@ -113,13 +134,13 @@ SIZES = {
         n_chain=200,
         save_every=5,
         unet_widths=(16, 32),
-        unet_steps=3000,
         unet_batch=32,
+        seg=dict(steps=3000, lr=5e-3, schedule="poly"),
         seeds=5,
         ebm_per_seed=True,
         latent=True,
         vq_steps=3000,
-        full_splits=True,
+        lodo=True,
         k_sweep=[10, 20, 40, 80],
     ),
 }
@@ -128,7 +149,8 @@ ledger = Ledger.for_run(
     run,
     regime=(
         "synthetic fundus-like RGB domains differing only in style (sources A, B, C;"
-        " held-out M between them); small conv EBMs and 2-level UNets; CPU"
+        " held out D, X outside their hull and M between them); small conv EBMs and"
+        " 2-level UNets; CPU"
         if scale == "quick"
         else "synthetic fundus-like 64x64 domains; VQ-VAE latent chains; LODO; GPU"
     ),
@@ -151,7 +173,8 @@ PAIR_COLORS = ["ours", "baseline", "peer", "alt", "alt2", "alt3"]
 # $$\mathcal{L}_{CD} = -\big(\mathbb{E}_{x \sim D_j} f_{ij}(x) - \mathbb{E}\,f_{ij}(x_K)\big)
 #   + \lambda\,\big(\mathbb{E}\,f_{ij}(x)^2 + \mathbb{E}\,f_{ij}(x_K)^2\big).$$
 #
-# The paper samples with the Langevin step
+# The paper samples (as the project page and the research brief write it; the paper's text was
+# not read) with the Langevin step
 #
 # $$x_{k+1} = x_k - \tfrac{\beta}{2}\nabla_x E_{ij}(x_k) + \sqrt{\beta}\,\omega_k,
 #   \qquad \omega_k \sim \mathcal{N}(0, I),$$
@@ -162,7 +185,7 @@ PAIR_COLORS = ["ours", "baseline", "peer", "alt", "alt2", "alt3"]
 # defined up to a scale, we run the paper's step on $E = -f/T$ with $T = \beta/(2\eta)$: its drift
 # then equals the code's step, and $\sqrt\beta$ sets the pixel noise. **Unless a result says
 # otherwise, the EBMs are trained and the augmentations are made with the code's noise-free
-# sampler**; claim 1b runs the paper's sampler on the same EBMs.
+# sampler**; sanity check 1b runs the paper's sampler on the same EBMs.
 #
 # By hand, three steps of each sampler on a small EBM, next to the library's `sample_chain`:
 
@@ -206,40 +229,57 @@ print(f"Langevin sampler: max |by hand − library| = {(xl - lib_lang).abs().max
 # style: channel $c$ of a pixel with scene luminance $L$ is
 # $\mathrm{clip}(t_c L^{\gamma_c} + b_c + \sigma\varepsilon)$ with a tint $t$, gamma $\gamma$, bias
 # $b$ and noise $\sigma$ per domain. The sources are A (dark, red), B (bright, washed out, low
-# contrast) and C (green-blue, high contrast, noisy). The held-out domain M has the *average* of
-# their style parameters: it lies between the sources by construction, **the case most favourable
-# to interpolation between domains**. The full scale adds leave-one-domain-out splits and a
-# domain X outside the sources' hull.
+# contrast) and C (green-blue, high contrast, noisy). Three domains are held out: **D**
+# (purple, the fourth domain of the full scale's leave-one-domain-out splits; here the split
+# that holds D out), **X** (A pushed away from B and C: red, very high contrast, noisy) and
+# **M** (the *average* of the sources' style parameters, between them by construction, the
+# case most favourable to interpolation between domains). The printed distance of each style
+# to the convex hull of the sources' styles (in the ten style parameters) says which lie
+# outside it.
 
 # %%
-sources, held_out = ["A", "B", "C"], "M"
+sources, held_out = ["A", "B", "C"], ["D", "X", "M"]
 size = run["size"]
 data_rng = run.child_rng(10)
 train = {d: LD.make_domain(d, run["n_train"], data_rng, size=size) for d in sources}
 test = {
-    d: LD.make_domain(d, run["n_test"], data_rng, size=size)
-    for d in sources + [held_out]
+    d: LD.make_domain(d, run["n_test"], data_rng, size=size) for d in sources + ["M"]
 }
+test.update(
+    {d: LD.make_domain(d, run["n_test"], data_rng, size=size) for d in ["D", "X"]}
+)
 styles = pd.DataFrame(
-    {d: LD.STYLES[d].vector() for d in sources + [held_out]},
+    {d: LD.STYLES[d].vector() for d in sources + held_out},
     index=[f"{p}_{c}" for p in ("tint", "gamma", "bias") for c in "RGB"] + ["noise"],
 ).T
+hull = np.stack([LD.STYLES[d].vector() for d in sources])
+styles["to hull"] = [
+    LD.hull_distance(LD.STYLES[d].vector(), hull) for d in styles.index
+]
 print(styles.round(3).to_string())
+print(
+    "; ".join(
+        f"{d}: {'inside' if styles.loc[d, 'to hull'] < 1e-6 else 'outside'} "
+        "the sources' "
+        f"hull (distance {styles.loc[d, 'to hull']:.2f})"
+        for d in held_out
+    )
+)
 target_mean = {d: LD.channel_means(train[d].images).mean(0) for d in sources}
 
 # %% tags=["hide-input"]
-fig, axes = plt.subplots(4, 6, figsize=(9, 6.2))
-for r, d in enumerate(sources + [held_out]):
+shown = sources + held_out
+fig, axes = plt.subplots(len(shown), 6, figsize=(9, 1.55 * len(shown)))
+for r, d in enumerate(shown):
     dom = test[d]
     for c in range(6):
         ax = axes[r, c]
         ax.imshow(dom.images[c].permute(1, 2, 0).numpy())
         ax.contour(dom.masks[c].numpy(), levels=[0.5], colors="w", linewidths=0.6)
         ax.set_xticks([]), ax.set_yticks([])
-    label = f"{d} (held out)" if d == held_out else f"{d} (source)"
-    axes[r, 0].set_ylabel(label)
+    axes[r, 0].set_ylabel(f"{d} (held out)" if d in held_out else f"{d} (source)")
 fig.suptitle(
-    "Four domains, one anatomy: only the acquisition style differs (white: disc mask)"
+    "Six domains, one anatomy: only the acquisition style differs (white: disc mask)"
 )
 plt.show()
 
@@ -252,15 +292,20 @@ plt.show()
 # source images, Adam (lr $10^{-3}$, betas 0.5/0.999) — with the energy penalty at
 # $\lambda = 0.1$ (our choice: the released script's optional penalty has weight 1 and its run
 # script leaves it off). The six EBMs train side by side as the independent members of one grouped
-# network. At full scale a small VQ-VAE is trained on the source images first and the chains run
-# in its latent space, as in the paper.
+# network (`LD.pair_augmentations`, which then runs the augmentation chains of claim 1). At full
+# scale a small VQ-VAE is trained on the source images first and the chains run in its latent
+# space, as in the paper.
 
 # %%
-pairs = [(i, j) for i in sources for j in sources if i != j]
-pair_names = [f"{i}→{j}" for i, j in pairs]
+n_chain, steps = run["n_chain"], run["K"]
+ebm_cfg = LD.EBMConfig(
+    iters=run["ebm_iters"],
+    batch=run["ebm_batch"],
+    steps=steps,
+    step_size=eta,
+    widths=run["ebm_widths"],
+)
 n_ebm_sets = run["seeds"] if run["ebm_per_seed"] else 1
-x_src = torch.stack([train[i].images for i, _ in pairs])
-x_tgt = torch.stack([train[j].images for _, j in pairs])
 vq = None
 if run["latent"]:
     vq = LD.train_vqvae(
@@ -269,22 +314,22 @@ if run["latent"]:
         batch=64,
         generator=run.torch_generator(20),
     ).model
-    x_src, x_tgt = (torch.stack([vq.latent(x) for x in xs]) for xs in (x_src, x_tgt))
-ebm_sets = []
-for s in range(n_ebm_sets):
-    trace = LD.train_pair_ebms(
-        list(x_src),
-        list(x_tgt),
-        iters=run["ebm_iters"],
-        batch=run["ebm_batch"],
-        steps=run["K"],
-        step_size=run["eta"],
+pair_sets = [
+    LD.pair_augmentations(
+        train,
+        sources,
+        ebm=ebm_cfg,
+        n_chain=n_chain,
+        save_every=run["save_every"],
         generator=run.torch_generator(30 + s),
-        widths=run["ebm_widths"],
-        clip=None if run["latent"] else (0.0, 1.0),
-        offset=0.0 if run["latent"] else 0.5,
+        vq=vq,
     )
-    ebm_sets.append(trace.ebm)
+    for s in range(n_ebm_sets)
+]
+pairs = list(pair_sets[0].pairs)
+pair_names = [f"{i}→{j}" for i, j in pairs]
+augs = [ps.augmentations for ps in pair_sets]
+trace = pair_sets[-1].trace
 print(
     f"{n_ebm_sets} set(s) of {len(pairs)} pair EBMs; CD loss over the last 10 "
     f"iterations (last set): "
@@ -297,27 +342,29 @@ print(
 # From `n_chain` training images of each source domain we run the chains of each pair for $K = 20$
 # steps and keep steps 0, 5, 10, 15, 20 (steps 5–20 are the augmentations). The statistic is the
 # distance of the chains' mean colour (the channel means, averaged over a pair's chains) to the
-# mean colour of domain $j$, divided by the same distance at step 0: 1 at the start, 0 on arrival.
+# mean colour of domain $j$, divided by the same distance at step 0: 1 at the start, 0 on arrival
+# (`LD.normalised_traversal`).
 #
 # **Criterion (fixed before the run).** For every one of the 6 pairs, the normalised distance
-# falls at every saved step (strictly) and is at most 0.3 at step 20 — for the code's sampler
-# (claim 1, the augmentations) and, on the same EBMs, for the paper's Langevin sampler with
-# $\beta = 10^{-4}$ (claim 1b). Plausible failures: chains that stall half-way (the EBM has not
-# learned a slope that reaches $j$), overshoot past $j$ (the distance rises again), or drift
-# elsewhere (pixel-space EBMs can push images along directions that are not style).
+# falls at every saved step (strictly) and is at most 0.3 at step 20 (the research brief's
+# bound; the abstract says only that the chains traverse between domains), with the code's
+# sampler, which makes the augmentations. Plausible failures: chains that stall half-way (the
+# EBM has not learned a slope that reaches $j$), overshoot past $j$ (the distance rises
+# again), or drift elsewhere (pixel-space EBMs can push images along directions that are not
+# style).
+#
+# **Sanity check 1b.** The same criterion for the paper's Langevin step on the same EBMs, from
+# the same starts. At $T = \beta/(2\eta)$ its drift *is* the code's step, so it differs from
+# claim 1 only by the noise, $\sqrt\beta = 0.01$ per pixel and step, which the channel means
+# average away: it can fail only where claim 1 fails or the noise derails a chain, so it shows
+# that our Langevin sampler runs, not the paper's claim. What the noise does change is printed
+# under it: the pixel noise it leaves in the augmentations.
 
 # %%
-n_chain, steps = run["n_chain"], run["K"]
 x0 = torch.stack([train[i].images[:n_chain] for i, _ in pairs])
 m0 = torch.stack([train[i].masks[:n_chain] for i, _ in pairs])
-augs = [
-    LD.langdaug_augment(
-        e, x0, m0, steps=steps, step_size=eta, save_every=run["save_every"], vq=vq
-    )
-    for e in ebm_sets
-]
 aug_langevin = LD.langdaug_augment(
-    ebm_sets[0],
+    pair_sets[0].trace.ebm,
     x0,
     m0,
     steps=steps,
@@ -328,24 +375,25 @@ aug_langevin = LD.langdaug_augment(
     save_every=run["save_every"],
     vq=vq,
 )
-
-
-def traversal(aug):
-    """Normalised distance to domain j's mean colour along each pair's chains."""
-    out = {}
-    for p, (i, j) in enumerate(pairs):
-        d = [LD.style_distance(c[p], target_mean[j]) for c in aug.chains]
-        out[pair_names[p]] = np.array(d) / d[0]
-    return out
-
-
-trav_code, trav_lang = traversal(augs[0]), traversal(aug_langevin)
+means_j = np.stack([target_mean[j].numpy() for _, j in pairs])
+trav_code = dict(zip(pair_names, LD.normalised_traversal(augs[0].chains, means_j)))
+trav_lang = dict(zip(pair_names, LD.normalised_traversal(aug_langevin.chains, means_j)))
 table = pd.DataFrame(trav_code, index=[f"step {k}" for k in augs[0].steps]).T
 print("code sampler, normalised distance to the target domain:")
 print(table.round(3).to_string())
 print(
     f"Langevin sampler, at step {steps}: "
     + ", ".join(f"{p} {v[-1]:.3f}" for p, v in trav_lang.items())
+)
+gap_samplers = max(np.abs(trav_code[p] - trav_lang[p]).max() for p in pair_names)
+end_diff = aug_langevin.chains[-1] - augs[0].chains[-1]
+print(
+    "the two samplers' normalised distances differ by at most "
+    f"{gap_samplers:.4f}; at step {steps} the Langevin chains differ from the code's "
+    f"by {end_diff.std():.4f} per pixel (sd), against "
+    f"√(Kβ) = {np.sqrt(steps * beta):.4f} for noise that nothing removes: the noise "
+    "adds pixel noise to the augmentations and leaves their colour where the drift "
+    "takes it"
 )
 
 # %% tags=["hide-input"]
@@ -372,7 +420,7 @@ for p, name in enumerate(pair_names):
     ax.plot(show_steps, trav_code[name], "-o", ms=3, color=col, label=name)
     ax.plot(show_steps, trav_lang[name], "--", color=col, lw=1)
 ax.axhline(0.3, color=color_for("reference"), ls=":", lw=1.2, label="criterion 0.3")
-ax.plot([], [], "k--", lw=1, label="paper's Langevin step")
+ax.plot([], [], "k--", lw=1, label="paper's Langevin step (1b)")
 ax.set(
     xlabel="chain step k",
     ylabel="distance to domain j (normalised)",
@@ -387,358 +435,566 @@ plt.show()
 end_key = f"distance at step {steps} / step 0"
 end_code = {p: v[-1] for p, v in trav_code.items()}
 end_lang = {p: v[-1] for p, v in trav_lang.items()}
+traverses = all_of(
+    at_most(end_key, 0.3), *[monotone(p, "decreasing") for p in pair_names]
+)
 ledger.check(
     "1",
-    "chains traverse i → j (code's noise-free sampler)",
-    paper="LD iterates interpolate between domains",
-    source="paper",
+    "chains move the images' mean colour from domain i to j "
+    "(code's noise-free sampler)",
+    paper="abstract: EBMs traverse between source domains, generating intermediate "
+    "samples by Langevin dynamics; the sampler (noise-free steps) is the official "
+    "code's; the bound 0.3 is the research brief's",
+    source="abstract",
     measured={end_key: end_code, **trav_code},
-    criterion=all_of(
-        at_most(end_key, 0.3),
-        *[monotone(p, "decreasing") for p in pair_names],
-    ),
+    criterion=traverses,
     show=[end_key],
     tolerance=tol(abs=0.0005),
 )
-ledger.check(
+ledger.sanity(
     "1b",
-    "chains traverse i → j (paper's Langevin step)",
-    paper="x ← x − (β/2)∇E + √β·ω",
-    source="paper",
-    measured={end_key: end_lang, **trav_lang},
-    criterion=all_of(
-        at_most(end_key, 0.3),
-        *[monotone(p, "decreasing") for p in pair_names],
-    ),
+    "the paper's Langevin step, with claim 1's drift, traverses as claim 1 does",
+    why="at T = β/(2η) its drift is the code's step, so it differs from claim 1 "
+    "only by "
+    "noise of √β = 0.01 per pixel and step (β = 1e-4 is ours), which the channel means "
+    "average away; it fails only where claim 1 fails or the noise derails a chain",
+    measured={
+        end_key: end_lang,
+        **trav_lang,
+        "largest |1b − 1| normalised distance": gap_samplers,
+    },
+    criterion=traverses,
     show=[end_key],
+    evidence="simulation",
     tolerance=tol(abs=0.0005),
 )
+
 # %% [markdown]
 # The image grid shows one chain per pair: the mean colour moves from the source's style towards
-# the target's while the disc and vessels stay in place. The printed table gives the distance at
-# each saved step. The dashed curves (the paper's noisy step) follow the solid ones (the code's
-# step): with $\beta = 10^{-4}$ the noise adds $\sqrt\beta = 0.01$ per pixel and step, which the
-# channel means average away. What the statistic does not see is visible in the grid: the chains
-# change the mean colour faster than the contrast between disc and background, and some pairs
-# pick up a faint grid pattern, the pixel-space EBM's own fingerprint (claim 2 measures both
-# effects on the labels).
-#
+# the target's while the disc and vessels stay in place; the table gives the distance at each
+# saved step. The dashed curves (the paper's noisy step) lie on the solid ones, as they must
+# (sanity check 1b). What the statistic does not see is visible in the grid: the chains change
+# the mean colour faster than the contrast between disc and background, and some pairs pick up
+# a faint grid pattern, the pixel-space EBM's own fingerprint (our check 2 measures what both do
+# to the labels, and prints the disc contrast). Claim 1 is therefore read as a move of colour,
+# not as arrival in domain $j$: the late iterates carry $j$'s colours with much of $i$'s
+# contrast. The official fundus pipeline restores the source's lightness channel after the
+# chain (LAB colour), so there too the chains change colour rather than structure.
+
+# %% [markdown]
 # ## Segmentation models
 #
 # Four training sets, each for `seeds` seeds: **ERM** (the 3 source domains), **DR** (the sources,
 # each batch randomised per image and channel: gain in [0.6, 1.4], bias in [−0.2, 0.2], gamma in
 # [0.6, 1.7] log-uniform), **LangDAug** (sources plus the augmentations of claim 1, labelled with
 # their source masks) and **DR + LangDAug** (both). The model is a 2-level UNet trained with
-# BCE + Dice and Adam (lr $2\times10^{-3}$). Every method gets the same number of gradient steps
-# and batch size, so LangDAug cannot win by training longer; seed $s$ starts every method from the
-# same initial weights. All models train side by side as members of one grouped network.
+# BCE + Dice and Adam; the learning rate follows the official code's "poly" schedule
+# ($\mathrm{lr}\cdot(1-s/S)^{0.9}$ at step $s$ of $S$). Every method gets the same number of
+# gradient steps and batch size, so LangDAug cannot win by training longer, and seed $s$ starts
+# every method from the same initial weights. The steps are not enough for full convergence on
+# this budget: the in-domain Dice of each method is printed below, and claims 3 and 4 are
+# judged only where the augmented set fits the sources about as well as its baseline. The models of
+# one step count train side by side as members of one grouped network
+# (`LD.train_segmenters`).
 
 # %%
 x_sources = torch.cat([train[d].images for d in sources])
 m_sources = torch.cat([train[d].masks for d in sources])
 dr = LD.DRRange()
-tasks, inits, labels = [], [], []
-for s in range(run["seeds"]):
-    aug = augs[s % len(augs)]
-    x_aug = torch.cat([x_sources, aug.images])
-    m_aug = torch.cat([m_sources, aug.masks])
-    for method, task in zip(
-        METHODS,
-        [
-            LD.SegTask(x_sources, m_sources),
-            LD.SegTask(x_sources, m_sources, dr),
-            LD.SegTask(x_aug, m_aug),
-            LD.SegTask(x_aug, m_aug, dr),
-        ],
-    ):
-        tasks.append(task)
-        inits.append(run.torch_generator(100 + s))  # same start for every method
-        labels.append((method, s))
-seg = LD.train_unets(
-    tasks,
-    inits=inits,
-    steps=run["unet_steps"],
-    batch=run["unet_batch"],
-    generator=run.torch_generator(50),
-    widths=run["unet_widths"],
+seeds = run["seeds"]
+aug_sets = [augs[s % len(augs)] for s in range(seeds)]
+aug_tasks = [
+    (torch.cat([x_sources, a.images]), torch.cat([m_sources, a.masks]))
+    for a in aug_sets
+]
+train_sets = {
+    "ERM": LD.SegTask(x_sources, m_sources),
+    "DR": LD.SegTask(x_sources, m_sources, dr),
+    "LangDAug": [LD.SegTask(x, m) for x, m in aug_tasks],
+    "DR + LangDAug": [LD.SegTask(x, m, dr) for x, m in aug_tasks],
+}
+seg_cfg = LD.SegConfig(batch=run["unet_batch"], widths=run["unet_widths"], **run["seg"])
+study = LD.train_segmenters(
+    train_sets,
+    seeds=seeds,
+    config=seg_cfg,
+    # seed s starts every method from the same weights
+    init=lambda s: run.torch_generator(100 + s),
+    batches=lambda k: run.torch_generator(50 + k),
 )
 print(
-    f"{len(tasks)} UNets ({len(METHODS)} methods × {run['seeds']} seeds); "
-    f"training sets: ERM {len(x_sources)} images, LangDAug {len(x_aug)} "
-    f"({len(aug.images)} augmentations)"
+    f"{len(study.labels)} UNets ({len(METHODS)} methods × {seeds} seeds), "
+    + ", ".join(f"{m} {n}" for m, n in study.steps.items())
+    + f" steps of {seg_cfg.batch} images; training sets: ERM {len(x_sources)} images, "
+    f"LangDAug {len(aug_tasks[0][0])} ({len(aug_sets[0].images)} augmentations)"
 )
-member = {lab: g for g, lab in enumerate(labels)}
-dice_held = LD.segment_dice(seg.model, test[held_out].images, test[held_out].masks)
-dice_src = np.mean(
-    [
-        LD.segment_dice(seg.model, test[d].images, test[d].masks).mean(1)
-        for d in sources
-    ],
-    axis=0,
-)
+dice = {d: study.dice(test[d].images, test[d].masks) for d in sources + held_out}
 results = pd.DataFrame(
     [
         dict(
             method=m,
             seed=s,
-            held_out=dice_held[member[m, s]].mean(),
-            sources=dice_src[member[m, s]],
+            in_domain=np.mean([dice[d][m, s] for d in sources]),
+            **{d: dice[d][m, s] for d in held_out},
         )
-        for m, s in labels
+        for m, s in study.labels
     ]
 )
-print("mean Dice on the source domains' test images (in-domain):")
-print(results.groupby("method", sort=False).sources.agg(["mean", "std"]).round(3))
+in_dom = {lab: float(v) for lab, v in zip(study.labels, results.in_domain)}
+last_loss = {m: float(v[-20:].mean()) for m, v in study.losses.items()}
+print("mean Dice on the source domains' test images (in-domain), over seeds:")
+print(
+    results.groupby("method", sort=False)
+    .in_domain.agg(["mean", "std"])
+    .assign(**{"training loss (last 20 steps)": pd.Series(last_loss)})
+    .round(4)
+    .to_string()
+)
 
 # %% [markdown]
-# ## Claim 2 · The augmented images keep valid labels
+# ## Our check 2 · The augmented images keep valid labels
 #
 # A chain may change more than style: pixel-space EBMs can smear or shift the disc, and then the
-# source mask is a wrong label. We segment every augmentation with the ERM models (trained on the
-# sources only, so they have never seen an augmentation) and score them against the source masks.
+# source mask is a wrong label. We segment every augmentation and score the prediction against
+# the source mask. The referee must not confuse "the label is wrong" with "this style is new to
+# me": the chains leave the sources' styles on purpose, and a model trained on the sources alone
+# (ERM) can miss a disc whose label is right. The referees are the **DR** models: they never saw
+# an augmentation, and their training randomises gain, bias and gamma per channel, so the styles
+# the chains pass through are not new to them.
 #
-# **Criterion.** Each ERM seed's mean Dice over all augmentations is at least 0.9. A chain that
-# blurs, moves or erases the disc would fail it.
+# **Gate (the referee reads real images of these styles).** Each DR seed's Dice is at least 0.9
+# on the real test images of each source and of M (the centroid of the sources' styles), where
+# the labels are right by construction. **Criterion.** Each DR seed's mean Dice over all
+# augmentations is at least 0.9 (the research brief's bound). A chain that blurs, moves or
+# erases the disc would fail it. Two diagnostics are printed and do not decide: ERM's Dice on
+# the augmentations (the referee of this chapter's earlier revision) and a model-free one, the
+# per-image AUC of the source mask against the image's brightness (1 when the mask marks
+# exactly the brightest region, as the disc is in every real style).
 
 # %%
-erm_members = [member["ERM", s] for s in range(run["seeds"])]
-aug0 = augs[0]
-dice_aug = LD.segment_dice(seg.model, aug0.images, aug0.masks)[erm_members]
+aug0 = aug_sets[0]
+dice_aug_all = study.per_image(LD.segment_dice, aug0.images, aug0.masks)
+referee = [study.labels.index(("DR", s)) for s in range(seeds)]
+erm_rows = [study.labels.index(("ERM", s)) for s in range(seeds)]
+dice_aug, dice_aug_erm = dice_aug_all[referee], dice_aug_all[erm_rows]
 n_per_step = len(pairs) * n_chain
 by_step = {
     f"step {k}": dice_aug[:, i * n_per_step : (i + 1) * n_per_step].mean()
     for i, k in enumerate(aug0.steps[1:])
 }
+real_ref = {
+    f"{d}, seed {s}": dice[d]["DR", s] for d in sources + ["M"] for s in range(seeds)
+}
 print(
-    f"ERM Dice on the {aug0.images.shape[0]} augmentations, per seed: "
-    + ", ".join(f"{d:.3f}" for d in dice_aug.mean(1))
-)
-print(
-    "by chain step (mean over seeds): "
+    f"referee (DR) Dice on the {aug0.images.shape[0]} augmentations, per seed: "
+    + ", ".join(f"{v:.3f}" for v in dice_aug.mean(1))
+    + "; by chain step (mean over seeds): "
     + ", ".join(f"{k} {v:.3f}" for k, v in by_step.items())
 )
 print(
-    "for comparison, ERM Dice on the sources' test images: "
-    + ", ".join(f"{d:.3f}" for d in results.query("method == 'ERM'").sources)
+    "the referee on real images (sources' test images and M), lowest: "
+    f"{min(real_ref.values()):.3f}; ERM's Dice on the augmentations, per seed: "
+    + ", ".join(f"{v:.3f}" for v in dice_aug_erm.mean(1))
 )
-
-
-def disc_contrast(images, masks):
-    """Mean over images and channels of (mean inside the disc − mean outside it)."""
-    m = masks[:, None]
-    inside = (images * m).sum((2, 3)) / m.sum((2, 3))
-    outside = (images * (1 - m)).sum((2, 3)) / (1 - m).sum((2, 3))
-    return float((inside - outside).mean())
-
-
+auc_aug = LD.mask_auc(aug0.images, aug0.masks)
+auc_real = LD.mask_auc(
+    torch.cat([test[d].images for d in sources]),
+    torch.cat([test[d].masks for d in sources]),
+)
+print(
+    f"mask AUC: real source test images median {np.median(auc_real):.3f} "
+    f"(lowest {auc_real.min():.3f}); augmentations median {np.median(auc_aug):.3f}, "
+    f"below 0.9 on {np.mean(auc_aug < 0.9):.1%} of them"
+)
 contrast = pd.DataFrame(
     {
         name: {
-            "step 0": disc_contrast(aug0.chains[0, p], m0[p]),
-            f"step {steps}": disc_contrast(aug0.chains[-1, p], m0[p]),
-            "domain j": disc_contrast(train[j].images, train[j].masks),
+            "step 0": LD.disc_contrast(aug0.chains[0, p], m0[p]),
+            f"step {steps}": LD.disc_contrast(aug0.chains[-1, p], m0[p]),
+            "domain j": LD.disc_contrast(train[j].images, train[j].masks),
         }
         for p, (name, (i, j)) in enumerate(zip(pair_names, pairs))
     }
 ).T
-print("disc contrast (inside − outside, mean over channels):")
+print("disc contrast (inside − outside the mask, mean over channels):")
 print(contrast.round(3).to_string())
-worst = contrast[f"step {steps}"].sub(contrast["domain j"]).abs().idxmax()
-c_end, c_j = contrast.loc[worst, f"step {steps}"], contrast.loc[worst, "domain j"]
-d_first, d_last = by_step["step 5"], by_step[f"step {steps}"]
-print(
-    "The chains move the mean colour but not all of the contrast: for "
-    f"{worst} the disc contrast is {c_end:.3f} at step {steps} against {c_j:.3f} "
-    f"in domain {worst[-1]}; ERM's Dice falls from {d_first:.3f} at step 5 to "
-    f"{d_last:.3f} at step {steps}."
-)
 
 # %%
-ledger.check(
+REF_REAL = "referee (DR) Dice on real test images (sources, M)"
+REF_AUG = "referee (DR) Dice on augmentations"
+ledger.ours(
     "2",
-    "augmentations keep valid labels (ERM Dice on them)",
-    paper="source masks label the LD samples",
-    source="paper",
-    measured={"ERM Dice on augmentations": list(dice_aug.mean(1)), **by_step},
-    criterion=at_least("ERM Dice on augmentations", 0.9),
-    show=["ERM Dice on augmentations"],
-    tolerance=tol(rel=0.02),
+    "augmentations keep valid labels (a style-robust referee's Dice on them)",
+    why="a premise of the method, not a result the paper reports: the official "
+    "code files every saved iterate with its source image's mask (convert_LAB.py); "
+    "the bound 0.9 is "
+    "the research brief's",
+    measured={REF_AUG: list(dice_aug.mean(1)), REF_REAL: real_ref, **by_step},
+    gate=at_least(REF_REAL, 0.9),
+    criterion=at_least(REF_AUG, 0.9),
+    show=[REF_AUG],
+    tolerance={
+        "referee (DR) Dice on augmentations": tol(abs=0.02),
+        "referee (DR) Dice on real test images (sources, M)": tol(abs=0.02),
+        "step 5": tol(abs=0.005),
+        "step 10": tol(abs=0.007),
+        "step 15": tol(abs=0.009),
+        "step 20": tol(abs=0.008),
+    },
 )
+
 # %% [markdown]
-# The contrast table shows why the label check is tight: late iterates carry the target's mean
-# colour with a disc that stands out less (or more) than in the target domain, a combination the
-# sources never show, and the segmenter trained on the sources finds the disc less often there.
+# The referee's Dice by chain step shows where labels drift, if they do: the late iterates
+# carry the target's mean colour with a disc that stands out less (or more) than in the target
+# domain (the contrast table), a combination no real domain shows. ERM's lower Dice on the same
+# images, printed beside it, is the gap between "the label is wrong" and "this style is new".
+
+# %% [markdown]
+# ## Claim 3 · Better segmentation of an unseen domain
 #
-# ## Claim 3 · Better segmentation of the unseen domain
+# The paper's benchmarks hold one domain out at a time (leave-one-domain-out) and average; at
+# quick scale we run the split that holds D out (sources A, B, C) and test the same models on two
+# more unseen domains, X outside the sources' hull and M between them.
 #
-# **Gate.** The held-out domain costs ERM at least 0.04 Dice (its in-domain Dice minus its Dice
-# on M): a gain of 0.02 on an unseen domain can only show where there is a domain gap to close,
-# and a gap of twice the gain leaves room for it without asking LangDAug to close all of it.
-# Unmet, the claim is not checked at this scale. The bar 0.02 is the research brief's (the
-# abstract says "beats" without a number). **Criterion.** On M, the gain
-# LangDAug − ERM in Dice, paired by training seed (both start from the same weights): its mean
-# minus two standard errors > 0.02. It fails if the mean plus two standard errors is ≤ 0.02 (the
-# augmentations add nothing the sources did not already teach, or they mislead the UNet); in
-# between it is within the noise. Remember that M lies between the sources by construction.
+# **Gates (fixed before the run).** (a) *A domain gap*: the unseen domain costs ERM at least
+# 0.03 Dice (its mean in-domain Dice minus its mean Dice on that domain): a gain can show only
+# where there is a gap to close, and 3 points is the largest gain the README reports (up to
+# +3.05 % mIoU added to DR methods; +1.7 mDSC over the next method on Fundus), so that a gain
+# of the paper's size has room to show. (b) *Both models fit the sources*:
+# LangDAug's mean in-domain Dice is at most 0.01 below ERM's, so that a held-out difference is
+# not an under-fitted model's. (c) *The seeds resolve a gain of that size*: $t$·SE of ERM's
+# per-seed Dice on the domain is at most 0.03 (the baseline's own scatter, read before the
+# method's; added after the audit, see Deviations). Unmet, the claim is not checked at this
+# scale.
+# **Criterion.** The gain LangDAug − ERM in Dice on the unseen domain, paired by training seed
+# (both start from the same weights), beyond its noise: mean − $t$·SE > 0 ($t$: Student's
+# 97.5 % quantile on seeds − 1 degrees of freedom). It fails if mean + $t$·SE ≤ 0 (the
+# augmentations add nothing the sources did not teach, or they mislead the UNet); in between it
+# is within the noise. The bar is 0: the abstract says "outperforms" without a size; the
+# research brief's bar of 0.02 is our check 3e.
+#
+# The unseen domains were chosen from ERM's gap alone: in a probe that trained only ERM (seed 0),
+# before any LangDAug model was scored on D or X, D and X cost ERM far more than 0.03 and M
+# almost nothing; the probe's numbers are not used here, the gates read this run's.
 
 # %%
-wide = results.pivot(index="seed", columns="method", values="held_out")[METHODS]
-print("Dice on the held-out domain M, per seed:")
-print(wide.round(4).to_string())
-summary = wide.agg(["mean", "std"]).T
-print(summary.round(4).to_string())
-gain_erm = wide["LangDAug"].mean() - wide["ERM"].mean()
-gain_dr = (wide["DR + LangDAug"] - wide["DR"]).mean()
-print(f"LangDAug − ERM (mean Dice): {gain_erm:+.4f}")
-print(f"DR + LangDAug − DR (mean paired gain): {gain_dr:+.4f}")
-erm_in = results.query("method == 'ERM'").sources.mean()
+WHERE = {
+    "D": "the fourth domain, held out from A, B, C",
+    "X": "outside the sources' hull",
+    "M": "between the sources",
+}
+IDS3, IDS4 = (
+    dict(zip(held_out, ["3", "3b", "3c"])),
+    dict(zip(held_out, ["4", "4b", "4c"])),
+)
+seed_ids = list(range(seeds))
+
+
+def mean_of(values, method):
+    return float(np.mean(LD.per_seed(values, method)))
+
+
+def gap(method, d):
+    """A method's mean in-domain Dice minus its mean Dice on domain d."""
+    return mean_of(in_dom, method) - mean_of(dice[d], method)
+
+
+wide = {
+    d: results.pivot(index="seed", columns="method", values=d)[METHODS]
+    for d in held_out
+}
+for d in held_out:
+    print(f"Dice on {d} ({WHERE[d]}), per seed:")
+    print(wide[d].round(4).to_string())
 print(
-    f"ERM scores {wide['ERM'].mean():.3f} on the held-out domain M and {erm_in:.3f} on "
-    f"the sources' own test images: the shift to M costs ERM "
-    f"{erm_in - wide['ERM'].mean():+.4f} Dice (in-domain minus held-out)."
+    "cost of each unseen domain (mean in-domain Dice − mean Dice there): "
+    + "; ".join(
+        f"{d}: " + ", ".join(f"{m} {gap(m, d):+.3f}" for m in METHODS) for d in held_out
+    )
 )
 
 # %% tags=["hide-input"]
-fig, ax = plt.subplots(figsize=(7, 3.8))
-for k, m in enumerate(METHODS):
-    vals = wide[m].to_numpy()
-    ax.bar(k, vals.mean(), color=color_for(m), alpha=0.35, width=0.6)
-    ax.scatter(
-        np.full(len(vals), k) + np.linspace(-0.12, 0.12, len(vals)),
-        vals,
-        color=color_for(m),
-        zorder=3,
-        label=f"{m}: {vals.mean():.3f} ± {vals.std(ddof=1):.3f}",
+fig, axes = plt.subplots(1, len(held_out), figsize=(11, 3.9), sharey=True)
+for ax, d in zip(axes, held_out):
+    for a, b in (("ERM", "LangDAug"), ("DR", "DR + LangDAug")):
+        ka, kb = METHODS.index(a), METHODS.index(b)
+        for s in seed_ids:
+            ax.plot(
+                [ka, kb],
+                [wide[d].loc[s, a], wide[d].loc[s, b]],
+                color=color_for("muted"),
+                lw=0.8,
+                zorder=1,
+            )
+    for k, m in enumerate(METHODS):
+        vals = wide[d][m].to_numpy()
+        ax.scatter(np.full(len(vals), k), vals, color=color_for(m), s=22, zorder=3)
+        ax.hlines(vals.mean(), k - 0.25, k + 0.25, color=color_for(m), lw=2)
+    ax.hlines(
+        mean_of(in_dom, "ERM"),
+        -0.4,
+        len(METHODS) - 0.6,
+        color=color_for("reference"),
+        ls=":",
+        lw=1.2,
+        label="ERM in-domain",
     )
-lo = wide.to_numpy().min()
-ax.set(
-    xticks=range(len(METHODS)),
-    xticklabels=[m.replace(" + ", "\n+ ") for m in METHODS],
-    ylabel="Dice on held-out domain M",
-    ylim=(max(0.0, lo - 0.05), 1.0),
-    title="Unseen-domain Dice per method (dots: seeds)",
+    ax.set(
+        xticks=range(len(METHODS)),
+        xticklabels=[m.replace(" + ", "\n+ ") for m in METHODS],
+        title=f"{d}: {WHERE[d]}",
+        ylim=(0, 1.02),
+    )
+    ax.title.set_fontsize(10)
+axes[0].set_ylabel("Dice on the unseen domain")
+axes[0].legend(fontsize=8, loc="lower left")
+fig.suptitle(
+    "Unseen-domain Dice per method (dots: seeds; lines: pairs of one seed; bars: means)"
 )
-ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
 plt.show()
 
 # %%
-domain_gap = at_least("ERM gap (in-domain − held-out)", 0.04)  # the gate of 3 and 4
-erm_gap = {"ERM gap (in-domain − held-out)": erm_in - wide["ERM"].mean()}
-ledger.check(
-    "3",
-    "LangDAug beats ERM on the unseen domain",
-    paper="beats ERM and DG methods on unseen domains",
-    source="abstract",
-    measured={
-        "LangDAug − ERM, per seed": list(wide["LangDAug"] - wide["ERM"]),
-        **erm_gap,
-        "ERM Dice": list(wide["ERM"]),
-        "LangDAug Dice": list(wide["LangDAug"]),
+FIT = "fit: method's − baseline's in-domain Dice"
+# `repbook numerics 05` (data/numerics/05_langdaug.json): about 3× the largest move
+TOL05 = {
+    "3": {
+        "LangDAug − ERM on D, per seed": tol(abs=0.2),
+        "ERM gap on D (in-domain − held-out)": tol(abs=0.002),
+        "fit: method's − baseline's in-domain Dice": tol(abs=0.02),
+        "ERM resolution on D (t·SE of its per-seed Dice)": tol(abs=0.02),
+        "ERM Dice on D": tol(abs=0.08),
+        "LangDAug Dice on D": tol(abs=0.2),
     },
-    gate=domain_gap,
-    criterion=paired_gain("LangDAug − ERM, per seed", 0.02),
-    tolerance={
-        "LangDAug − ERM, per seed": tol(abs=0.02),
-        "ERM gap (in-domain − held-out)": tol(abs=0.006),
-        "ERM Dice": tol(abs=0.02),
-        "LangDAug Dice": tol(abs=0.005),
+    "3b": {
+        "LangDAug − ERM on X, per seed": tol(abs=0.3),
+        "ERM gap on X (in-domain − held-out)": tol(abs=0.09),
+        "fit: method's − baseline's in-domain Dice": tol(abs=0.02),
+        "ERM resolution on X (t·SE of its per-seed Dice)": tol(abs=0.05),
+        "ERM Dice on X": tol(abs=0.3),
+        "LangDAug Dice on X": tol(abs=0.3),
     },
+    "3c": {
+        "LangDAug − ERM on M, per seed": tol(abs=0.04),
+        "ERM gap on M (in-domain − held-out)": tol(abs=0.004),
+        "fit: method's − baseline's in-domain Dice": tol(abs=0.02),
+        "ERM resolution on M (t·SE of its per-seed Dice)": tol(abs=0.06),
+        "ERM Dice on M": tol(abs=0.04),
+        "LangDAug Dice on M": tol(abs=0.03),
+    },
+    "3e": {
+        "LangDAug − ERM on D, per seed": tol(abs=0.2),
+        "ERM gap on D (in-domain − held-out)": tol(abs=0.002),
+        "fit: method's − baseline's in-domain Dice": tol(abs=0.02),
+        "ERM resolution on D (t·SE of its per-seed Dice)": tol(abs=0.02),
+        "ERM Dice on D": tol(abs=0.08),
+        "LangDAug Dice on D": tol(abs=0.2),
+    },
+    "4": {
+        "DR + LangDAug − DR on D, per seed": tol(abs=0.08),
+        "DR gap on D (in-domain − held-out)": tol(abs=0.007),
+        "fit: method's − baseline's in-domain Dice": tol(abs=0.04),
+        "DR resolution on D (t·SE of its per-seed Dice)": tol(abs=0.002),
+        "DR Dice on D": tol(abs=0.02),
+        "DR + LangDAug Dice on D": tol(abs=0.07),
+    },
+    "4b": {
+        "DR + LangDAug − DR on X, per seed": tol(abs=0.06),
+        "DR gap on X (in-domain − held-out)": tol(abs=0.002),
+        "fit: method's − baseline's in-domain Dice": tol(abs=0.04),
+        "DR resolution on X (t·SE of its per-seed Dice)": tol(abs=0.05),
+        "DR Dice on X": tol(abs=0.03),
+        "DR + LangDAug Dice on X": tol(abs=0.05),
+    },
+    "4c": {
+        "DR + LangDAug − DR on M, per seed": tol(abs=0.08),
+        "DR gap on M (in-domain − held-out)": tol(abs=0.006),
+        "fit: method's − baseline's in-domain Dice": tol(abs=0.04),
+        "DR resolution on M (t·SE of its per-seed Dice)": tol(abs=0.008),
+        "DR Dice on M": tol(abs=0.02),
+        "DR + LangDAug Dice on M": tol(abs=0.07),
+    },
+}
+
+
+def resolution(values):
+    """t·SE of per-seed values: the smallest mean difference their scatter resolves."""
+    v = np.asarray(values, dtype=float)
+    return float(t_quantile(len(v)) * v.std(ddof=1) / np.sqrt(len(v)))
+
+
+def judge_gain(cid, statement, paper, method, baseline, d, *, role="paper", why=""):
+    gains = LD.paired_gains(dice[d], method, baseline)
+    name = f"{method} − {baseline} on {d}, per seed"
+    gap_name = f"{baseline} gap on {d} (in-domain − held-out)"
+    res_name = f"{baseline} resolution on {d} (t·SE of its per-seed Dice)"
+    measured = {
+        name: gains,
+        gap_name: gap(baseline, d),
+        FIT: mean_of(in_dom, method) - mean_of(in_dom, baseline),
+        res_name: resolution(LD.per_seed(dice[d], baseline)),
+        f"{baseline} Dice on {d}": LD.per_seed(dice[d], baseline),
+        f"{method} Dice on {d}": LD.per_seed(dice[d], method),
+    }
+    kw = dict(
+        measured=measured,
+        gate=all_of(
+            at_least(gap_name, 0.03), at_least(FIT, -0.01), at_most(res_name, 0.03)
+        ),
+        criterion=paired_gain(name, 0.02 if role == "ours" else 0.0, k="t"),
+        show=[name, gap_name, res_name],
+        note=f"{d}: {WHERE[d]}",
+        tolerance=TOL05[cid],
+    )
+    if role == "ours":
+        return ledger.ours(cid, statement, why=why, **kw)
+    return ledger.check(cid, statement, paper=paper, source="abstract", **kw)
+
+
+PAPER3 = (
+    "abstract: outperforms state-of-the-art domain-generalisation methods on unseen "
+    "domains (ERM, the baseline they all beat, is our comparator; the paper's ERM row "
+    "was not read)"
 )
+for d in held_out:
+    judge_gain(
+        IDS3[d],
+        f"LangDAug beats ERM on the unseen domain {d}",
+        PAPER3,
+        "LangDAug",
+        "ERM",
+        d,
+    )
+judge_gain(
+    "3e",
+    "LangDAug's gain over ERM on D exceeds 0.02 Dice",
+    "",
+    "LangDAug",
+    "ERM",
+    "D",
+    role="ours",
+    why="the research brief's bar (its prototype's gain was 0.07); the abstract gives "
+    "no size, so the bar is ours",
+)
+
+# %%
+READ = {
+    "reproduced": "beyond the noise in favour of the method",
+    "within noise": "within the noise (neither ✓ nor ✗)",
+    "not reproduced": "against the method, beyond the noise",
+}
+
+
+def read_claim(cid):
+    c = next(c for c in ledger.claims if c.id == cid)
+    if not c.checked:
+        return f"{cid}: {c.verdict_word()} ({c.note})"
+    name = next(k for k in c.measured if k.endswith("per seed"))
+    gains = c.measured[name]
+    crit = paired_gain(name, c.criterion["bar"], k="t")
+    m, _, half, n = crit.interval({name: gains})
+    pos = sum(v > 0 for v in gains)
+    return (
+        f"{cid}: {name} = {m:+.4f} ± {half:.4f} (t·SE, {n} seeds; positive on {pos} of "
+        f"{n}): {READ[c.verdict]}"
+    )
+
+
+for cid in ["3", "3b", "3c", "3e"]:
+    print(read_claim(cid))
+
 # %% [markdown]
-# The printed lines read the figure. The cost of the shift to M for ERM (its in-domain Dice minus
-# its Dice on M) is the room LangDAug has to close a domain gap; where that cost is near zero,
-# the UNet already generalises from three styles to their average, and augmentations can only
-# add in-domain accuracy. This synthetic shift, between the sources by construction, is easier
-# than the paper's: a held-out domain that costs ERM Dice (domain X outside the hull, or the
-# leave-one-domain-out splits of the full scale) is what would test the claim. Where the
-# held-out domain costs ERM (almost) nothing, a gain of 0.02 has no gap to close, and the gate
-# says so.
+# The lines above read the figure: for each unseen domain, whether a gap was there to close (the
+# gate), and the paired gains of the seeds against it. A gain on D or X is interpolation
+# between the sources reaching a style outside their hull; M, between the sources, is where the
+# method's own design says it should help most, and where ERM has least to lose.
 #
 # ## Claim 4 · LangDAug complements domain randomisation
 #
-# **Criterion.** With the same seeds (each pair of runs starts from the same weights), the gain
-# DR + LangDAug − DR in Dice on M, paired by seed: its mean minus two standard errors > 0.005 (we
-# call a gain below half a Dice point a tie), under the gate of claim 3. It fails if the mean plus
-# two standard errors is ≤ 0.005 (random style jitter already covers what the chains add); in
-# between it is within the noise.
+# **Gates.** As for claim 3 with DR as the baseline: the unseen domain costs *DR* at least 0.03
+# Dice (room for LangDAug to add to DR), and DR + LangDAug's in-domain Dice is at most 0.01 below
+# DR's (an earlier revision judged this claim on a DR + LangDAug that had not fitted the
+# sources). **Criterion.** The gain DR + LangDAug − DR on the unseen domain, paired by seed:
+# mean − $t$·SE > 0; it fails if mean + $t$·SE ≤ 0 (random style jitter already covers what the
+# chains add); in between it is within the noise. The README's "up to +3.05 % mIoU" is a best
+# case over DR methods, not a bar. Claim 4 on D, 4b on X, 4c on M.
 
 # %%
-in_domain = results.groupby("method").sources.mean()
-print(
-    f"in-domain Dice (sources' test images): DR {in_domain['DR']:.3f}, "
-    f"DR + LangDAug {in_domain['DR + LangDAug']:.3f}; spread of DR + LangDAug on M "
-    f"over seeds: sd {wide['DR + LangDAug'].std(ddof=1):.3f}"
+PAPER4 = (
+    "abstract: complements existing domain-randomisation approaches; official README: "
+    "up to +3.05 % mIoU over DR methods (TriD, RAM, ...; table not read)"
 )
-print(
-    f"DR on M {wide['DR'].mean():.3f}: the shift to M costs DR "
-    f"{in_domain['DR'] - wide['DR'].mean():+.4f} Dice (in-domain minus held-out)"
-)
-ledger.check(
-    "4",
-    "DR + LangDAug beats DR",
-    paper="adds up to 3.05% mIoU to DR methods",
-    source="official code",
-    measured={
-        "DR + LangDAug − DR, per seed": list(wide["DR + LangDAug"] - wide["DR"]),
-        **erm_gap,
-        "DR Dice": list(wide["DR"]),
-        "DR + LangDAug Dice": list(wide["DR + LangDAug"]),
-    },
-    gate=domain_gap,
-    criterion=paired_gain("DR + LangDAug − DR, per seed", 0.005),
-    tolerance={
-        "DR + LangDAug − DR, per seed": tol(abs=0.2),
-        "ERM gap (in-domain − held-out)": tol(abs=0.006),
-        "DR Dice": tol(abs=0.06),
-        "DR + LangDAug Dice": tol(abs=0.2),
-    },
-)
+for d in held_out:
+    judge_gain(
+        IDS4[d], f"DR + LangDAug beats DR on {d}", PAPER4, "DR + LangDAug", "DR", d
+    )
+for cid in ["4", "4b", "4c"]:
+    print(read_claim(cid))
+print("context, not a bar (the paper's strongest baselines are DR methods):")
+for d in ("D", "X"):
+    print(
+        gain_line(
+            f"  DR − LangDAug on {d}, per seed",
+            LD.paired_gains(dice[d], "DR", "LangDAug"),
+        )
+    )
+
 # %% [markdown]
-# Read the line above with the figure of claim 3: where DR + LangDAug also trails DR on the
-# sources' own test images, the combined training set (randomised *and* augmented) is under-fitted
-# at this budget — the same number of steps as ERM on a much wider distribution — rather than
-# misled by the augmentations; the full scale trains 3,000 steps instead of 400.
-#
+# Read with the figure of claim 3. Our DR randomises per channel the very family of
+# transformations that makes the domains here (a gain, a gamma and a bias per channel, see
+# *Synthetic domains*): it is an oracle for these domains, every unseen style lies within its
+# reach, and the gate (DR's own gap) leaves LangDAug nothing to add. A regime where the
+# mechanism could show is known and not run: a DR that shares one gain, bias and gamma across
+# the channels (intensity-only randomisation, common in medical imaging), so that the
+# per-channel colour of D and X lies outside DR's reach but inside the chains' colour
+# traversal; six more UNets, about 40 s, beyond this chapter's budget.
+
+# %% [markdown]
 # ## Claim 5 · The regularisation effect
 #
-# The paper writes the LangDAug risk as the ERM risk plus terms in the model's input gradient and
-# Hessian: training on Langevin-perturbed inputs penalises a loss that changes sharply with the
-# input. We measure $\lVert\nabla_x \ell(x, y)\rVert_2$ (BCE + Dice of one image) on the held-out
-# test images, per model, and average over images and seeds.
+# The abstract says LangDAug induces a regularisation effect; the authors' project page writes
+# the LangDAug risk as the ERM risk plus terms in the model's first and second derivatives:
+# training on Langevin-perturbed inputs penalises a loss that changes sharply with the input.
+# We measure $\lVert\nabla_x \ell(x, y)\rVert_2$ (BCE + Dice of one image) on the held-out test
+# images of M, per model, and average over images.
 #
-# **Criterion.** The mean input-gradient norm of the LangDAug models is strictly below that of the
-# ERM models. A caveat fixed in advance: a model with a lower loss on M also tends to have smaller
-# gradients there, so a pass does not separate regularisation from better fit; the same numbers on
-# the *source* test images, where both fit well, are printed for that reason (they do not decide).
+# **Criterion.** ERM's mean input-gradient norm minus LangDAug's, paired by seed, beyond its
+# noise: mean − $t$·SE > 0; it fails if mean + $t$·SE ≤ 0, and is within the noise in between.
+# A caveat fixed in advance: a model with a lower loss on M also tends to have smaller
+# gradients there, so a pass does not separate regularisation from better fit; the same numbers
+# on the *source* test images (the first half of each source's test set), where both fit well,
+# are printed for that reason (they do not decide).
 
 # %%
-gn_held = LD.input_grad_norm(seg.model, test[held_out].images, test[held_out].masks)
-gn_src = np.mean(
-    [
-        LD.input_grad_norm(seg.model, test[d].images, test[d].masks).mean(1)
-        for d in sources
-    ],
-    axis=0,
-)
-results["grad_held_out"] = [gn_held[member[m, s]].mean() for m, s in labels]
-results["grad_sources"] = [gn_src[member[m, s]] for m, s in labels]
-grad_table = results.groupby("method", sort=False)[["grad_held_out", "grad_sources"]]
+gn_held = study.grad_norm(test["M"].images, test["M"].masks)
+half = run["n_test"] // 2  # the sources' images only inform a diagnostic
+gn_by_source = [
+    study.grad_norm(test[d].images[:half], test[d].masks[:half]) for d in sources
+]
+gn_src = {lab: float(np.mean([g[lab] for g in gn_by_source])) for lab in study.labels}
+results["grad_M"] = [gn_held[lab] for lab in study.labels]
+results["grad_sources"] = [gn_src[lab] for lab in study.labels]
 print("mean ‖∇ₓℓ‖ over test images, then over seeds:")
-print(grad_table.mean().round(4).to_string())
-g_erm = results.query("method == 'ERM'").grad_held_out.mean()
-g_lang = results.query("method == 'LangDAug'").grad_held_out.mean()
-gs_erm = results.query("method == 'ERM'").grad_sources.mean()
-gs_lang = results.query("method == 'LangDAug'").grad_sources.mean()
-lang_in = results.query("method == 'LangDAug'").sources.mean()
 print(
-    f"LangDAug / ERM: {g_lang / g_erm:.3f} on M, {gs_lang / gs_erm:.3f} on the "
-    f"sources' test images (where their Dice is {lang_in:.3f} and {erm_in:.3f})"
+    results.groupby("method", sort=False)[["grad_M", "grad_sources"]]
+    .mean()
+    .round(4)
+    .to_string()
+)
+drop_m = LD.paired_gains(gn_held, "ERM", "LangDAug")
+drop_src = LD.paired_gains(gn_src, "ERM", "LangDAug")
+print(
+    "LangDAug / ERM (means over seeds): "
+    f"{mean_of(gn_held, 'LangDAug') / mean_of(gn_held, 'ERM'):.3f}"
+    f" on M, {mean_of(gn_src, 'LangDAug') / mean_of(gn_src, 'ERM'):.3f} "
+    "on the sources' "
+    f"test images; ERM − LangDAug on the sources, per seed: "
+    + ", ".join(f"{v:+.4f}" for v in drop_src)
 )
 
 # %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 2, figsize=(9, 3.6), sharey=True)
 for ax, col, where in zip(
-    axes, ["grad_held_out", "grad_sources"], ["held-out domain M", "source test images"]
+    axes, ["grad_M", "grad_sources"], ["held-out domain M", "source test images"]
 ):
     for k, m in enumerate(METHODS):
         vals = results.query("method == @m")[col].to_numpy()
@@ -755,14 +1011,40 @@ fig.suptitle("Input-gradient norm of the loss (dots: seeds; bars: means)")
 plt.show()
 
 # %%
+G5 = "ERM − LangDAug ‖∇ₓℓ‖ on M, per seed"
 ledger.check(
     "5",
     "LangDAug lowers the loss's input-gradient norm vs ERM",
-    paper="risk = ERM + gradient/Hessian regularisers",
-    source="paper",
-    measured={"LangDAug ‖∇ₓℓ‖ on M": g_lang, "ERM ‖∇ₓℓ‖ on M": g_erm},
-    criterion=at_most("LangDAug ‖∇ₓℓ‖ on M", "ERM ‖∇ₓℓ‖ on M", strict=True),
-    tolerance={"LangDAug ‖∇ₓℓ‖ on M": tol(abs=0.02), "ERM ‖∇ₓℓ‖ on M": tol(abs=0.02)},
+    paper="abstract: LangDAug induces a regularisation effect; the project page: the "
+    "augmented risk is the ERM risk plus first- and second-derivative terms (the test, "
+    "a lower input-gradient norm of the trained model, is our derived prediction)",
+    source="abstract",
+    measured={
+        G5: drop_m,
+        "ERM ‖∇ₓℓ‖ on M": LD.per_seed(gn_held, "ERM"),
+        "LangDAug ‖∇ₓℓ‖ on M": LD.per_seed(gn_held, "LangDAug"),
+    },
+    criterion=paired_gain(G5, k="t"),
+    show=[G5],
+    tolerance={
+        "ERM − LangDAug ‖∇ₓℓ‖ on M, per seed": tol(abs=0.09),
+        "ERM ‖∇ₓℓ‖ on M": tol(abs=0.09),
+        "LangDAug ‖∇ₓℓ‖ on M": tol(abs=0.08),
+    },
+)
+print(read_claim("5"))
+src = paired_summary(drop_src)
+print(
+    gain_line("ERM − LangDAug ‖∇ₓℓ‖ on the sources' test images, per seed", drop_src)
+    + (
+        ": beyond the noise where both fit, which points to a smoother model "
+        "rather than "
+        "only a better fit on M"
+        if src.mean - src.half > 0
+        else ": within the noise where both fit, so this run does not separate "
+        "a smoother "
+        "model from a better fit on M"
+    )
 )
 ledger.quote(
     "5b",
@@ -773,149 +1055,162 @@ ledger.quote(
 )
 
 # %% [markdown]
-# The printed ratios separate the two readings of claim 5: a ratio below 1 on the *source* test
-# images, where both models fit about equally well, points to a smoother model rather than only a
-# better fit on M.
+# The paired difference on the *source* test images, where both models fit about equally
+# well, is what could separate the two readings of claim 5 (a smoother model, or only a better
+# fit on M); the line above reads it.
 #
-# ## Beyond the between-domain case (full scale)
+# ## Leave-one-domain-out over all four domains (full scale)
 #
-# At full scale the same pipeline runs on 64×64 images with the chains in a VQ-VAE's latent space,
-# for each of the four domains A–D held out in turn (leave-one-domain-out, as the paper's
-# benchmarks do), and for a domain X *outside* the sources' hull, where interpolating between the
-# sources should help least. It also sweeps the chain length $K$. The criterion of 3b and 3c is
-# claim 3's: the gain LangDAug − ERM in Dice, paired by seed, with mean − 2 SE > 0.02 (3b: each
-# seed's gain averaged over the four held-out domains; 3c: on X). These are the paper's own
-# splits, so they carry no gate.
+# At full scale the same pipeline (`LD.langdaug_split`: pair EBMs retrained per seed, their
+# augmentations, ERM and LangDAug segmenters) runs on 64×64 images with the chains in a VQ-VAE's
+# latent space, for each of the four domains A–D held out in turn, as the paper's benchmarks do;
+# it also sweeps the chain length $K$. Claim 3d: each seed's gain LangDAug − ERM averaged over
+# the four held-out domains, paired by seed, with the criterion of claim 3 and the gate of a
+# domain gap (ERM's mean cost over the four held-out domains at least 0.03).
 
-
-# %% tags=["hide-input"]
-def pipeline(split_sources, targets, K, seeds, stream):
-    """Train pair EBMs (latent at full scale), augment, train ERM and LangDAug UNets for
-    `seeds` seeds; return {target: {method: [Dice per seed]}}."""
-    rng = run.child_rng(stream)
-    tr = {d: LD.make_domain(d, run["n_train"], rng, size=size) for d in split_sources}
-    te = {d: LD.make_domain(d, run["n_test"], rng, size=size) for d in targets}
-    prs = [(i, j) for i in split_sources for j in split_sources if i != j]
-    xs = torch.stack([tr[i].images for i, _ in prs])
-    xt = torch.stack([tr[j].images for _, j in prs])
-    vqm = None
-    if run["latent"]:
-        vqm = LD.train_vqvae(
-            torch.cat([tr[d].images for d in split_sources]),
-            steps=run["vq_steps"],
-            batch=64,
-            generator=run.torch_generator(stream + 1),
-        ).model
-        xs, xt = (torch.stack([vqm.latent(x) for x in z]) for z in (xs, xt))
-    xsrc = torch.cat([tr[d].images for d in split_sources])
-    msrc = torch.cat([tr[d].masks for d in split_sources])
-    x0s = torch.stack([tr[i].images[:n_chain] for i, _ in prs])
-    m0s = torch.stack([tr[i].masks[:n_chain] for i, _ in prs])
-    tks, ins = [], []
-    for s in range(seeds):
-        e = LD.train_pair_ebms(
-            list(xs),
-            list(xt),
-            iters=run["ebm_iters"],
-            batch=run["ebm_batch"],
-            steps=K,
-            step_size=eta,
-            generator=run.torch_generator(stream + 10 + s),
-            widths=run["ebm_widths"],
-            clip=None if run["latent"] else (0.0, 1.0),
-            offset=0.0 if run["latent"] else 0.5,
-        ).ebm
-        a = LD.langdaug_augment(e, x0s, m0s, steps=K, step_size=eta, vq=vqm)
-        tks += [
-            LD.SegTask(xsrc, msrc),
-            LD.SegTask(torch.cat([xsrc, a.images]), torch.cat([msrc, a.masks])),
-        ]
-        ins += [run.torch_generator(100 + s), run.torch_generator(100 + s)]
-    model = LD.train_unets(
-        tks,
-        inits=ins,
-        steps=run["unet_steps"],
-        batch=run["unet_batch"],
-        generator=run.torch_generator(stream + 50),
-        widths=run["unet_widths"],
-    ).model
-    out = {}
-    for d in targets:
-        dice = LD.segment_dice(model, te[d].images, te[d].masks).mean(1)
-        out[d] = {"ERM": list(dice[0::2]), "LangDAug": list(dice[1::2])}
-    return out
-
-
+# %%
 lodo, k_rows = {}, []
-if run["full_splits"]:
-    for n, d in enumerate(["A", "B", "C", "D"]):
+
+
+def seg_ebm(stream):
+    """The EBM generators of one full-scale pipeline: seed s draws from
+    stream + 10 + s."""
+    return lambda s: run.torch_generator(stream + 10 + s)
+
+
+if run["lodo"]:
+    full_train = {
+        d: LD.make_domain(d, run["n_train"], run.child_rng(1000), size=size)
+        for d in "ABCD"
+    }
+    full_test = {
+        d: LD.make_domain(d, run["n_test"], run.child_rng(1001), size=size)
+        for d in "ABCD"
+    }
+    for n, d in enumerate("ABCD"):
         rest = [s for s in "ABCD" if s != d]
-        extra = ["X"] if d == "D" else []
-        lodo.update(pipeline(rest, [d] + extra, run["K"], run["seeds"], 1000 * (n + 1)))
+        vq_split = None
+        if run["latent"]:
+            vq_split = LD.train_vqvae(
+                torch.cat([full_train[s].images for s in rest]),
+                steps=run["vq_steps"],
+                batch=64,
+                generator=run.torch_generator(2000 + n),
+            ).model
+        lodo[d] = LD.langdaug_split(
+            full_train,
+            {s: full_test[s] for s in "ABCD"},
+            sources=rest,
+            seeds=seeds,
+            ebm=ebm_cfg,
+            seg=seg_cfg,
+            n_chain=n_chain,
+            save_every=run["save_every"],
+            ebm_generator=seg_ebm(3000 + 100 * n),
+            init=lambda s: run.torch_generator(100 + s),
+            batches=lambda k, n=n: run.torch_generator(4000 + 100 * n + k),
+            vq=vq_split,
+        )
     for K in run["k_sweep"]:
-        res = pipeline(sources, [held_out], K, run["seeds"], 9000 + K)[held_out]
+        res = LD.langdaug_split(
+            train,
+            {"D": test["D"]},
+            sources=sources,
+            seeds=seeds,
+            ebm=LD.EBMConfig(
+                iters=run["ebm_iters"],
+                batch=run["ebm_batch"],
+                steps=K,
+                step_size=eta,
+                widths=run["ebm_widths"],
+            ),
+            seg=seg_cfg,
+            n_chain=n_chain,
+            save_every=run["save_every"],
+            ebm_generator=seg_ebm(9000 + K),
+            init=lambda s: run.torch_generator(100 + s),
+            batches=lambda k, K=K: run.torch_generator(9500 + K + k),
+            vq=vq,
+        )["D"]
         k_rows.append(dict(K=K, **{m: np.mean(v) for m, v in res.items()}))
     print(
         pd.DataFrame(
-            {d: {m: np.mean(v) for m, v in r.items()} for d, r in lodo.items()}
+            {
+                d: {m: np.mean(v) for m, v in lodo[d][d].items()}
+                | {
+                    "in-domain ERM": np.mean(
+                        [np.mean(lodo[d][s]["ERM"]) for s in "ABCD" if s != d]
+                    )
+                }
+                for d in "ABCD"
+            }
         )
         .T.round(4)
         .to_string()
     )
+    print("K sweep (sources A, B, C; Dice on D):")
     print(pd.DataFrame(k_rows).round(4).to_string(index=False))
 else:
     print(
-        "quick scale: leave-one-domain-out, domain X and the K sweep run at full scale"
+        "quick scale: the four leave-one-domain-out splits and the K sweep run at "
+        "full scale"
     )
 
 # %%
-# The paper's own splits; each pair of runs shares its seed: gains paired by seed.
-crit_3b = paired_gain("LangDAug − ERM, per seed (mean over A–D)", 0.02)
-crit_3c = paired_gain("LangDAug − ERM on X, per seed", 0.02)
-if run["full_splits"]:
-    gains = {d: np.mean(lodo[d]["LangDAug"]) - np.mean(lodo[d]["ERM"]) for d in "ABCD"}
-    per_seed = np.mean(
-        [np.subtract(lodo[d]["LangDAug"], lodo[d]["ERM"]) for d in "ABCD"], axis=0
+G3D = "LangDAug − ERM, per seed (mean over the four held-out domains)"
+GAP3D = "ERM gap, mean over the four held-out domains"
+FIT3D = "fit: LangDAug's − ERM's in-domain Dice, mean over the four splits"
+RES3D = "ERM resolution (t·SE of its per-seed held-out Dice, mean over the splits)"
+crit_3d = paired_gain(G3D, k="t")
+if run["lodo"]:
+    per_seed_gain = np.mean(
+        [np.subtract(lodo[d][d]["LangDAug"], lodo[d][d]["ERM"]) for d in "ABCD"], axis=0
     )
-    ledger.check(
-        "3b",
-        "LangDAug beats ERM, leave-one-domain-out",
-        paper="better avg over held-out domains",
-        source="paper",
-        measured={
-            "LangDAug − ERM, per seed (mean over A–D)": list(per_seed),
-            "gain per held-out domain": gains,
-        },
-        criterion=crit_3b,
+    erm_gap = np.mean(
+        [
+            np.mean([np.mean(lodo[d][s]["ERM"]) for s in "ABCD" if s != d])
+            - np.mean(lodo[d][d]["ERM"])
+            for d in "ABCD"
+        ]
     )
+    fit_3d = np.mean(
+        [
+            np.mean(lodo[d][s]["LangDAug"]) - np.mean(lodo[d][s]["ERM"])
+            for d in "ABCD"
+            for s in "ABCD"
+            if s != d
+        ]
+    )
+    erm_held = np.mean([lodo[d][d]["ERM"] for d in "ABCD"], axis=0)
     ledger.check(
-        "3c",
-        "LangDAug beats ERM outside the sources' hull",
-        paper="better on unseen domains",
-        source="paper",
+        "3d",
+        "LangDAug beats ERM, leave-one-domain-out (mean over four splits)",
+        paper=PAPER3,
+        source="abstract",
         measured={
-            "LangDAug − ERM on X, per seed": list(
-                np.subtract(lodo["X"]["LangDAug"], lodo["X"]["ERM"])
-            )
+            G3D: list(per_seed_gain),
+            GAP3D: erm_gap,
+            FIT3D: fit_3d,
+            RES3D: resolution(erm_held),
+            "gain per held-out domain": {
+                d: np.mean(lodo[d][d]["LangDAug"]) - np.mean(lodo[d][d]["ERM"])
+                for d in "ABCD"
+            },
         },
-        criterion=crit_3c,
+        gate=all_of(
+            at_least(GAP3D, 0.03), at_least(FIT3D, -0.01), at_most(RES3D, 0.03)
+        ),
+        criterion=crit_3d,
+        show=[G3D, GAP3D],
     )
 else:
     ledger.not_checked(
-        "3b",
-        "LangDAug beats ERM, leave-one-domain-out",
-        paper="better avg over held-out domains",
-        source="paper",
-        criterion=crit_3b,
-        note="full scale: A–D each held out, latent chains, 5 seeds",
-    )
-    ledger.not_checked(
-        "3c",
-        "LangDAug beats ERM outside the sources' hull",
-        paper="better on unseen domains",
-        source="paper",
-        criterion=crit_3c,
-        note="full scale: domain X outside the hull of A, B, C",
+        "3d",
+        "LangDAug beats ERM, leave-one-domain-out (mean over four splits)",
+        paper=PAPER3,
+        source="abstract",
+        criterion=crit_3d,
+        note="full scale: A–D each held out, latent chains, EBMs per seed, 5 seeds",
     )
 
 # %% [markdown]
@@ -958,38 +1253,160 @@ ledger.show()
 print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.device}")
 
 # %% [markdown]
-# **Stability.** The stability run (seeds 0–4 at quick scale, `data/stability/05_langdaug.json`)
-# gives the *seeds* column above; a claim changed since the record was made reads "stale record",
-# and the claims whose verdict flips between seeds are named under the table with their range.
-#
+# **Reading the verdicts.** The lines below are generated from this run's ledger and from the
+# committed stability record (quick scale, seeds 0–4, `data/stability/05_langdaug.json`; a
+# claim changed since the record was made reads "stale record" in the table).
+
+# %%
+for c in ledger.claims:
+    if not c.checked and not c.gate:
+        continue
+    print(c.reading_line())
+stab = ledger.stability()
+print(
+    unstable_sentence(ledger, stab)
+    or "No claim the record still describes flips between its seeds."
+)
+stale = [
+    c.id
+    for c in ledger.claims
+    if c.checked
+    and (stab is None or stab.claim(c.id) is None or stab.current(c) is None)
+]
+if stale:
+    print(
+        f"The record does not describe claim {', '.join(stale)} as it is now (new or "
+        "changed since it was made): its seeds column says so until the record is "
+        "re-made."
+    )
+
+# %% [markdown]
 # ## Deviations from the paper
 #
-# - **Criteria changed after their results were known** (the book-wide rules that a claim is
-#   judged only where its mechanism can show, and that "beats" is a gain beyond the noise of
-#   paired per-seed differences). Claim 3 was "mean LangDAug Dice − mean ERM Dice > 0.02" on M,
-#   not reproduced while M cost ERM no Dice at all (at commit 238c14c 0.956 in domain and 0.956
-#   held out); it is now gated on that cost (ERM gap ≥ 0.04, twice the bar; a first version of
-#   the gate used 0.02, the bar itself, which a verdict audit pointed out would ask LangDAug to
-#   close the whole gap) and judged on the paired gain with mean − 2 SE > 0.02. Claim 4 was
-#   "mean paired gain > 0.005"; it is now the paired gain with mean − 2 SE > 0.005, under the
-#   same gate. 3b and 3c (full scale) were bare differences of means > 0.02; they are now the
-#   paired gain of the same seeds, without a gate (the paper's own splits).
-# - **The gate of claim 4 reads ERM's gap, not DR's** (a verdict audit's finding). DR's own gap
-#   (its in-domain Dice against its Dice on M, both printed under claim 4) is as small here, and
-#   DR + LangDAug trails DR on the sources' own images too, under-fitted at an equal step budget:
-#   with either gate the claim is not checked at this scale. Without a gate, the paired gains of
-#   the seeds (the *DR + LangDAug − DR, per seed* row) would read as a negative; we do not count
-#   them against the paper in a regime where neither DR nor ERM loses anything to the shift. A
-#   gate on DR's gap and on DR + LangDAug reaching DR's in-domain Dice is the stricter regime
-#   test, and a quick-scale split that opens a gap (C, the extreme style, held out) is the
-#   affordable regime to look for; both are left to the chapter's group issue (01–07). The
-#   same audit noted that claim 2's bound (Dice ≥ 0.9 on the augmentations) is the research
-#   brief's proposal, not the paper's number, and that it mixes the labels' validity with
-#   ERM's reach to new styles.
-# - **Data.** Synthetic 32×32 fundus-like images in four styles stand in for the Fundus and
-#   Prostate benchmarks; the held-out domain M is the average of the sources' styles, inside
-#   their hull by construction, the setting most favourable to the method. No number of the
-#   paper is re-measured.
+# - **Paper text.** Only the abstract, the official code with its README and the authors'
+#   project page were read; the paper's full text was not available offline. Every claim's
+#   source says what its statement rests on: the abstract (1, 3–3d, 4–4c, 5, 5b), the official
+#   code (the premise of our check 2; the quoted numbers 6a–6c come from its README). The sampler, the CD loss, the saved
+#   iterates and the source-mask labels follow the official code; the noisy Langevin step of
+#   sanity check 1b and the derivative form of claim 5 follow the project page and the research
+#   brief, not the paper's text. Bounds that are the research brief's say so where they are
+#   used (0.3 in claim 1, 0.9 in our check 2, 0.02 in our check 3e).
+# - **Answered in this revision (an independent verdict audit, issue 33)** — old → new, the
+#   reason, and what was known when the change was made:
+#   - *Claim 3: a held-out domain with a gap.* Old: claim 3 on M only (between the sources),
+#     gated on ERM's gap ≥ 0.04 and judged as mean − 2 SE > 0.02; *not checked* (ERM's gap
+#     0.0023 at seed 0: M cost ERM nothing), with 3b (leave-one-domain-out) and 3c (domain X)
+#     left to the full scale. New: the same models are scored on three unseen domains — D (the
+#     leave-one-domain-out split that holds D out, as the paper's benchmarks do), X (outside the
+#     sources' hull) and M — as claims 3, 3b and 3c; the gate is a gap of 0.03 Dice for ERM (the
+#     largest gain the README reports) and LangDAug fitting the sources within 0.01 of ERM's
+#     in-domain Dice; the criterion is the paired gain beyond the $t$ interval with bar 0 (the
+#     abstract says "outperforms", no size; by the audit rules an unstated bound is ours). The
+#     brief's bar 0.02 stays, on D, as our check 3e. The full-scale mean over the four
+#     leave-one-domain-out splits is 3d. Known: the old verdicts; ERM's gaps on D, X and M in
+#     an ERM-only probe (seed 0, the earlier 400-step protocol: 0.64, 0.40, 0.004) that chose
+#     which unseen domains to run at quick scale; no LangDAug or DR model had been scored on D
+#     or X when the gates and criteria were written.
+#   - *Claim 4: under-fitting.* Old: DR + LangDAug − DR on M, gate ERM's gap ≥ 0.04, mean − 2 SE
+#     > 0.005; *not checked* (gate), and the chapter noted that DR + LangDAug trailed DR on the
+#     sources' own images (in-domain 0.917 against 0.943 in the audit's run) after 400 steps.
+#     New: every model trains longer with the official code's poly schedule (see *Training*
+#     below); claims 4, 4b and 4c on D, X and M are gated on DR's own gap ≥ 0.03 (room for
+#     LangDAug to add to DR) and on DR + LangDAug fitting the sources within 0.01 of DR; bar 0
+#     with the $t$ interval (0.005 was our tie band, not the README's). Known: the old values;
+#     in-domain Dice of the four methods in convergence probes (below); nothing on D or X.
+#   - *Training (all segmenters).* Old: 400 steps at a constant Adam rate of
+#     $2\times10^{-3}$, every method alike. Convergence probes that read only the sources' test
+#     images (seed 0, one model per method) showed every method still rising at 400 steps (ERM
+#     0.954 → 0.981 at 800 → 0.994 at 1,200 steps at the old rate), so all the old models were
+#     under-fitted, not only DR + LangDAug. New: 600 steps of 16 images for every method, at a base rate
+#     of $5\times10^{-3}$ with the official code's poly schedule; the rate and the step count
+#     were chosen from those probes (a faster rise at the higher rate) and the time budget,
+#     before any model of this protocol was scored on an unseen domain. In the probes
+#     DR + LangDAug stayed 0.003–0.015 below DR in-domain at every length tried, so the fit
+#     gate of claim 4 (0.01), fixed at one Dice point before this protocol ran, looked at
+#     risk; in the runs of this revision the part of claim 4's gate that is unmet is DR's
+#     own gap (the verdict lines say which part). Equal epochs (the official
+#     protocol, which gives an augmented set more steps) would cost 2.5–3.7 times the steps on
+#     the augmented sets; equal steps keep the comparison free of training length, and the fit
+#     gates of claims 3 and 4 check that the augmented sets were fitted as well as their
+#     baselines.
+#   - *Claim 2: the referee.* Old: ERM's Dice on the augmentations ≥ 0.9 per seed; *not
+#     reproduced* on 5 of 5 seeds (−0.0034 at seed 0). ERM has never seen the styles the chains
+#     pass through, so a miss mixes a wrong label with ERM's own reach to new styles; the
+#     criterion did not test the labels. New: the DR models are the referees (they never saw an
+#     augmentation and are trained across random gains, biases and gammas), gated on reading
+#     real images of the sources and of M with Dice ≥ 0.9; the bound 0.9 is unchanged. ERM's
+#     Dice and a model-free mask AUC are printed beside it. Known: the old ERM values; the DR
+#     models' Dice on the augmentations had never been computed.
+#   - *Claim 1b → sanity check 1b.* Old: a claim of the paper, *reproduced* (end distances
+#     within 0.001 of claim 1's). At $T = \beta/(2\eta)$ its drift is claim 1's, and its noise,
+#     $\sqrt\beta = 0.01$ per pixel and step, averages away in the channel means: it passes
+#     whenever claim 1 does. It is now a sanity check with the same criterion, and the line
+#     under claim 1 prints what the noise does change (the augmentations' pixel noise).
+#     Known: all values.
+#   - *Claim 5: paired.* Old: LangDAug's mean gradient norm on M below ERM's, a bare comparison
+#     of means over 3 seeds (*reproduced*, margin +0.032). A comparison of two methods is decided
+#     on paired per-seed differences beyond their noise (the book's rule); new: ERM − LangDAug
+#     per seed, mean − $t$·SE > 0, on the same images. Known: the old result.
+#   - *Sources.* Old: claims 1, 1b, 2 and 5 were marked "paper" although the paper's text was not
+#     read; each is now labelled by what was read.
+#   - *Protocols moved into the module.* The EBM-and-augmentation step
+#     (`LD.pair_augmentations`), the segmenters trained side by side (`LD.train_segmenters`), one
+#     leave-one-domain-out split (`LD.langdaug_split`, formerly the chapter's `pipeline`), the
+#     traversal statistic, the disc contrast, the mask AUC and the hull distance are tested
+#     functions of `repbook.papers.langdaug`; the EBMs, chains and claim 1's numbers are those
+#     of the earlier revision (the same random streams).
+#   - *Budget.* The unseen domains D and X cost only their evaluation (the same models are
+#     scored on them). The longer training (12 UNets for 600 instead of 400 steps) is the
+#     added cost, and it takes the chapter over its 150-second budget on 2 quiet cores (the
+#     time line under the verdict table prints this run's time). A trial at 450 steps was
+#     still over budget, with a lower in-domain fit, so 600 steps stay and the overrun is
+#     reported rather than cut from the protocol that answers the under-fitting finding. Part
+#     of the cost was paid for by scoring the input-gradient norms on half of the
+#     sources' test images (a diagnostic of claim 5, not its criterion) and by using the DR
+#     models, already trained for claim 4, as check 2's referees instead of training a model
+#     on every domain; the run time is printed under the verdict table.
+# - **Answered after a second verdict audit (issue 33)** — old → new, and what was known: every
+#   value of the run above (600 steps), which the audit read.
+#   - *Claims 3, 3b, 3e: a resolution gate.* The gap gate was met on D and X, but ERM's Dice
+#     there scatters over the seeds (D: 0.41 to 0.93 in the audited run), so the $t$ interval
+#     of the gains was ±0.97 on D and ±0.44 on X, 15–30 times the 0.03 the gap gate is sized
+#     for: "within the noise" read a test without power as a tested claim. New: a third part of
+#     the gate, $t$·SE of the *baseline's* per-seed Dice on the domain at most 0.03 (the
+#     method's values do not enter it), for 3–3c, 3e, 4–4c and 3d. Known: it closes 3, 3b and
+#     3e at this scale (≈ → ○). Cheap regimes the audit named and not run for want of time:
+#     held-out styles graded between M and D or X (evaluation only, chosen on an ERM-only
+#     probe), and more seeds (about 6 s per UNet).
+#   - *Claim 3d* gains the fit and resolution gates of claims 3–3c (it had the gap gate only).
+#   - *Claim 2 → our check 2.* The labels' validity is a premise of the method (the official
+#     code files each iterate with its source mask), not a result the paper reports; it left
+#     the paper's tally. Criterion and gate unchanged; known: ✓.
+#   - *Claim 1's statement* names what the statistic measures, the mean colour; the disc
+#     contrast the chains leave (printed under check 2) is not part of it. Criterion
+#     unchanged; known: ✓ and the contrast table.
+#   - *Sanity check 1b:* β = 1e-4 is labelled ours (the README ablates β in latent units).
+#   - *Claim 5:* the reading on the sources' test images is generated from the paired interval
+#     (it read a ratio of means); the paper field says the test is our derived prediction.
+#   - *Claims 4–4c:* the gate is kept; the text says why it is unmet (our DR is an oracle for
+#     this family of styles) and names the regime that could show the mechanism, not run. DR −
+#     LangDAug on D and X is printed as context (the paper's strongest baselines are DR
+#     methods).
+#   - *Equal steps, not the official equal epochs,* at both scales: the official setting would
+#     give the augmented sets about 3.7 times the steps (about +100 s at quick scale); not run,
+#     and the comparison at equal steps is ours.
+#   - *Tolerances measured.* `repbook numerics 05` ran the chapter under three other numerical
+#     environments: the segmenters' Dice on D and X moves by up to about 0.1 between them (the
+#     same training follows other float paths), the colour traversal by under 2e-4. Each
+#     claim's tolerances are about 3× the largest move (`TOL05`, and those of check 2 and
+#     claim 5); no verdict moved between the environments.
+#   - *Claim 3c* sits within its tolerance of the gate's boundary (ERM's gap on M 0.022–0.026
+#     against 0.03): on another machine it may read as checked.
+# - **Data.** Synthetic 32×32 fundus-like images in six styles stand in for the Fundus and
+#   Prostate benchmarks; M is the average of the sources' styles, inside their hull by
+#   construction, the setting most favourable to the method, and D and X lie outside it. No
+#   number of the paper is re-measured. The quick scale runs one leave-one-domain-out split
+#   (D held out); the other three need their own pair EBMs and segmenters and run at full scale.
 # - **Space of the chains.** At quick scale the EBMs and chains work in pixel space, with a
 #   shallow, globally pooled EBM (the paper: VQ-VAE latents, a StyleGAN-like EBM with attention
 #   and spectral norm, the fundus images in LAB colour with the source's L channel restored). The
@@ -997,19 +1414,18 @@ print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.d
 #   step. The EBMs are not conditioned on the source mask (the released code feeds its latent).
 # - **Sampler.** The EBMs are trained and the augmentations made with the released code's
 #   noise-free step ($\eta = 1$ in pixel space; the code: 10 in latent space); the paper's noisy
-#   Langevin step is run on the same EBMs for claim 1b only, at temperature $T=\beta/(2\eta)$.
-#   $\eta$ was chosen from a pilot on pair A→B with a seed the chapter does not use; a timing
-#   pilot with narrower EBMs (16/32/32 channels) left pair B→C at 0.47 of its start after 60
-#   iterations, so we kept the brief's 32/64/64.
+#   Langevin step is run on the same EBMs for sanity check 1b only, at temperature
+#   $T=\beta/(2\eta)$. $\eta$ was chosen from a pilot on pair A→B with a seed the chapter does
+#   not use; a timing pilot with narrower EBMs (16/32/32 channels) left pair B→C at 0.47 of its
+#   start after 60 iterations, so we kept the brief's 32/64/64.
 # - **Scale.** Quick: 150 training images per source, 60 CD iterations per pair (the code: up to
 #   6,000), $K = 20$ (the code: 30 for fundus, 40 for prostate), 50 chains per pair (1,200
-#   augmentations), a UNet with 8/16 channels for 400 steps of 16 images (the paper: DeepLabv3+
-#   with ResNet-34, 120 epochs), 3 training seeds sharing one set of EBMs (so the seed spread does
-#   not include the EBMs' randomness; the book's stability run varies them). The sizes were fixed
-#   from a timing run before any held-out Dice was computed.
+#   augmentations), a UNet with 8/16 channels (the paper: DeepLabv3+ with ResNet-34, 120 epochs),
+#   3 training seeds sharing one set of EBMs (so the seed spread does not include the EBMs'
+#   randomness; the book's stability run varies them).
 # - **Saved iterates.** We keep $x_5, x_{10}, \dots, x_K$; the released code keeps the iterates
 #   after steps 6, 11, 16, … and files them as 5, 10, 15, ….
-# - **Equal budgets.** Every method gets the same number of gradient steps; the paper trains for
+# - **Equal steps.** Every method gets the same number of gradient steps; the paper trains for
 #   a fixed number of epochs, which gives the augmented sets more steps.
 # - **Regularisation.** Claim 5 measures the input-gradient norm only; the Hessian term (a
 #   Hutchinson trace estimate) is not measured. The GLM Rademacher bound is quoted.
@@ -1025,5 +1441,12 @@ print(f"chapter run time: {run.elapsed():.1f} s at scale={run.scale!r} on {run.d
 # ```
 # Full scale (one GPU): 64×64 images, 400 per domain, a VQ-VAE and latent chains, 600 CD
 # iterations per pair, EBMs retrained for each of 5 seeds, 16/32-channel UNets for 3,000 steps,
-# leave-one-domain-out over A–D, the outside-the-hull domain X, and a sweep over
-# $K \in \{10, 20, 40, 80\}$.
+# the four leave-one-domain-out splits (claim 3d), D, X and M for the main split, and a sweep
+# over $K \in \{10, 20, 40, 80\}$. It has no full-scale record, and is meant for a GPU. An estimate for this book's 2-core CPU,
+# scaled from the quick run's timings (not measured at full size): a full-size UNet step costs
+# about 32 times a quick one (4× the pixels, 4× the channel products, 2× the batch), about 0.4 s
+# per model and step, and the full scale trains about 300,000 model-steps (20 models on the
+# main split, 40 on the leave-one-domain-out splits and 40 in the K sweep, 3,000 steps each):
+# some 33 hours; the 63 sets of pair EBMs (600 iterations, batch 32, on latents) add about
+# 5 hours and the five VQ-VAEs about 1: roughly 40 hours, far beyond the 30 minutes the book
+# allows a CPU full run.

@@ -31,6 +31,7 @@ from torch import nn
 from torch.nn import functional as F
 
 SAMPLERS = ("code", "langevin")
+SCHEDULES = ("constant", "poly")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -157,6 +158,28 @@ def get_style(domain: str | Style) -> Style:
             f"domain must be a Style or one of {', '.join(STYLES)}, got {domain!r}"
         )
     return STYLES[domain]
+
+
+def hull_distance(point, vertices) -> float:
+    """Euclidean distance from `point` (d,) to the convex hull of the rows of `vertices` (k, d):
+    min ‖Σ wᵢ vᵢ − point‖ over weights w ≥ 0 with Σ wᵢ = 1 (0 inside the hull). Solved as a
+    non-negative least-squares problem with the sum-to-one constraint as a heavily weighted row."""
+    from scipy.optimize import nnls
+
+    p = np.asarray(point, dtype=float).reshape(-1)
+    v = np.asarray(vertices, dtype=float)
+    if v.ndim != 2 or v.shape[1] != p.shape[0] or v.shape[0] == 0:
+        raise ValueError(
+            f"vertices must have shape (k, {p.shape[0]}) to match the point, got {v.shape}"
+        )
+    if not (np.isfinite(p).all() and np.isfinite(v).all()):
+        raise ValueError("point and vertices must be finite")
+    big = 1e4 * max(1.0, float(np.abs(v).max()), float(np.abs(p).max()))
+    a = np.vstack([v.T, big * np.ones(v.shape[0])])
+    b = np.concatenate([p, [big]])
+    w, _ = nnls(a, b, maxiter=50 * v.shape[0])
+    w = w / w.sum()
+    return float(np.linalg.norm(w @ v - p))
 
 
 @dataclass(frozen=True)
@@ -926,6 +949,17 @@ class SegTask:
         object.__setattr__(self, "masks", masks)
 
 
+def poly_lr(base: float, step: int, total: int, power: float = 0.9) -> float:
+    """The "poly" learning rate base·(1 − step/total)^power of the official segmentation code
+    (DeepLab's LR_Scheduler, power 0.9), for step = 0, …, total − 1."""
+    total = _positive_int("total", total)
+    if isinstance(step, bool) or not isinstance(step, (int, np.integer)):
+        raise ValueError(f"step must be an int, got {step!r}")
+    if not 0 <= step < total:
+        raise ValueError(f"step must lie in [0, {total}), got {step}")
+    return float(base) * (1.0 - step / total) ** float(power)
+
+
 @dataclass(frozen=True)
 class SegTrace:
     """Trained UNets (member g learned task g) and their losses, shape (steps, G)."""
@@ -943,12 +977,14 @@ def train_unets(
     generator: torch.Generator,
     lr: float = 2e-3,
     widths: tuple[int, int] = (16, 32),
+    schedule: str = "constant",
 ) -> SegTrace:
     """Adam on BCE + Dice, `steps` minibatches of `batch` images drawn uniformly from each task
     (domain-randomised first where the task says so). Member g starts from a UNet2 made from
     `inits[g]`, so two tasks given equally seeded generators start from the same weights. The
     tasks train side by side in one grouped model (the loss is the sum of the members' losses,
-    so each member's gradient is its own)."""
+    so each member's gradient is its own). `schedule`: "constant" keeps `lr`; "poly" decays it
+    as lr·(1 − s/steps)^0.9 at step s, the official segmentation code's default schedule."""
     if not tasks or not all(isinstance(t, SegTask) for t in tasks):
         raise ValueError("tasks must be a non-empty sequence of SegTask")
     if len(inits) != len(tasks):
@@ -958,11 +994,17 @@ def train_unets(
     if len({t.images.shape[1:] for t in tasks}) != 1:
         raise ValueError("all tasks must have images of the same shape")
     steps, batch = _positive_int("steps", steps), _positive_int("batch", batch)
+    if schedule not in SCHEDULES:
+        raise ValueError(f"schedule must be one of {SCHEDULES}, got {schedule!r}")
+    lr = _positive_float("lr", lr)
     model = GroupedUNet([make_unet(g, *widths) for g in inits])
-    opt = torch.optim.Adam(model.parameters(), lr=_positive_float("lr", lr))
+    opt = torch.optim.Adam(model.parameters(), lr=lr)
     G = len(tasks)
     losses = np.empty((steps, G))
     for s in range(steps):
+        if schedule == "poly":
+            for group in opt.param_groups:
+                group["lr"] = poly_lr(lr, s, steps)
         xs, ys = [], []
         for t in tasks:
             idx = torch.randint(len(t.images), (batch,), generator=generator)
@@ -1030,3 +1072,358 @@ def input_grad_norm(model: nn.Module, images, masks, *, chunk: int = 64) -> np.n
         (g,) = torch.autograd.grad(per_image.sum(), x)
         out.append(g.flatten(-3).norm(dim=-1))
     return torch.cat(out, dim=-1).detach().double().numpy()
+
+
+# ----------------------------------------------------------------------------------------------
+# measurements along the chains and on the augmentations
+def ordered_pairs(domains: Sequence[str]) -> list[tuple[str, str]]:
+    """Every ordered pair (i, j) of distinct `domains`, i-major: one pair EBM each."""
+    domains = list(domains)
+    if len(domains) < 2 or len(set(domains)) != len(domains):
+        raise ValueError(
+            f"domains must be at least two distinct names, got {domains!r}"
+        )
+    return [(i, j) for i in domains for j in domains if i != j]
+
+
+def normalised_traversal(chains, target_means) -> np.ndarray:
+    """How far the chains of each pair still are from their target's style, step by step.
+
+    `chains` holds the saved iterates (n_saved, G, n, 3, H, W) of G pairs (step 0 first);
+    `target_means` (G, 3) the mean colour of each pair's target domain. Returns (G, n_saved):
+    the distance of the chains' mean colour (channel means averaged over the pair's n chains)
+    to the target's, divided by the same distance at step 0 (1 at the start, 0 on arrival)."""
+    if not isinstance(chains, torch.Tensor):
+        chains = torch.as_tensor(np.asarray(chains), dtype=torch.float32)
+    if chains.ndim != 6 or chains.shape[3] != 3:
+        raise ValueError(
+            f"chains must have shape (n_saved, G, n, 3, H, W), got {tuple(chains.shape)}"
+        )
+    t = np.asarray(target_means, dtype=float)
+    if t.shape != (chains.shape[1], 3):
+        raise ValueError(
+            f"target_means must have shape ({chains.shape[1]}, 3), one mean colour per "
+            f"pair, got {t.shape}"
+        )
+    out = np.empty((chains.shape[1], chains.shape[0]))
+    for g in range(chains.shape[1]):
+        d = [style_distance(chains[k, g], t[g]) for k in range(chains.shape[0])]
+        if d[0] == 0:
+            raise ValueError(f"pair {g} starts on its target's mean colour: distance 0")
+        out[g] = np.asarray(d) / d[0]
+    return out
+
+
+def disc_contrast(images, masks) -> float:
+    """Mean over images and channels of (mean pixel inside the mask − mean pixel outside)."""
+    x = _check_images("images", images)
+    m = _check_masks("masks", masks, (x.shape[0], *x.shape[2:]))
+    if (m.sum((1, 2)) == 0).any() or (m.sum((1, 2)) == m[0].numel()).any():
+        raise ValueError("every mask must have pixels both inside and outside")
+    m = m[:, None]
+    inside = (x * m).sum((2, 3)) / m.sum((2, 3))
+    outside = (x * (1 - m)).sum((2, 3)) / (1 - m).sum((2, 3))
+    return float((inside - outside).mean())
+
+
+def mask_auc(images, masks) -> np.ndarray:
+    """Per image, the probability that a pixel inside the mask is brighter (mean over channels)
+    than a pixel outside it, ties counting one half (the Mann–Whitney AUC): 1 when the mask
+    marks exactly the brightest region, about 0.5 when it marks nothing in particular. A
+    model-free check that a label still sits on the disc."""
+    from scipy.stats import rankdata
+
+    x = _check_images("images", images)
+    m = _check_masks("masks", masks, (x.shape[0], *x.shape[2:]))
+    lum = x.mean(1).flatten(1).double().numpy()
+    pos = m.flatten(1).numpy() > 0.5
+    n1, n0 = pos.sum(1), (~pos).sum(1)
+    if (n1 == 0).any() or (n0 == 0).any():
+        raise ValueError("every mask must have pixels both inside and outside")
+    ranks = rankdata(lum, axis=1)
+    r1 = (ranks * pos).sum(1)
+    return (r1 - n1 * (n1 + 1) / 2) / (n1 * n0)
+
+
+# ----------------------------------------------------------------------------------------------
+# experiment protocols: pair EBMs and their augmentations, segmenters trained side by side
+@dataclass(frozen=True)
+class EBMConfig:
+    """Contrastive-divergence settings of the pair EBMs (see `train_pair_ebms`): `iters`
+    iterations of `batch` images, chains of `steps` steps of size `step_size` (the code's
+    sampler), energy penalty `l2`, Adam lr `lr`, conv `widths`."""
+
+    iters: int
+    batch: int
+    steps: int
+    step_size: float
+    widths: tuple[int, ...] = (32, 64, 64)
+    l2: float = 0.1
+    lr: float = 1e-3
+
+    def __post_init__(self):
+        for name in ("iters", "batch", "steps"):
+            _positive_int(f"EBMConfig.{name}", getattr(self, name))
+        _positive_float("EBMConfig.step_size", self.step_size)
+        _positive_float("EBMConfig.lr", self.lr)
+
+
+@dataclass(frozen=True)
+class PairAugmentation:
+    """The pair EBMs of a set of source domains and the augmentations their chains made:
+    `pairs` in the EBMs' order, the EBMs' `trace`, and the `augmentations` (chains from the
+    first `n_chain` training images of each pair's source)."""
+
+    pairs: tuple[tuple[str, str], ...]
+    trace: EBMTrace
+    augmentations: Augmentations
+
+
+def pair_augmentations(
+    train: Mapping[str, Domain],
+    sources: Sequence[str],
+    *,
+    ebm: EBMConfig,
+    n_chain: int,
+    save_every: int,
+    generator: torch.Generator,
+    vq: "VQVAE | None" = None,
+) -> PairAugmentation:
+    """Train one EBM per ordered pair of `sources` (side by side, on VQ-VAE latents when `vq`
+    is given) and run each pair's chains from the first `n_chain` training images of its source
+    domain, keeping every `save_every`-th iterate labelled with the source masks."""
+    pairs = ordered_pairs(sources)
+    missing = [d for d in sources if d not in train]
+    if missing:
+        raise ValueError(f"train has no images of source domain(s) {missing}")
+    n_chain = _positive_int("n_chain", n_chain)
+    short = [i for i, _ in pairs if len(train[i].images) < n_chain]
+    if short:
+        raise ValueError(
+            f"n_chain ({n_chain}) exceeds the training images of domain(s) {sorted(set(short))}"
+        )
+    x_src = torch.stack([train[i].images for i, _ in pairs])
+    x_tgt = torch.stack([train[j].images for _, j in pairs])
+    if vq is not None:
+        x_src, x_tgt = (
+            torch.stack([vq.latent(x) for x in xs]) for xs in (x_src, x_tgt)
+        )
+    trace = train_pair_ebms(
+        list(x_src),
+        list(x_tgt),
+        iters=ebm.iters,
+        batch=ebm.batch,
+        steps=ebm.steps,
+        step_size=ebm.step_size,
+        generator=generator,
+        widths=ebm.widths,
+        l2=ebm.l2,
+        lr=ebm.lr,
+        clip=None if vq is not None else (0.0, 1.0),
+        offset=0.0 if vq is not None else 0.5,
+    )
+    x0 = torch.stack([train[i].images[:n_chain] for i, _ in pairs])
+    m0 = torch.stack([train[i].masks[:n_chain] for i, _ in pairs])
+    aug = langdaug_augment(
+        trace.ebm,
+        x0,
+        m0,
+        steps=ebm.steps,
+        step_size=ebm.step_size,
+        save_every=save_every,
+        vq=vq,
+    )
+    return PairAugmentation(tuple(pairs), trace, aug)
+
+
+@dataclass(frozen=True)
+class SegConfig:
+    """How the segmenters train. With `epochs`, every training set gets that many passes
+    (steps = ⌈epochs · images / batch⌉, as the official code trains each set for a fixed number
+    of epochs, so a set enlarged by augmentations gets more steps); with `steps`, every set gets
+    that many. Exactly one of the two. `schedule` as in `train_unets` ("poly": the official
+    code's)."""
+
+    batch: int
+    widths: tuple[int, int]
+    epochs: float | None = None
+    steps: int | None = None
+    lr: float = 2e-3
+    schedule: str = "poly"
+
+    def __post_init__(self):
+        _positive_int("SegConfig.batch", self.batch)
+        if (self.epochs is None) == (self.steps is None):
+            raise ValueError("SegConfig takes exactly one of epochs and steps")
+        if self.epochs is not None:
+            _positive_float("SegConfig.epochs", self.epochs)
+        else:
+            _positive_int("SegConfig.steps", self.steps)
+        _positive_float("SegConfig.lr", self.lr)
+        if self.schedule not in SCHEDULES:
+            raise ValueError(
+                f"schedule must be one of {SCHEDULES}, got {self.schedule!r}"
+            )
+
+    def steps_for(self, n_images: int) -> int:
+        """The number of steps a training set of `n_images` images gets."""
+        n_images = _positive_int("n_images", n_images)
+        if self.steps is not None:
+            return int(self.steps)
+        return int(math.ceil(self.epochs * n_images / self.batch - 1e-9))
+
+
+@dataclass(frozen=True)
+class SegStudy:
+    """Segmenters trained side by side: member k is `labels[k]` = (method, seed); `steps` per
+    method; `groups` holds each grouped model with the members it holds (one group per step
+    count). Evaluate with `per_image`, `dice` or `grad_norm`."""
+
+    labels: tuple[tuple[str, int], ...]
+    steps: Mapping[str, int]
+    groups: tuple[tuple[GroupedUNet, tuple[int, ...]], ...]
+    losses: Mapping[str, np.ndarray]  # per method: (steps, seeds) training losses
+
+    def per_image(self, measure: Callable, images, masks) -> np.ndarray:
+        """measure(model, images, masks) → (G, n) for each group, reassembled in member order:
+        (members, n)."""
+        out: list = [None] * len(self.labels)
+        for model, members in self.groups:
+            vals = np.asarray(measure(model, images, masks))
+            for row, k in zip(vals, members):
+                out[k] = row
+        return np.stack(out)
+
+    def dice(self, images, masks) -> dict[tuple[str, int], float]:
+        """Mean Dice over the images, per (method, seed)."""
+        d = self.per_image(segment_dice, images, masks).mean(1)
+        return {lab: float(v) for lab, v in zip(self.labels, d)}
+
+    def grad_norm(self, images, masks) -> dict[tuple[str, int], float]:
+        """Mean input-gradient norm of the loss over the images, per (method, seed)."""
+        g = self.per_image(input_grad_norm, images, masks).mean(1)
+        return {lab: float(v) for lab, v in zip(self.labels, g)}
+
+
+def train_segmenters(
+    train_sets: Mapping[str, SegTask | Sequence[SegTask]],
+    *,
+    seeds: int | Mapping[str, int],
+    config: SegConfig,
+    init: Callable[[int], torch.Generator],
+    batches: Callable[[int], torch.Generator],
+) -> SegStudy:
+    """Train every method's training set for its seeds: a SegTask serves every seed, a sequence
+    gives one task per seed (all of one size, e.g. augmentations from EBMs retrained per seed).
+    Seed s of every method starts from the UNet made from `init(s)` (the same weights for every
+    method: gains pair by seed). Methods with the same number of steps (see
+    `SegConfig.steps_for`) train side by side in one grouped model; the group with the k-th
+    smallest step count draws its batches from `batches(k)`."""
+    if not train_sets:
+        raise ValueError(
+            "train_sets must map method names to SegTask (or one per seed)"
+        )
+    if not isinstance(config, SegConfig):
+        raise TypeError(f"config must be a SegConfig, got {type(config).__name__}")
+    n_seeds, tasks = {}, {}
+    for m, t in train_sets.items():
+        n = seeds[m] if isinstance(seeds, Mapping) else seeds
+        n_seeds[m] = _positive_int(f"seeds[{m!r}]", n)
+        per = [t] * n_seeds[m] if isinstance(t, SegTask) else list(t)
+        if len(per) != n_seeds[m] or not all(isinstance(x, SegTask) for x in per):
+            raise ValueError(
+                f"train_sets[{m!r}] must be a SegTask or {n_seeds[m]} of them (one per seed)"
+            )
+        if len({len(x.images) for x in per}) != 1:
+            raise ValueError(f"the per-seed tasks of {m!r} must all have the same size")
+        tasks[m] = per
+    steps = {m: config.steps_for(len(per[0].images)) for m, per in tasks.items()}
+    labels = tuple((m, s) for m in tasks for s in range(n_seeds[m]))
+    groups, losses = [], {}
+    for k, n_steps in enumerate(sorted(set(steps.values()))):
+        members = tuple(i for i, (m, _) in enumerate(labels) if steps[m] == n_steps)
+        trace = train_unets(
+            [tasks[labels[i][0]][labels[i][1]] for i in members],
+            inits=[init(labels[i][1]) for i in members],
+            steps=n_steps,
+            batch=config.batch,
+            generator=batches(k),
+            lr=config.lr,
+            widths=config.widths,
+            schedule=config.schedule,
+        )
+        groups.append((trace.model, members))
+        for m in {labels[i][0] for i in members}:
+            cols = [c for c, i in enumerate(members) if labels[i][0] == m]
+            losses[m] = trace.losses[:, cols]
+    return SegStudy(labels, steps, tuple(groups), losses)
+
+
+def per_seed(values: Mapping[tuple[str, int], float], method: str) -> list[float]:
+    """The values of one method in seed order."""
+    seeds = sorted(s for m, s in values if m == method)
+    if not seeds:
+        raise ValueError(f"no values for method {method!r}")
+    return [float(values[method, s]) for s in seeds]
+
+
+def paired_gains(
+    values: Mapping[tuple[str, int], float], method: str, baseline: str
+) -> list[float]:
+    """method − baseline per seed, for the seeds both have (a paired gain per seed)."""
+    a = {s: v for (m, s), v in values.items() if m == method}
+    b = {s: v for (m, s), v in values.items() if m == baseline}
+    common = sorted(set(a) & set(b))
+    if not common:
+        raise ValueError(f"{method!r} and {baseline!r} share no seed")
+    return [float(a[s] - b[s]) for s in common]
+
+
+def langdaug_split(
+    train: Mapping[str, Domain],
+    tests: Mapping[str, Domain],
+    *,
+    sources: Sequence[str],
+    seeds: int,
+    ebm: EBMConfig,
+    seg: SegConfig,
+    n_chain: int,
+    save_every: int,
+    ebm_generator: Callable[[int], torch.Generator],
+    init: Callable[[int], torch.Generator],
+    batches: Callable[[int], torch.Generator],
+    vq: "VQVAE | None" = None,
+) -> dict[str, dict[str, list[float]]]:
+    """One domain-generalisation split: for each seed s, pair EBMs of `sources` (from
+    `ebm_generator(s)`) and their augmentations; ERM (the sources) and LangDAug (the sources
+    and seed s's augmentations) segmenters, seed s of both from `init(s)`; their mean Dice on
+    each test domain. Returns {test domain: {"ERM": [per seed], "LangDAug": [per seed]}}."""
+    seeds = _positive_int("seeds", seeds)
+    if not tests:
+        raise ValueError("tests must name at least one test domain")
+    x = torch.cat([train[d].images for d in sources])
+    m = torch.cat([train[d].masks for d in sources])
+    augmented = []
+    for s in range(seeds):
+        aug = pair_augmentations(
+            train,
+            sources,
+            ebm=ebm,
+            n_chain=n_chain,
+            save_every=save_every,
+            generator=ebm_generator(s),
+            vq=vq,
+        ).augmentations
+        augmented.append(SegTask(torch.cat([x, aug.images]), torch.cat([m, aug.masks])))
+    study = train_segmenters(
+        {"ERM": SegTask(x, m), "LangDAug": augmented},
+        seeds=seeds,
+        config=seg,
+        init=init,
+        batches=batches,
+    )
+    out = {}
+    for d, dom in tests.items():
+        dice = study.dice(dom.images, dom.masks)
+        out[d] = {k: per_seed(dice, k) for k in ("ERM", "LangDAug")}
+    return out
