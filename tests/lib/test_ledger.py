@@ -626,3 +626,10 @@ def test_a_full_record_pairs_with_the_quick_run_across_the_scales_sizes():
     assert not is_stale_across_scales(full, quick)  # the same claim at another scale
     assert is_stale_across_scales(led(16384, "RMSE falls (JSON and Java)"), quick)
     assert not is_stale_across_scales(led(10, "at n = 10"), led(4096, "at n = 4,096"))
+    # a statement that lists the scale's sizes pairs with one that names a single size
+    assert not is_stale_across_scales(
+        led(10, "at V = 256, 4096, RMC wins"), led(4, "at V = 256, RMC wins")
+    )
+    assert not is_stale_across_scales(
+        led(10, "at n = 8 and 16 it falls"), led(4, "at n = 8 it falls")
+    )

@@ -275,6 +275,9 @@ def is_stale(record: Ledger, current: Ledger | None) -> bool:
 
 
 _NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?(?:e[-+]?\d+)?")
+# A list of a scale's sizes ("V = 256" at quick scale, "V = 256, 4096" or "256 and 4,096" at full
+# scale) reads as one masked number.
+_NUMBER_LIST = re.compile(r"#(?:(?:,? and |, ?|,? or | )#)+")
 
 
 def scale_signature(ledger: Ledger) -> list[tuple[str, str, str, str]]:
@@ -286,7 +289,7 @@ def scale_signature(ledger: Ledger) -> list[tuple[str, str, str, str]]:
         (
             c.id,
             c.role,
-            _NUMBER.sub("#", c.statement),
+            _NUMBER_LIST.sub("#", _NUMBER.sub("#", c.statement)),
             (c.criterion or {}).get("kind", ""),
         )
         for c in ledger.claims
