@@ -781,14 +781,6 @@ TOL05 = {
         "ERM Dice on M": tol(abs=0.04),
         "LangDAug Dice on M": tol(abs=0.03),
     },
-    "3e": {
-        "LangDAug − ERM on D, per seed": tol(abs=0.2),
-        "ERM gap on D (in-domain − held-out)": tol(abs=0.002),
-        "fit: method's − baseline's in-domain Dice": tol(abs=0.02),
-        "ERM resolution on D (t·SE of its per-seed Dice)": tol(abs=0.02),
-        "ERM Dice on D": tol(abs=0.08),
-        "LangDAug Dice on D": tol(abs=0.2),
-    },
     "4": {
         "DR + LangDAug − DR on D, per seed": tol(abs=0.08),
         "DR gap on D (in-domain − held-out)": tol(abs=0.007),
@@ -814,6 +806,7 @@ TOL05 = {
         "DR + LangDAug Dice on M": tol(abs=0.07),
     },
 }
+TOL05["3e"] = TOL05["3"]  # our check 3e reads claim 3's values
 
 
 def resolution(values):

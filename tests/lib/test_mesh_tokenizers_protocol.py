@@ -9,24 +9,9 @@ import pytest
 import torch
 from scipy import stats
 
+from mesh_samples import VOCAB, small_bases
+
 from repbook.papers import mesh_tokenizers
-
-VOCAB = [160, 200]
-
-
-def small_bases():
-    import trimesh
-
-    prims = {
-        "ico": trimesh.creation.icosphere(subdivisions=1),
-        "box": trimesh.creation.box(extents=[1.0, 0.6, 0.3]),
-        "cyl": trimesh.creation.cylinder(radius=0.6, height=1.8, sections=12),
-        "cone": trimesh.creation.cone(radius=0.7, height=1.5, sections=10),
-    }
-    return {
-        k: (np.asarray(m.vertices, float), np.asarray(m.faces, np.int64))
-        for k, m in prims.items()
-    }
 
 
 @pytest.fixture(scope="module")
