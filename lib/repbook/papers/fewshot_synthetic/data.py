@@ -5,8 +5,7 @@ digits rendered from matplotlib's fonts with Pillow, and one seed's normalised t
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -14,29 +13,21 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from repbook.core import checks
+from repbook.core import checks, nets
 
 SIDE = 8  # the digits are 8 × 8
 PIX_MAX = 16.0  # load_digits pixels count on-pixels in 4 × 4 blocks of a 32 × 32 bitmap
 N_CLASSES = 10
 
 
-@contextmanager
-def single_thread() -> Iterator[None]:
-    """Run torch, BLAS and OpenMP on one thread, then restore the previous settings.
+def single_thread():
+    """Run torch, BLAS and OpenMP on one thread, then restore the previous settings
+    (`repbook.core.nets.single_threaded`).
 
     The networks and data here are tiny (at most about 1,000 × 64 inputs): handing work between
     threads costs more than it saves (several-fold on a busy machine), and one thread also makes
     every float reduction independent of the machine's thread count."""
-    from threadpoolctl import threadpool_limits
-
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        with threadpool_limits(limits=1):
-            yield
-    finally:
-        torch.set_num_threads(before)
+    return nets.single_threaded()
 
 
 # checks of this paper's own objects (the argument checks are the house's: core.checks)
