@@ -324,13 +324,6 @@ def test_folded_cells_only_plot(chapter):
     )
 
 
-MODULE_SIZE_EXEMPT = {
-    "vit_positional_ssl.py": "pinned: the committed pre-training records of chapter 19 "
-    "(data/19_vit_positional_ssl/*.json) carry this file's sha256 as their provenance; "
-    "splitting it means re-recording them (about 25 CPU-minutes)",
-}
-
-
 def test_paper_modules_are_small():
     papers = ROOT / "lib" / "repbook" / "papers"
     big = {
@@ -339,7 +332,6 @@ def test_paper_modules_are_small():
         if (n := len(p.read_text().splitlines())) > MAX_MODULE_LINES
     }
     waiting = {m for m in big if m.startswith(tuple(NOT_YET_THIN.values()))}
-    waiting |= set(MODULE_SIZE_EXEMPT) & set(big)
     assert not set(big) - waiting, (
         f"paper modules over {MAX_MODULE_LINES} lines: "
         f"{ {m: big[m] for m in set(big) - waiting} }; split them at their sections"

@@ -10,7 +10,7 @@ images). Every probe is read at step 0 and trained, with the linear detection he
 What it decides, fixed before it ran: the recorded run (record_study.py) uses the share 50:50
 unless B+PE+PM at 50:50 fails the trained gate (the SSL loss at the end <= 0.5 x its step-0
 value and the count or type probe up by >= 0.05 over step 0) while 0:100 meets it; then 0:100.
-Writes pilot_share.json beside it, with the sha256 of this script and of the paper module.
+Writes pilot_share.json beside it, with the sha256 of this script and of the paper package (`V.source_sha256()`).
 Run it from the repository root under the heavy-work lock:
 
     flock /tmp/repbook-heavy.lock .venv/bin/python data/19_vit_positional_ssl/pilot_share.py
@@ -67,7 +67,7 @@ def main() -> None:
         **study.record(),
         "seconds": round(time.perf_counter() - start, 1),
         "sha256": {
-            "lib/repbook/papers/vit_positional_ssl.py": sha256(V.__file__),
+            "lib/repbook/papers/vit_positional_ssl/": V.source_sha256(),
             "data/19_vit_positional_ssl/pilot_share.py": sha256(__file__),
         },
         "machine": f"{platform.machine()}, {torch.get_num_threads()} threads",

@@ -6,8 +6,8 @@ its own regime (REGIME below: 600 steps of 16 images, the small ViT, the sine-co
 pre-training images, default_rng(2) for the probe images, default_rng(s) per seed s) on seeds
 0, 1 and 2 for B and B+PE+PM, and writes detection_record.json beside it, which the chapter
 reads. The step-0 AP is scored for B only (B+PE+PM's is stored as null). The record names the
-sha256 of this script and of the paper module it ran. Run it from the repository root, under
-the heavy-work lock on a shared machine:
+sha256 of this script and of the paper package it ran (`V.source_sha256()`). Run it from the
+repository root, under the heavy-work lock on a shared machine:
 
     flock /tmp/repbook-heavy.lock .venv/bin/python data/19_vit_positional_ssl/record_detection.py
 """
@@ -76,7 +76,7 @@ def main() -> None:
         },
         "seconds": round(time.perf_counter() - start, 1),
         "sha256": {
-            "lib/repbook/papers/vit_positional_ssl.py": sha256(V.__file__),
+            "lib/repbook/papers/vit_positional_ssl/": V.source_sha256(),
             "data/19_vit_positional_ssl/record_detection.py": sha256(__file__),
         },
         "machine": f"{platform.machine()}, {torch.get_num_threads()} threads",

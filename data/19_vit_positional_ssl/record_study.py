@@ -9,7 +9,7 @@ default_rng(2) for the probe images, default_rng(s) for pre-training seed s = 0,
 for every variant, so gains pair by seed). Each variant and seed is probed at step 0 and
 trained: position and masked-position R^2, the count and type probes, the SSL loss, and both
 detection heads (V.HEADS). Writes study_record.json beside it, with the sha256 of this script
-and of the paper module. Run it from the repository root under the heavy-work lock:
+and of the paper package (`V.source_sha256()`). Run it from the repository root under the heavy-work lock:
 
     flock /tmp/repbook-heavy.lock .venv/bin/python data/19_vit_positional_ssl/record_study.py
 """
@@ -62,7 +62,7 @@ def main() -> None:
         **study.record(),
         "seconds": round(time.perf_counter() - start, 1),
         "sha256": {
-            "lib/repbook/papers/vit_positional_ssl.py": sha256(V.__file__),
+            "lib/repbook/papers/vit_positional_ssl/": V.source_sha256(),
             "data/19_vit_positional_ssl/record_study.py": sha256(__file__),
         },
         "machine": f"{platform.machine()}, {torch.get_num_threads()} threads",

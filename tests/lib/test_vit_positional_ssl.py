@@ -589,3 +589,24 @@ def test_pretraining_study_pairs_step0_and_trained(scenes):
         V.pretraining_study(scenes.images[:8], data, cfgs, [], patch=6)
     with pytest.raises(ValueError, match="SSLConfig"):
         V.pretraining_study(scenes.images[:8], data, {"B": "x"}, [0], patch=6)
+
+
+def test_source_sha256_covers_every_file_of_the_package():
+    """The provenance a record carries: one digest over the package's files, which moves
+    when any of them changes and not otherwise."""
+    import hashlib
+    from pathlib import Path
+
+    here = Path(V.__file__).parent
+    files = sorted(here.glob("*.py"))
+    assert {f.name for f in files} >= {
+        "__init__.py",
+        "scenes.py",
+        "model.py",
+        "study.py",
+    }
+    want = hashlib.sha256()
+    for f in files:
+        want.update(f.name.encode() + b"\0" + f.read_bytes())
+    assert V.source_sha256() == want.hexdigest()
+    assert V.source_sha256() == V.source_sha256()

@@ -2,12 +2,11 @@
 
 The study itself — scenes, the crop-tied field, position masking, the tiny ViT, pre-training,
 the probes and `vit_positional_ssl.study_values` — lives in `repbook.papers.vit_positional_ssl`.
-That file is kept byte for byte as the committed records under `data/19_vit_positional_ssl/`
-ran it: each record carries the sha256 of the module and of the script that made it, so the
-chapter's own tables, sentences and figure helpers live here, beside it. Everything here reads
-plain records (the JSON-able dicts `Study.record()` returns and the shipped files hold, and the
-{name: per-seed values} of `study_values`); nothing imports the study module, trains, prints,
-plots or writes files.
+This module holds the chapter's own tables, sentences and figure helpers over the records
+under `data/19_vit_positional_ssl/` (each record carries the sha256 of the code and of the
+script that made it). Everything here reads plain records (the JSON-able dicts
+`Study.record()` returns and the shipped files hold, and the {name: per-seed values} of
+`study_values`); nothing imports the study package, trains, prints, plots or writes files.
 """
 
 from __future__ import annotations
