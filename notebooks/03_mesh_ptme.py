@@ -84,16 +84,14 @@ scale = "quick"  # "quick" (≤ 90 s on 2 CPU cores) or "full" (a transformer)
 seed = 0
 
 # %%
-import time
-
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 import torch
-from mpl_toolkits.mplot3d.art3d import Poly3DCollection
 
 from repbook.core import all_of, at_least, at_most, color_for, full_run_lines, monotone
 from repbook.core import paired_gain, reading_lines, setup, tol, within
+from repbook.core.plotting import gain_points, grouped_bars, mesh_view, value_ticks
 from repbook.papers import mesh_tokenizers
 from repbook.papers.mesh_tokenizers import readings
 
@@ -116,8 +114,9 @@ run = setup(scale=scale, seed=seed, sizes=SIZES, regime=REGIME, colors=COLORS)
 ledger = run.ledger
 # threads that train the vocabularies (the results do not depend on it)
 WORKERS = torch.get_num_threads()
-TOKENIZERS, NAMES = mesh_tokenizers.TOKENIZERS, readings.NAMES
+TOKENIZERS, NAMES = list(mesh_tokenizers.TOKENIZERS), readings.NAMES
 V_max = run["vocab"][-1]
+stage_s = readings.StageTimes()  # seconds per stage, `with stage_s.timing(name):`
 PTME_AXIS = "held-out PTME (bits / raw coord.)"
 
 # %% [markdown]
@@ -145,8 +144,7 @@ PTME_AXIS = "held-out PTME (bits / raw coord.)"
 # random sequence, then the library:
 
 # %%
-rng = run.child_rng(0)
-toy = rng.integers(0, 6, 90)
+toy = run.child_rng(0).integers(0, 6, 90)
 toy_faces = 10
 counts = np.bincount(toy)
 p = counts[counts > 0] / toy.size
@@ -161,8 +159,8 @@ print(f"by hand: PTME = {by_hand:.6f}   lib: PTME = {lib.ptme:.6f} (H = "
 # CR = 1), beside the values the repository prints for them:
 
 # %%
-toys = readings.TOY_STRINGS  # (string, vocabulary: symbol → base symbols, label)
-official = readings.TOY_PTME  # printed by the repository's intuition.py
+# (string, vocabulary: symbol → base symbols, label); the PTME intuition.py prints
+toys, official = readings.TOY_STRINGS, readings.TOY_PTME
 toy_ptme = [mesh_tokenizers.ptme_of_string(text, vocab) for text, vocab, _ in toys]
 for (text, _, label), ours, theirs in zip(toys, toy_ptme, official):
     print(f"{text:>10}  PTME = {ours:.3f} (repository: {theirs})   {label}")
@@ -186,24 +184,18 @@ print(readings.toy_line(toy_ptme, official))
 # one does not).
 
 # %%
-t0 = time.perf_counter()
-bases = mesh_tokenizers.sample_meshes(max_faces=run["max_faces"])
-real = [k for k in bases if "(" in k]
-prims = [k for k in bases if "(" not in k]
-test_bases = mesh_tokenizers.hold_out({"real": real, "primitives": prims},
-                                      rng=run.child_rng(1))  # fmt: skip
-corpus = mesh_tokenizers.build_corpus(bases, rotations=run["rotations"],
-                                      test_bases=test_bases,
-                                      rng=run.child_rng(2))  # fmt: skip
-stage_s = {"data": time.perf_counter() - t0}
-meshes = pd.DataFrame(list(corpus.rows))
+with stage_s.timing("data"):
+    bases = mesh_tokenizers.sample_meshes(max_faces=run["max_faces"])
+    kinds = mesh_tokenizers.mesh_kinds(bases)  # {"real": [...], "primitives": [...]}
+    test_bases = mesh_tokenizers.hold_out(kinds, rng=run.child_rng(1))
+    corpus = mesh_tokenizers.build_corpus(bases, rotations=run["rotations"],
+                                          test_bases=test_bases,
+                                          rng=run.child_rng(2))  # fmt: skip
+meshes, real = pd.DataFrame(list(corpus.rows)), kinds["real"]
 
 # %%
-print(
-    readings.corpus_line(corpus, len(bases), run["rotations"], time.perf_counter() - t0)
-)
-print("held-out base meshes: " + ", ".join(sorted(test_bases)))
-print(readings.corpus_summary(meshes).round(3).to_string())
+print(readings.corpus_report(corpus, meshes, test_bases, rotations=run["rotations"],
+                             seconds=stage_s["data"]))  # fmt: skip
 
 # %% [markdown]
 # ## Coordinate merging on every tokenizer
@@ -214,14 +206,10 @@ print(readings.corpus_summary(meshes).round(3).to_string())
 # merged; EDR's `L`/`R` ops are ordinary tokens, as in the official code.
 
 # %%
-t0 = time.perf_counter()
-sweep = mesh_tokenizers.merging_sweep(corpus, run["vocab"], workers=WORKERS)
-stage_s["vocabularies"] = time.perf_counter() - t0
+with stage_s.timing("vocabularies"):
+    sweep = mesh_tokenizers.merging_sweep(corpus, run["vocab"], workers=WORKERS)
 res = pd.DataFrame(list(sweep.rows))
-print(f"{len(sweep.mergers)} BPE vocabularies trained and applied in "
-      f"{time.perf_counter() - t0:.1f} s\n"
-      "held-out PTME (bits per raw coordinate):")  # fmt: skip
-print(readings.ptme_table(res).round(3).to_string())
+print(readings.sweep_report(sweep, res, stage_s["vocabularies"]))
 
 # %% [markdown]
 # ## Claim 1 · AMT and EDR compress the connectivity
@@ -243,35 +231,29 @@ c1 = readings.compression(meshes, res, real)
 print("\n".join(readings.compression_lines(c1)))
 
 # %% tags=["hide-input"]
-fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
-ax = axes[0]
-xs = np.arange(3)
-ax.bar(
-    xs, [c1.base_ptme[tk] for tk in TOKENIZERS], color=list(map(color_for, TOKENIZERS))
-)
-ax.set(xticks=xs, xticklabels=[NAMES[tk] for tk in TOKENIZERS], ylabel=PTME_AXIS,
-       title="Unmerged PTME of each tokenizer")  # fmt: skip
+fig, (ax, bx) = plt.subplots(1, 2, figsize=(10, 3.6))
+grouped_bars(ax, [NAMES[tk] for tk in TOKENIZERS], {None: c1.base_ptme[TOKENIZERS]},
+             colors=[list(map(color_for, TOKENIZERS))])  # fmt: skip
+ax.set(ylabel=PTME_AXIS, title="Unmerged PTME of each tokenizer")
 ax.tick_params(axis="x", labelsize=8)
-ax = axes[1]
 is_real = meshes.mesh.isin(real)
-for k, tk in enumerate(("AMT", "EDR")):
+for tk in ("AMT", "EDR"):
     for sel, marker, kind in ((is_real, "o", "real"), (~is_real, "x", "primitive")):
-        ax.scatter(meshes.faces[sel], meshes[f"CR_{tk}"][sel], s=12, alpha=0.6,
+        bx.scatter(meshes.faces[sel], meshes[f"CR_{tk}"][sel], s=12, alpha=0.6,
                    marker=marker, color=color_for(tk),
                    label=f"{NAMES[tk]}, {kind}")  # fmt: skip
-ax.axhspan(4 / 9, 5 / 9, color=color_for("muted"), alpha=0.12,
+bx.axhspan(4 / 9, 5 / 9, color=color_for("muted"), alpha=0.12,
            label="4–5 tokens per face (summary: about; edges ours)")  # fmt: skip
-ax.set(xscale="log", xlabel="faces (after quantisation)",
+bx.set(xscale="log", xlabel="faces (after quantisation)",
        ylabel="CR = base tokens / 9F", ylim=(0.25, 0.65),
        title="Compression ratio of each mesh (x: primitives, not judged)")  # fmt: skip
-ax.legend(fontsize=7)
+bx.legend(fontsize=7)
 plt.show()
 
 # %%
 ledger.check(
-    1, "AMT and EDR write about 4–5 tokens per face (MeshXL: 9)",
+    1, "AMT and EDR write about 4–5 tokens per face (MeshXL: 9)", evidence="real data",
     paper="about 4–5 coordinates per face", source="secondary summary",
-    evidence="real data",
     measured={"base tokens per face, real meshes": c1.real_tokens_per_face,
               "PTME RAW / max(AMT, EDR)": c1.ratio},
     criterion=within("base tokens per face, real meshes", 4, 5),
@@ -301,8 +283,7 @@ ledger.check(
 
 # %%
 mc = readings.merging_table(res)
-cols = ["tokenizer", "V", "base", "MC", "RMC", "MC / base", "RMC / base"]
-print(mc[cols].round(3).to_string(index=False))
+print(mc.round(3).to_string(index=False))
 
 # %% tags=["hide-input"]
 fig, axes = plt.subplots(1, 3, figsize=(12, 3.6), sharex=True)
@@ -314,8 +295,7 @@ for ax, tk in zip(axes, TOKENIZERS):
     ax.plot(d.V, d.RMC, marker="o", color=color_for("RMC"),
             label="RMC: rearrange, then merge")  # fmt: skip
     ax.set(xscale="log", xlabel="vocabulary size V", title=NAMES[tk])
-    ax.set_xticks(run["vocab"], [str(v) for v in run["vocab"]], fontsize=8)
-    ax.minorticks_off()
+    value_ticks(ax, run["vocab"], fontsize=8)
 axes[0].set_ylabel(PTME_AXIS)
 axes[0].legend(fontsize=8)
 fig.suptitle("Held-out PTME of MC and RMC against the base", fontweight="bold")
@@ -334,8 +314,7 @@ ledger.check(
 ledger.ours(
     "2b", "naive merging (MC) removes less than 3 % of PTME",
     why="the magnitude of 'no meaningful reduction': the 3 % bar is ours, the paper "
-    "states a direction",
-    evidence="real data", measured=ratio2,
+    "states a direction", evidence="real data", measured=ratio2,
     criterion=at_least(R2, 0.97), tolerance={R2: tol(abs=0.0003)},
 )  # fmt: skip
 
@@ -357,12 +336,11 @@ checks3 = readings.rmc_checks(mc)
 print(checks3.to_string())
 
 # %%
-v3 = readings.rmc_measured(mc, checks3, V_max)
 ledger.check(
-    3, "RMC lowers PTME on all tokenizers, further as V grows",
+    3, "RMC lowers PTME on all tokenizers, further as V grows", evidence="real data",
     paper="RMC lowers PTME where MC fails (the paper, Figure 1's caption); a larger "
     "vocabulary lowers it further (the authors' project page)",
-    source="official code", evidence="real data", measured=v3,
+    source="official code", measured=readings.rmc_measured(mc, checks3, V_max),
     criterion=all_of(
         at_most(["PTME(RMC) / PTME(base)", "PTME(RMC) / PTME(MC)"], 1, strict=True),
         *[monotone(f"PTME(RMC) by V, {tk}", "decreasing") for tk in TOKENIZERS],
@@ -386,13 +364,9 @@ print("\n".join(readings.merging_lines(mc, checks3, V_max)))
 # frequent pairs differently), so the numbers need not agree exactly.
 
 # %%
-t0 = time.perf_counter()
-peer = pd.DataFrame(mesh_tokenizers.peer_merging(corpus, sweep, run["peer_vocab"]))
-stage_s["second BPE"] = time.perf_counter() - t0
-print(f"RMC with two BPE implementations ({time.perf_counter() - t0:.1f} s); held-out "
-      f"values:")  # fmt: skip
-print(peer.round(3).to_string(index=False))
-print(f"largest relative PTME difference: {readings.peer_difference(peer):.1%}")
+with stage_s.timing("second BPE"):
+    peer = pd.DataFrame(mesh_tokenizers.peer_merging(corpus, sweep, run["peer_vocab"]))
+print(readings.peer_report(peer, stage_s["second BPE"]))
 
 # %% [markdown]
 # ### What the merged pieces look like
@@ -404,29 +378,17 @@ print(f"largest relative PTME difference: {readings.peer_difference(peer):.1%}")
 
 # %%
 shown = readings.pieces(corpus, sweep, meshes, V_max)
-q_show = corpus.meshes[shown.index]
 strip, n_strip = readings.piece_strip(shown.lengths, width=18, rows=10)
-print(readings.pieces_line(shown, meshes, q_show.n_faces))
+print(readings.pieces_line(shown, meshes))
 
 # %% tags=["hide-input"]
 lens, face_cost = shown.lengths, shown.face_cost
 fig = plt.figure(figsize=(12, 4.4))
 gs = fig.add_gridspec(1, 3, width_ratios=[1.5, 1.1, 0.8])
 ax = fig.add_subplot(gs[0], projection="3d")
-tri = q_show.triangles().astype(float)
-lo, hi = q_show.vertices.min(0), q_show.vertices.max(0)
-mid, half = (lo + hi) / 2, (hi - lo).max() / 2
-cmap, norm = plt.get_cmap("viridis"), plt.Normalize(face_cost.min(), face_cost.max())
-ax.add_collection3d(Poly3DCollection(tri, facecolors=cmap(norm(face_cost)),
-                                     edgecolor="none"))  # fmt: skip
-ax.set(xlim=(mid[0] - half, mid[0] + half), ylim=(mid[1] - half, mid[1] + half),
-       zlim=(mid[2] - half, mid[2] + half), xticks=[], yticks=[],
-       zticks=[])  # fmt: skip
-ax.set_box_aspect((1, 1, 1), zoom=1.4)
-ax.set_axis_off()
+scale = mesh_view(ax, shown.mesh.vertices, shown.mesh.triangles(), face_cost, zoom=1.4)
 ax.set_title("tokens per face after RMC", fontsize=10)
-fig.colorbar(plt.cm.ScalarMappable(norm=norm, cmap=cmap), ax=ax, shrink=0.6,
-             label="tokens")  # fmt: skip
+fig.colorbar(scale, ax=ax, shrink=0.6, label="tokens")
 ax = fig.add_subplot(gs[1])
 palette = plt.get_cmap("tab20")
 for k, c, r in strip:  # piece k covers the square at column c, row r
@@ -485,20 +447,16 @@ agreement, share = study.agreement, readings.helpful_shares(study)
 print(study.table.round(3).to_string())
 
 # %% tags=["hide-input"]
-fig, axes = plt.subplots(1, 3, figsize=(14, 4),
-                         gridspec_kw=dict(width_ratios=[0.8, 1, 1]))  # fmt: skip
-ax = axes[0]
-xs = np.arange(len(TOKENIZERS))
-for k, (order, label) in enumerate((("as is", "as is"), ("RAC", "rearranged"))):
-    ax.bar(xs + (k - 0.5) * 0.38, list(share[order].values()), width=0.38,
-           color=color_for({"as is": "MC"}.get(order, "RMC")), label=label)  # fmt: skip
-ax.set(xticks=xs, xticklabels=list(TOKENIZERS), ylim=(0, 1.05),
+fig, (ax, *pair_axes) = plt.subplots(1, 3, figsize=(14, 4), width_ratios=[0.8, 1, 1])
+grouped_bars(ax, TOKENIZERS, {"as is": share["as is"].values(),
+             "rearranged": share["RAC"].values()}, width=0.38,
+             colors=[color_for("MC"), color_for("RMC")])  # fmt: skip
+ax.set(ylim=(0, 1.05),
        ylabel=f"share of the top {run['top_pairs']} pairs whose merge lowers PTME",
        title="Helpful merges, as is and rearranged")  # fmt: skip
 ax.legend(fontsize=8)
-for ax, order in zip(axes[1:], ("as is", "RAC")):
+for ax, order in zip(pair_axes, ("as is", "RAC")):
     d = pairs[(pairs.tokenizer == "RAW") & (pairs.order == order)]
-    a4 = agreement[("RAW", order)]
     for kind, marker in (("distinct", "o"), ("self", "^")):
         dk = d[d.kind == kind]
         sc = ax.scatter(dk.predicted, dk.exact, c=dk.pmi, cmap="coolwarm", vmin=-1,
@@ -513,10 +471,10 @@ for ax, order in zip(axes[1:], ("as is", "RAC")):
     ax.set(xlabel="first-order ΔPTME (bits)", ylabel="exact ΔPTME (bits)",
            title=f"MeshXL, {'rearranged' if order == 'RAC' else 'raw order'}: "
            f"{int((d.exact < 0).sum())} of {len(d)} help; signs agree on "
-           f"{a4.sign_agreement:.0%}")  # fmt: skip
+           f"{agreement['RAW', order].sign_agreement:.0%}")  # fmt: skip
     ax.title.set_fontsize(9)
     ax.legend(fontsize=8, loc="upper left")
-fig.colorbar(sc, ax=axes[1:], label="PMI = ln p_ab / (p_a p_b)")
+fig.colorbar(sc, ax=pair_axes, label="PMI = ln p_ab / (p_a p_b)")
 plt.show()
 
 # %%
@@ -528,33 +486,29 @@ ledger.check(
     "of p_ab, and rearranging raises p_ab (the official derivation, figures/proof.png "
     "and the README)",
     source="official code", evidence="real data",
-    measured={"share of helpful merges, as is": share["as is"],
-              "share of helpful merges, rearranged": share["RAC"],
-              RISE4: {tk: share["RAC"][tk] - share["as is"][tk] for tk in TOKENIZERS}},
-    criterion=at_least(RISE4, 0, strict=True),
+    measured=readings.share_measured(share), criterion=at_least(RISE4, 0, strict=True),
     tolerance={"share of helpful merges, as is": tol(abs=0.06), RISE4: tol(abs=0.06)},
     note=f"helpful: exact ΔPTME < 0; the {run['top_pairs']} most frequent pairs of "
     "each training corpus",
 )  # fmt: skip
 
 # %%
-sign4 = {f"{tk} {order}": a.sign_agreement for (tk, order), a in agreement.items()}
 ledger.sanity(
     "4s",
     "the first-order rule and the exact change agree in sign on the candidate pairs",
     why="the rule neglects terms of order p_ab/p_a, which can flip a sign only for a "
     "pair whose PMI lies about that close to 1; too few candidates do for the 90 % bar "
     "to bite (counted in the table above)",
-    measured={"sign agreement": sign4}, criterion=at_least("sign agreement", 0.9),
+    measured={"sign agreement": readings.sign_agreements(study)},
+    criterion=at_least("sign agreement", 0.9),
     evidence="real data", tolerance={"sign agreement": tol(abs=0.06)},
 )  # fmt: skip
 
 # %%
 RHO4 = "Spearman within kind"
 ledger.ours(
-    "4b",
-    "within each kind of pair, the first-order change ranks the exact changes, on "
-    "every tokenizer",
+    "4b", "within each kind of pair, the first-order change ranks the exact changes, "
+    "on every tokenizer",
     why="the derivation states a sign condition; that F* also orders merges by how "
     "much they help is our reading of its ≈, read within self-pairs and within "
     "distinct pairs because its algebra takes a ≠ b",
@@ -567,16 +521,13 @@ ledger.ours(
     "4c",
     "pooled over both kinds of pair, the first-order change ranks the exact changes",
     why="claim 4's ranking part before this revision: one ranking over self-pairs and "
-    "distinct pairs, which the derivation does not treat alike",
-    evidence="real data",
+    "distinct pairs, which the derivation does not treat alike", evidence="real data",
     measured={RAW4: {o: agreement["RAW", o].spearman_pooled for o in ("as is", "RAC")}},
     criterion=at_least(RAW4, 0.9), tolerance={RAW4: tol(abs=0.005)},
 )  # fmt: skip
 
 # %%
-print("\n".join(readings.pair_lines(study, run["top_pairs"])))
-print("RAW + RAC, by kind of pair:")
-print(readings.by_kind(pairs, "RAW", "RAC").round(3).to_string())
+print(readings.pair_report(study, pairs, run["top_pairs"]))
 
 # %% [markdown]
 # The left panel is claim 4: the share of the top pairs whose merge lowers PTME, per tokenizer,
@@ -615,25 +566,19 @@ print(readings.by_kind(pairs, "RAW", "RAC").round(3).to_string())
 # vocabulary only adds merges.
 
 # %%
-t0 = time.perf_counter()
-lobo = pd.DataFrame(mesh_tokenizers.leave_one_base_out(corpus, run["lobo_vocab"],
-                                                       workers=WORKERS))  # fmt: skip
-stage_s["leave-one-base-out"] = time.perf_counter() - t0
+with stage_s.timing("leave-one-base-out"):
+    rows5 = mesh_tokenizers.leave_one_base_out(corpus, run["lobo_vocab"],
+                                               workers=WORKERS)  # fmt: skip
+lobo = pd.DataFrame(rows5)
 gains5 = readings.lobo_gains(lobo)  # also adds the column `gain` = 1 − RMC / MC
-print(f"leave-one-base-out: {2 * len(lobo)} vocabularies trained and applied in "
-      f"{time.perf_counter() - t0:.1f} s; shortening 1 − RMC/MC per held-out base "
-      "mesh:")  # fmt: skip
-print(lobo.pivot_table(index="mesh", columns=["tokenizer", "V"], values="gain",
-                       sort=False).round(3).to_string())  # fmt: skip
+print(readings.lobo_report(lobo, stage_s["leave-one-base-out"]))
 
 # %%
 tpf = readings.tokens_per_face_table(res)
 fixed5 = readings.fixed_split_gains(corpus, sweep, run["vocab"])  # the fixed split
 
 # %% tags=["hide-input"]
-fig, axes = plt.subplots(1, 2, figsize=(12, 4.2),
-                         gridspec_kw=dict(width_ratios=[1, 1.3]))  # fmt: skip
-ax = axes[0]
+fig, (ax, bx) = plt.subplots(1, 2, figsize=(12, 4.2), width_ratios=[1, 1.3])
 for tk in TOKENIZERS:
     d = tpf[tpf.tokenizer == tk].sort_values("V")
     ax.plot(d.V, d.RMC, marker="o", color=color_for(tk), label=f"{NAMES[tk]} + RMC")
@@ -642,46 +587,36 @@ for tk in TOKENIZERS:
     ax.axhline(d.base.values[0], color=color_for(tk), ls="--", lw=1.0)
 ax.set(xscale="log", xlabel="vocabulary size V", ylabel="held-out tokens per face",
        title="Fixed split: base (dashed), MC (dotted), RMC")  # fmt: skip
-ax.set_xticks(run["vocab"], [str(v) for v in run["vocab"]])
-ax.minorticks_off()
+value_ticks(ax, run["vocab"])
 ax.legend(fontsize=7, ncols=2)
-ax = axes[1]
 order5 = list(lobo.groupby("mesh", sort=False).faces.first().sort_values().index)
-xpos = {m: k for k, m in enumerate(order5)}
-shift, marks = (
-    dict(zip(TOKENIZERS, (-0.22, 0.0, 0.22))),
-    dict(zip(run["lobo_vocab"], "os^")),
-)
-for (tk, V), d in lobo.groupby(["tokenizer", "V"], sort=False):
-    ax.scatter([xpos[m] + shift[tk] for m in d.mesh], d.gain, s=18, marker=marks[V],
-               color=color_for(tk), label=f"{tk} V={V}")  # fmt: skip
-    m, _, half, n = paired_gain("g", k="t").interval({"g": list(d.gain)})
-    ax.errorbar(len(order5) + 0.5 + shift[tk], m, yerr=half, fmt=marks[V],
-                color=color_for(tk), capsize=3)  # fmt: skip
-ax.axhline(0, color=color_for("reference"), ls="--", lw=1.0)
-ax.axvline(len(order5) - 0.3, color=color_for("muted"), lw=0.6)
-ax.set_xticks(list(range(len(order5))) + [len(order5) + 0.5],
+shift = dict(zip(TOKENIZERS, (-0.22, 0.0, 0.22)))
+marks = dict(zip(run["lobo_vocab"], "os^"))
+for (tk, V), d in lobo.groupby(["tokenizer", "V"], sort=False):  # points, mean ± t·SE
+    gain_points(bx, [order5.index(m) + shift[tk] for m in d.mesh], d.gain,
+                color=color_for(tk), x_mean=len(order5) + 0.5 + shift[tk], s=18,
+                mean_marker=marks[V], marker=marks[V], label=f"{tk} V={V}")  # fmt: skip
+bx.axhline(0, color=color_for("reference"), ls="--", lw=1.0)
+bx.axvline(len(order5) - 0.3, color=color_for("muted"), lw=0.6)
+bx.set_xticks(list(range(len(order5))) + [len(order5) + 0.5],
               [m.replace(" (", "\n(") for m in order5] + ["mean\n± t·SE"], fontsize=6,
               rotation=90)  # fmt: skip
-ax.set(ylabel="1 − RMC / MC tokens per face",
+bx.set(ylabel="1 − RMC / MC tokens per face",
        title="Each base mesh held out: RMC shorter than MC in "
        f"{int((lobo.gain > 0).sum())} of {len(lobo)}")  # fmt: skip
-ax.legend(fontsize=7, ncols=3)
+bx.legend(fontsize=7, ncols=3)
 plt.show()
 
 # %%
 S5 = "RMC shortening vs MC, "
 ledger.ours(
-    5,
-    f"at V = {', '.join(map(str, run['lobo_vocab']))}, RMC needs fewer tokens per face "
-    "than MC, each base mesh held out in turn",
+    5, f"at V = {', '.join(map(str, run['lobo_vocab']))}, RMC needs fewer tokens per "
+    "face than MC, each base mesh held out in turn",
     why="that rearranging, not merging alone, does the shortening is our reading of "
     "the abstract, which says rearranging and merging improve the compression ratio of "
-    "existing tokenizers",
-    evidence="real data",
+    "existing tokenizers", evidence="real data", show=["mean shortening"],
     measured={**gains5, "mean shortening": readings.means(gains5)},
     criterion=all_of(*[paired_gain(n, k="t") for n in gains5]),
-    show=["mean shortening"],
     note=f"shortening = 1 − tokens per face of RMC / of MC; paired over the "
     f"{lobo.mesh.nunique()} base meshes, each held out in turn",
     tolerance={S5 + "RAW V=256": tol(abs=0.03), S5 + "AMT V=256": tol(abs=0.03),
@@ -689,13 +624,11 @@ ledger.ours(
 )  # fmt: skip
 
 # %%
-ctx = run["context"]
-v5 = readings.shortening_measured(tpf, ctx)
+v5 = readings.shortening_measured(tpf, run["context"])
 ledger.sanity(
     "5s", "RMC shortens every tokenizer, more as V grows",
     why="any merge replaces two tokens by one, and a larger vocabulary only adds "
-    "merges",
-    measured=v5,
+    "merges", measured=v5,
     criterion=all_of(
         at_most([f"tokens per face, RMC / base, {tk}" for tk in TOKENIZERS], 1,
                 strict=True),
@@ -706,7 +639,7 @@ ledger.sanity(
 
 # %%
 print("\n".join(readings.lobo_lines(ledger.claim("5"), gains5, lobo, fixed5, tpf=tpf,
-                                    context=ctx, v_max=V_max)))  # fmt: skip
+                                    context=run["context"], v_max=V_max)))  # fmt: skip
 
 # %% [markdown]
 # The left panel shows the fixed split's pooled held-out corpus (dashed: base, dotted: MC, solid:
@@ -753,33 +686,17 @@ print("\n".join(readings.lobo_lines(ledger.claim("5"), gains5, lobo, fixed5, tpf
 # partly by construction.
 
 # %%
-t0 = time.perf_counter()
-lm_rows = mesh_tokenizers.learnability(corpus, sweep, V=V_max, lm=run["lm"],
-                                       generator=lambda i: run.torch_generator(60 + i),
-                                       device=run.device)  # fmt: skip
-contrasts6 = mesh_tokenizers.learnability_contrasts(corpus, lm_rows)
-stage_s["next-token models"] = time.perf_counter() - t0
-lm = readings.learnability_table(lm_rows)
-rho6 = mesh_tokenizers.spearman(lm.ptme, lm.bits_per_face)
-rho6_len = mesh_tokenizers.spearman(lm.tokens_per_face, lm.bits_per_face)
-model6 = "trigram" if run["lm"] is None else "transformer"
-print(f"next-token model: {model6} ({time.perf_counter() - t0:.1f} s)")
-print(lm.round(3).to_string(index=False))
-print(f"Spearman(PTME, bits per face) = {rho6:.3f}; for comparison, "
-      f"Spearman(tokens per face, bits per face) = {rho6_len:.3f}")  # fmt: skip
-
-# %%
-gains6 = readings.contrast_gains(contrasts6)
-table6 = readings.contrast_table(contrasts6)
-n_learn = int((lm["model − unigram"] < 0).sum())
-gate6_met = n_learn == len(lm)
-print("per held-out base mesh, the gain in PTME's direction (> 0: the model agrees):")
-print(table6.round(3).to_string(index=False))
+with stage_s.timing("next-token models"):
+    lm_rows = mesh_tokenizers.learnability(
+        corpus, sweep, V=V_max, lm=run["lm"], device=run.device,
+        generator=lambda i: run.torch_generator(60 + i))  # fmt: skip
+    contrasts6 = mesh_tokenizers.learnability_contrasts(corpus, lm_rows)
+s6 = readings.learnability_study(lm_rows, contrasts6, lm=run["lm"])  # tables, ρ, gate
+lm, model6 = s6.lm, s6.model
+print(readings.learnability_report(s6, stage_s["next-token models"]))
 
 # %% tags=["hide-input"]
-fig, axes = plt.subplots(1, 2, figsize=(12, 4.2),
-                         gridspec_kw=dict(width_ratios=[1, 1.1]))  # fmt: skip
-ax = axes[0]
+fig, (ax, bx) = plt.subplots(1, 2, figsize=(12, 4.2), width_ratios=[1, 1.1])
 MARK6 = {"base": "o", "MC": "s", "RMC": "*"}
 for _, r in lm.iterrows():
     ax.scatter(r.ptme, r.bits_per_face, color=color_for(r.tokenizer),
@@ -793,74 +710,59 @@ ax.plot(xline, 9 * xline, color=color_for("reference"), ls="--", lw=1,
         label="unigram line: 9·PTME")  # fmt: skip
 ax.set(xlabel="PTME (bits / raw coord.)",
        ylabel=f"held-out bits per face ({model6}: filled; unigram: open)",
-       title=f"{model6.capitalize()} beats the unigram on {n_learn} of {len(lm)}; "
+       title=f"{model6.capitalize()} beats the unigram on {s6.n_learn} of {len(lm)}; "
        f"above 9·PTME on {int((lm['model − 9·PTME'] > 0).sum())}")  # fmt: skip
 ax.title.set_fontsize(9)
 ax.legend(fontsize=6, loc="upper left")
-ax = axes[1]
-for k, c in enumerate(contrasts6):
-    g = np.array(list(c["gains"].values()))
-    ax.scatter(np.full(g.size, k), g, s=16, color=color_for(c["tokenizer"]), alpha=0.7)
-    r6 = table6.iloc[k]
-    ax.errorbar(k + 0.25, r6["mean gain (bits/face)"], yerr=r6["± t·SE"], fmt="_",
-                color=color_for(c["tokenizer"]), capsize=4)  # fmt: skip
-ax.axhline(0, color=color_for("reference"), ls="--", lw=1)
-ax.set_yscale("symlog", linthresh=1)
-ax.set_xticks(range(len(contrasts6)),
+for k, c in enumerate(contrasts6):  # points, mean ± t·SE
+    gain_points(bx, k, list(c["gains"].values()), color=color_for(c["tokenizer"]),
+                x_mean=k + 0.25, mean_marker="_", capsize=4, s=16,
+                alpha=0.7)  # fmt: skip
+bx.axhline(0, color=color_for("reference"), ls="--", lw=1)
+bx.set_yscale("symlog", linthresh=1)
+bx.set_xticks(range(len(contrasts6)),
               [f"{c['tokenizer']}\n{c['contrast']}" for c in contrasts6],
               fontsize=7)  # fmt: skip
-ax.set(ylabel="gain in PTME's direction (bits / face)",
+bx.set(ylabel="gain in PTME's direction (bits / face)",
        title=f"Per held-out base mesh: > 0 where the {model6} orders the pair as PTME"
-       + ("" if gate6_met else " (not judged: gate unmet)"))  # fmt: skip
-ax.title.set_fontsize(9)
+       + ("" if s6.gate_met else " (not judged: gate unmet)"))  # fmt: skip
+bx.title.set_fontsize(9)
 plt.show()
 
 # %%
-GAP6, MEAN6, GAIN6 = ("model − unigram bits per face", "mean gain in PTME's direction",
-                      ": gain in PTME's direction")  # fmt: skip
+GAP6, MEAN6 = "model − unigram bits per face", "mean gain in PTME's direction"
 ledger.check(
     6, "within each tokenizer, PTME orders MC against base and RMC against MC as a "
     "next-token model's held-out bits per face do",
     paper="a sequence with less information is easier to learn (the introduction); "
     "PTME tracks generation quality (r = 0.965 with Chamfer distance, a figure in the "
-    "official repository)",
-    source="paper", evidence="real data",
-    measured={GAP6: readings.by_row(lm, "model − unigram", "method"), **gains6,
-              MEAN6: readings.by_row(table6, "mean gain (bits/face)", "contrast")},
+    "official repository)", source="paper", evidence="real data",
+    measured={GAP6: s6.gaps, **s6.gains, MEAN6: s6.mean_gains},
     gate=at_most(GAP6, 0, strict=True),
-    criterion=all_of(*[paired_gain(n, k="t") for n in gains6]), show=[GAP6, MEAN6],
-    note=f"{model6} at {run.scale} scale; gains paired over the "
-    f"{len(contrasts6[0]['gains'])} held-out base meshes"
-    + ("; the full-scale transformer would check it" if run["lm"] is None else ""),
-    tolerance={GAP6: tol(abs=0.02),
-               "RAW MC vs base" + GAIN6: tol(abs=0.1),
-               "RAW RMC vs MC" + GAIN6: tol(abs=0.08),
-               "AMT MC vs base" + GAIN6: tol(abs=0.1),
-               "AMT RMC vs MC" + GAIN6: tol(abs=0.2),
-               "EDR MC vs base" + GAIN6: tol(abs=0.0002),
-               "EDR RMC vs MC" + GAIN6: tol(abs=0.004), MEAN6: tol(abs=0.07)},
+    criterion=all_of(*[paired_gain(n, k="t") for n in s6.gains]), show=[GAP6, MEAN6],
+    note=readings.note_6(s6, scale=run.scale),  # the model, the pairs
+    tolerance={GAP6: tol(abs=0.02), MEAN6: tol(abs=0.07), **{
+        f"{c}: gain in PTME's direction": tol(abs=a) for c, a in (
+            ("RAW MC vs base", 0.1), ("RAW RMC vs MC", 0.08), ("AMT MC vs base", 0.1),
+            ("AMT RMC vs MC", 0.2), ("EDR MC vs base", 0.0002),
+            ("EDR RMC vs MC", 0.004))}},
 )  # fmt: skip
 
 # %%
 RHO6 = "Spearman(PTME, bits per face)"
 ledger.ours(
-    "6b",
-    "PTME and a next-token model's held-out bits per face rank nine tokenisations "
-    "(base, MC, RMC) alike",
+    "6b", "PTME and a next-token model's held-out bits per face rank nine "
+    "tokenisations (base, MC, RMC) alike",
     why="one ranking over all nine tokenisations, our bar; it mostly separates MeshXL "
     "from the compressed tokenizers and cannot see the within-tokenizer contrasts",
-    evidence="real data",
-    measured={RHO6: rho6,
-              "bits per face": readings.by_row(lm, "bits_per_face", "method")},
+    evidence="real data", measured={RHO6: s6.rho, "bits per face": s6.bits},
     criterion=at_least(RHO6, 0.8), show=[RHO6],
     note=readings.note_6b(lm, model=model6, scale=run.scale),  # says where it is weak
     tolerance={"bits per face": tol(abs=0.06)},
 )  # fmt: skip
 
 # %%
-print("\n".join(readings.learnability_lines(
-    lm, table6, model=model6, verdict=ledger.claim("6").verdict_word(),
-    gate_met=gate6_met)))  # fmt: skip
+print("\n".join(readings.learnability_reading(s6, ledger.claim("6").verdict_word())))
 
 # %% [markdown]
 # In the left panel, filled markers are the model, open ones the unigram fitted on the training
@@ -1067,6 +969,5 @@ else:
                                            generator=run.torch_generator(99),
                                            **SIZES["full"]["lm"])  # fmt: skip
     print(readings.full_scale_estimate(step, sizes=SIZES, stage_s=stage_s,
-                                       n_tok=3 * len(mesh_tokenizers.METHODS),
                                        device=run.device))  # fmt: skip
 print("\n".join(full_run_lines(ledger)))

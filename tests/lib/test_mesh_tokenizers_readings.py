@@ -194,3 +194,161 @@ def test_time_lines():
     )  # fmt: skip
     assert "take about 90 min" in line and "at least 2 min more" in line
     assert line.endswith("a GPU or a long CPU run.")
+
+
+def test_mesh_kinds_split_real_meshes_from_primitives():
+    kinds = mesh_tokenizers.mesh_kinds(
+        ["bunny (pymeshlab)", "box", "ant (pyvista)", "ico"]
+    )
+    assert kinds == {
+        "real": ["bunny (pymeshlab)", "ant (pyvista)"],
+        "primitives": ["box", "ico"],
+    }
+    assert list(kinds) == ["real", "primitives"]  # hold_out draws in this order
+
+
+def test_stage_times_record_each_block():
+    times = readings.StageTimes()
+    with times.timing("a"):
+        pass
+    with times.timing("b"):
+        sum(range(1000))
+    assert list(times) == ["a", "b"] and all(v >= 0 for v in times.values())
+    meshes = pd.DataFrame(
+        {"faces": [1], **{f"time_{tk}": [0.001] for tk in mesh_tokenizers.TOKENIZERS}}
+    )
+    assert readings.stage_line(times, meshes).startswith("stages (s): a 0.0, b 0.0")
+
+
+def test_reports_print_the_tables(corpus, sweep):
+    res = pd.DataFrame(list(sweep.rows))
+    report = readings.sweep_report(sweep, res, 1.25)
+    assert report.startswith(
+        f"{len(sweep.mergers)} BPE vocabularies trained and applied in 1.2 s\n"
+        "held-out PTME (bits per raw coordinate):\n"
+    )
+    assert report.endswith(readings.ptme_table(res).round(3).to_string())
+    mc = readings.merging_table(res)
+    assert list(mc.columns) == [
+        "tokenizer", "V", "base", "MC", "RMC", "MC / base", "RMC / base"
+    ]  # fmt: skip
+    peer = pd.DataFrame(
+        {"V": [512], "PTME sentencepiece": [2.0], "PTME tokenizers": [2.1]}
+    )
+    lines = readings.peer_report(peer, 3.0).splitlines()
+    assert lines[0] == "RMC with two BPE implementations (3.0 s); held-out values:"
+    assert lines[-1] == "largest relative PTME difference: 5.0%"
+    lobo = pd.DataFrame(
+        dict(mesh=["a", "b"], tokenizer="RAW", V=256, MC=[10.0, 8.0], RMC=[9.0, 8.0])
+    )
+    readings.lobo_gains(lobo)
+    table = readings.lobo_table(lobo)
+    assert list(table.index) == ["a", "b"] and list(table.columns) == [("RAW", 256)]
+    assert readings.lobo_report(lobo, 2.0).startswith(
+        "leave-one-base-out: 4 vocabularies trained and applied in 2.0 s; "
+    )
+
+
+def test_pieces_carry_their_mesh(corpus, sweep):
+    meshes = pd.DataFrame(list(corpus.rows))
+    p = readings.pieces(corpus, sweep, meshes, VOCAB[-1])
+    assert p.mesh is corpus.meshes[p.index]
+    line = readings.pieces_line(p, meshes)
+    assert f"{p.mesh.n_faces} faces: {p.n_tokens} tokens" in line
+
+
+def test_pair_readings_record_and_report(corpus):
+    pairs = pd.DataFrame(mesh_tokenizers.pair_sweep(corpus, top=8))
+    s = readings.pair_study(pairs, min_pairs=3)
+    signs = readings.sign_agreements(s)
+    assert signs == {
+        f"{tk} {o}": a.sign_agreement for (tk, o), a in s.agreement.items()
+    }
+    share = readings.helpful_shares(s)
+    measured = readings.share_measured(share)
+    rise = measured["rise in the share (rearranged − as is)"]
+    for tk in mesh_tokenizers.TOKENIZERS:
+        assert rise[tk] == share["RAC"][tk] - share["as is"][tk]
+    assert measured["share of helpful merges, as is"] == share["as is"]
+    lines = readings.pair_report(s, pairs, 8).splitlines()
+    assert lines[:3] == readings.pair_lines(s, 8)
+    assert lines[3] == "RAW + RAC, by kind of pair:"
+
+
+def test_learnability_study_reads_rows_and_contrasts():
+    rows = [
+        dict(tokenizer=tk, method=m, bits_per_face=b, unigram_bits_per_face=u,
+             ptme=p, tokens_per_face=t)
+        for tk, m, b, u, p, t in [("RAW", "base", 30.0, 40.0, 4.0, 9.0),
+                                  ("RAW", "MC", 28.0, 41.0, 4.1, 8.0),
+                                  ("AMT", "base", 20.0, 19.0, 2.0, 4.5)]
+    ]  # fmt: skip
+    contrasts = [
+        dict(tokenizer="RAW", contrast="MC vs base", direction=-1, ptme_a=4.1,
+             ptme_b=4.0, gains={"a": 1.0, "b": 3.0, "c": 2.0}),
+    ]  # fmt: skip
+    s = readings.learnability_study(rows, contrasts, lm=None)
+    assert s.model == "trigram" and s.n_learn == 2 and not s.gate_met
+    assert s.n_meshes == 3
+    assert s.rho == pytest.approx(stats.spearmanr([4.0, 4.1, 2.0], [30, 28, 20])[0])
+    assert s.rho_len == pytest.approx(1.0)
+    assert list(s.gains) == ["RAW MC vs base: gain in PTME's direction"]
+    assert s.table["mean gain (bits/face)"][0] == 2.0
+    assert readings.learnability_study(rows[:2], contrasts, lm={}).gate_met
+    assert readings.learnability_study(rows, contrasts, lm={}).model == "transformer"
+    lines = readings.learnability_report(s, 4.0).splitlines()
+    assert lines[0] == "next-token model: trigram (4.0 s)"
+    assert readings.spearman_line(s) in lines
+    assert lines[-3] == (
+        "per held-out base mesh, the gain in PTME's direction (> 0: the model agrees):"
+    )
+    assert lines[-2:] == s.table.round(3).to_string(index=False).splitlines()
+
+
+def test_learnability_study_records_and_reads():
+    rows = [
+        dict(tokenizer="RAW", method="base", bits_per_face=30.0,
+             unigram_bits_per_face=40.0, ptme=4.0, tokens_per_face=9.0),
+        dict(tokenizer="RAW", method="MC", bits_per_face=28.0,
+             unigram_bits_per_face=27.0, ptme=4.1, tokens_per_face=8.0),
+    ]  # fmt: skip
+    contrasts = [
+        dict(tokenizer="RAW", contrast="MC vs base", direction=-1, ptme_a=4.1,
+             ptme_b=4.0, gains={"a": 1.0, "b": 3.0, "c": 2.0}),
+    ]  # fmt: skip
+    s = readings.learnability_study(rows, contrasts, lm=None)
+    assert s.gaps == {"RAW base": -10.0, "RAW MC": 1.0}
+    assert s.bits == {"RAW base": 30.0, "RAW MC": 28.0}
+    assert s.mean_gains == {"RAW MC vs base": 2.0}
+    assert readings.note_6(s, scale="quick") == (
+        "trigram at quick scale; gains paired over the 3 held-out base meshes; the "
+        "full-scale transformer would check it"
+    )
+    t = readings.learnability_study(rows, contrasts, lm={})
+    assert readings.note_6(t, scale="full").endswith("3 held-out base meshes")
+    assert readings.learnability_reading(
+        s, "not checked"
+    ) == readings.learnability_lines(
+        s.lm, s.table, model="trigram", verdict="not checked", gate_met=False
+    )
+
+
+def test_corpus_report_and_the_full_scale_estimate_default(corpus):
+    meshes = pd.DataFrame(list(corpus.rows))
+    lines = readings.corpus_report(
+        corpus, meshes, {"cyl"}, rotations=2, seconds=1.0
+    ).splitlines()
+    assert lines[0] == readings.corpus_line(corpus, 4, 2, 1.0)
+    assert lines[1] == "held-out base meshes: cyl"
+    assert (
+        lines[2:] == readings.corpus_summary(meshes).round(3).to_string().splitlines()
+    )
+    sizes = {
+        "quick": dict(rotations=6, max_faces=2000),
+        "full": dict(rotations=12, max_faces=4000, vocab=[1, 2], lobo_vocab=[1],
+                     lm=dict(steps=600)),
+    }  # fmt: skip
+    kw = dict(sizes=sizes, stage_s={"a": 60.0}, device="cpu")
+    assert readings.full_scale_estimate(1.0, **kw) == readings.full_scale_estimate(
+        1.0, n_tok=9, **kw
+    )

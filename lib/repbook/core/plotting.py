@@ -158,6 +158,114 @@ def seed_band(
     ax.fill_between(x, lo, hi, color=color, alpha=alpha, lw=0)
 
 
+def value_ticks(ax, values, *, axis: str = "x", **text) -> None:
+    """Ticks exactly at `values`, labelled as written (`str(v)`), and no minor ticks on that
+    axis: for a sweep over a few sizes on a log axis. `text` styles the labels (fontsize=8)."""
+    from matplotlib import ticker
+
+    if axis not in ("x", "y"):
+        raise ValueError(f"axis must be 'x' or 'y', got {axis!r}")
+    values = list(values)
+    (ax.set_xticks if axis == "x" else ax.set_yticks)(
+        values, [str(v) for v in values], **text
+    )
+    (ax.xaxis if axis == "x" else ax.yaxis).set_minor_locator(ticker.NullLocator())
+
+
+def grouped_bars(ax, categories, series, *, colors, width: float = 0.8, **bar) -> None:
+    """Bars of one or more series side by side over categories, the ticks labelled by the
+    categories. `series` maps a legend label (None: no legend entry) to one value per category;
+    `colors` holds each series' colour (a colour, or a list of one per category). The bars of
+    series k of n sit at category + (k − (n − 1) / 2) · width; `bar` goes to `ax.bar`."""
+    import numpy as np
+
+    xs = np.arange(len(categories))
+    if len(colors) != len(series):
+        raise ValueError(
+            f"colors must hold one entry per series ({len(series)}), got {len(colors)}"
+        )
+    for k, ((label, values), color) in enumerate(zip(series.items(), colors)):
+        values = list(values)
+        if len(values) != len(xs):
+            raise ValueError(
+                f"series {label!r} must hold one value per category ({len(xs)}), got "
+                f"{len(values)}"
+            )
+        kw = dict(bar) if label is None else dict(bar, label=label)
+        ax.bar(
+            xs + (k - (len(series) - 1) / 2) * width,
+            values,
+            width=width,
+            color=color,
+            **kw,
+        )
+    ax.set(xticks=xs, xticklabels=list(categories))
+
+
+def gain_points(
+    ax,
+    x,
+    gains,
+    *,
+    x_mean: float,
+    color: str,
+    mean_marker: str = "o",
+    capsize=3.0,
+    **points,
+):
+    """Paired gains as points at `x` (one position, or one per gain) and their mean ± t·SE as an
+    error bar at `x_mean` (`stats.paired_summary`, as `paired_gain(k="t")` reads them), both in
+    `color`; `points` go to `ax.scatter`. Returns the summary."""
+    import numpy as np
+
+    from .stats import paired_summary
+
+    g = np.asarray(gains, dtype=float).ravel()
+    xs = np.broadcast_to(np.asarray(x, dtype=float), g.shape)
+    ax.scatter(xs, g, color=color, **points)
+    s = paired_summary(g)
+    ax.errorbar(
+        x_mean, s.mean, yerr=s.half, fmt=mean_marker, color=color, capsize=capsize
+    )
+    return s
+
+
+def mesh_view(
+    ax, vertices, triangles, values, *, cmap: str = "viridis", zoom: float = 1.0
+):
+    """A triangle mesh on a 3-D axes (`projection="3d"`), each face coloured by its value on
+    `cmap` (from the values' min to their max), in a cube around `vertices` with equal aspect
+    and no axes; `triangles` holds each face's corners (faces × 3 × 3). Returns the colour
+    scale, for `fig.colorbar`."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+    from mpl_toolkits.mplot3d.art3d import Poly3DCollection
+
+    v = np.asarray(vertices, dtype=float)
+    tri = np.asarray(triangles, dtype=float)
+    values = np.asarray(values, dtype=float)
+    if tri.ndim != 3 or tri.shape[1:] != (3, 3) or len(values) != len(tri):
+        raise ValueError(
+            f"triangles must be (faces, 3, 3) with one value per face, got shape "
+            f"{tri.shape} and {len(values)} values"
+        )
+    lo, hi = v.min(0), v.max(0)
+    mid, half = (lo + hi) / 2, (hi - lo).max() / 2
+    colors, norm = plt.get_cmap(cmap), plt.Normalize(values.min(), values.max())
+    ax.add_collection3d(
+        Poly3DCollection(tri, facecolors=colors(norm(values)), edgecolor="none")
+    )
+    ax.set(
+        **{f"{a}lim": (m - half, m + half) for a, m in zip("xyz", mid)},
+        xticks=[],
+        yticks=[],
+        zticks=[],
+    )
+    ax.set_box_aspect((1, 1, 1), zoom=zoom)
+    ax.set_axis_off()
+    return plt.cm.ScalarMappable(norm=norm, cmap=colors)
+
+
 def margin_dot_plot(points, path, *, title: str = "Every checked claim, by its margin"):
     """The book at a glance: one dot per checked claim of the papers at its normalised margin
     (symmetric log axis), grouped by chapter, coloured by verdict (within noise: the interval

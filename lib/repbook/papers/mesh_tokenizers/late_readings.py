@@ -1,9 +1,14 @@
 """What the chapter reads under check 5 (leave-one-base-out) and claim 6 (learnability),
-and its timing lines: tables, recorded values and sentences generated from the numbers.
-Pure functions (tables as pandas DataFrames); no printing, plotting or file writing. Every
-name is also reachable as `readings.<name>`."""
+and its timing lines: tables, recorded values and sentences generated from the numbers,
+and the timer of the chapter's stages (`StageTimes`). Pure functions otherwise (tables as
+pandas DataFrames); no printing, plotting or file writing. Every name is also reachable as
+`readings.<name>`."""
 
 from __future__ import annotations
+
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -11,7 +16,24 @@ import pandas as pd
 from repbook.core import paired_gain
 
 from .meshes import TOKENIZERS
-from .protocols import tokens_per_face_by_base
+from .protocols import METHODS, tokens_per_face_by_base
+from .ptme import spearman
+
+
+class StageTimes(dict):
+    """Seconds per stage of a run, {name: seconds} in the order the stages ran; a stage is
+    timed by `with times.timing(name): ...` (wall time, recorded when the block ends)."""
+
+    @contextmanager
+    def timing(self, name: str):
+        t0 = time.perf_counter()
+        yield
+        self[name] = time.perf_counter() - t0
+
+
+def by_row(table: pd.DataFrame, column: str, second: str) -> dict:
+    """{"<tokenizer> <row[second]>": row[column]} over the rows of `table`."""
+    return {f"{r.tokenizer} {r[second]}": r[column] for _, r in table.iterrows()}
 
 
 def gain_cells(gains: dict, names=None) -> list[tuple[str, float, float, int]]:
@@ -31,6 +53,23 @@ def lobo_gains(lobo: pd.DataFrame) -> dict:
         f"RMC shortening vs MC, {tk} V={V}": dict(zip(d.mesh, d.gain))
         for (tk, V), d in lobo.groupby(["tokenizer", "V"], sort=False)
     }
+
+
+def lobo_table(lobo: pd.DataFrame) -> pd.DataFrame:
+    """Check 5's shortening 1 − RMC / MC (the column `gain`, see `lobo_gains`): one row per
+    held-out base mesh, one column per (tokenizer, V)."""
+    return lobo.pivot_table(
+        index="mesh", columns=["tokenizer", "V"], values="gain", sort=False
+    )
+
+
+def lobo_report(lobo: pd.DataFrame, seconds: float) -> str:
+    """What leave-one-base-out printed: its vocabularies, its time and `lobo_table`."""
+    return (
+        f"leave-one-base-out: {2 * len(lobo)} vocabularies trained and applied in "
+        f"{seconds:.1f} s; shortening 1 − RMC/MC per held-out base mesh:\n"
+        + lobo_table(lobo).round(3).to_string()
+    )
 
 
 def tokens_per_face_table(res: pd.DataFrame) -> pd.DataFrame:
@@ -159,6 +198,95 @@ def contrast_table(contrasts) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+@dataclass(frozen=True)
+class LearnabilityStudy:
+    """Claim 6 read from the learnability runs: the tokenisations' table
+    (`learnability_table`), the per-mesh contrasts with their gains (`contrast_gains`) and
+    table (`contrast_table`), the Spearman correlations of PTME and of tokens per face with
+    the model's bits per face, the model's name and on how many tokenisations it beats the
+    unigram (`n_learn`; the gate asks for all)."""
+
+    lm: pd.DataFrame
+    contrasts: list
+    gains: dict
+    table: pd.DataFrame
+    rho: float
+    rho_len: float
+    model: str
+    n_learn: int
+
+    @property
+    def gate_met(self) -> bool:
+        """The model beats the unigram on every tokenisation."""
+        return self.n_learn == len(self.lm)
+
+    @property
+    def n_meshes(self) -> int:
+        """The held-out base meshes each contrast is paired over."""
+        return len(self.contrasts[0]["gains"])
+
+    @property
+    def gaps(self) -> dict:
+        """{"<tokenizer> <method>": the model's bits per face − the unigram's} (the gate)."""
+        return by_row(self.lm, "model − unigram", "method")
+
+    @property
+    def bits(self) -> dict:
+        """{"<tokenizer> <method>": the model's held-out bits per face}."""
+        return by_row(self.lm, "bits_per_face", "method")
+
+    @property
+    def mean_gains(self) -> dict:
+        """{"<tokenizer> <contrast>": mean gain in PTME's direction, bits per face}."""
+        return by_row(self.table, "mean gain (bits/face)", "contrast")
+
+
+def learnability_study(lm_rows, contrasts, *, lm) -> LearnabilityStudy:
+    """Claim 6 from `learnability`'s rows and `learnability_contrasts`' contrasts; `lm`: the
+    transformer's settings that `learnability` was given (None: the trigram)."""
+    table = learnability_table(lm_rows)
+    return LearnabilityStudy(
+        lm=table,
+        contrasts=list(contrasts),
+        gains=contrast_gains(contrasts),
+        table=contrast_table(contrasts),
+        rho=spearman(table.ptme, table.bits_per_face),
+        rho_len=spearman(table.tokens_per_face, table.bits_per_face),
+        model="trigram" if lm is None else "transformer",
+        n_learn=int((table["model − unigram"] < 0).sum()),
+    )
+
+
+def spearman_line(s: LearnabilityStudy) -> str:
+    """Claim 6b's correlation beside that of tokens per face (length alone)."""
+    return (
+        f"Spearman(PTME, bits per face) = {s.rho:.3f}; for comparison, "
+        f"Spearman(tokens per face, bits per face) = {s.rho_len:.3f}"
+    )
+
+
+def learnability_report(s: LearnabilityStudy, seconds: float) -> str:
+    """What the learnability runs printed: the model and its time, the tokenisations' table,
+    `spearman_line`, and the contrasts' table."""
+    return "\n".join(
+        [
+            f"next-token model: {s.model} ({seconds:.1f} s)",
+            s.lm.round(3).to_string(index=False),
+            spearman_line(s),
+            "per held-out base mesh, the gain in PTME's direction (> 0: the model "
+            "agrees):",
+            s.table.round(3).to_string(index=False),
+        ]
+    )
+
+
+def learnability_reading(s: LearnabilityStudy, verdict: str) -> list[str]:
+    """`learnability_lines` of a study (`verdict`: claim 6's verdict word)."""
+    return learnability_lines(
+        s.lm, s.table, model=s.model, verdict=verdict, gate_met=s.gate_met
+    )
+
+
 def learnability_lines(lm: pd.DataFrame, table: pd.DataFrame, *, model: str,
                        verdict: str, gate_met: bool) -> list[str]:  # fmt: skip
     """The readings of claim 6: the gate, the contrasts, and where the model lies below
@@ -255,10 +383,11 @@ def record_time_line(record) -> str:
     )
 
 
-def full_scale_estimate(step: float, *, sizes: dict, stage_s: dict, n_tok: int,
-                        device) -> str:  # fmt: skip
+def full_scale_estimate(step: float, *, sizes: dict, stage_s: dict, device,
+                        n_tok: int = len(TOKENIZERS) * len(METHODS)) -> str:  # fmt: skip
     """The time of a full-scale run, from one timed step of its transformer (`step`, s) and
-    this quick run's other stages (`sizes`: the chapter's table of both scales)."""
+    this quick run's other stages (`sizes`: the chapter's table of both scales); `n_tok`
+    models (one per tokenisation) are trained."""
     full, quick = sizes["full"], sizes["quick"]
     full_lm = full["lm"]
     lm_min = n_tok * full_lm["steps"] * step / 60
@@ -280,6 +409,20 @@ def full_scale_estimate(step: float, *, sizes: dict, stage_s: dict, n_tok: int,
             "over the book's 30-minute rule for a CPU run — a GPU or a long CPU run."
             if lm_min + grow * rest / 60 > 30
             else "within the book's 30-minute rule for a CPU run."
+        )
+    )
+
+
+def note_6(s: LearnabilityStudy, *, scale: str) -> str:
+    """Claim 6's note: the model, the scale and the pairing, and that the full-scale
+    transformer would check it where the trigram ran."""
+    return (
+        f"{s.model} at {scale} scale; gains paired over the {s.n_meshes} held-out base "
+        "meshes"
+        + (
+            "; the full-scale transformer would check it"
+            if s.model == "trigram"
+            else ""
         )
     )
 

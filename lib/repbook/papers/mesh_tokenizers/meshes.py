@@ -254,6 +254,17 @@ def primitive_meshes() -> dict[str, tuple[np.ndarray, np.ndarray]]:
     }
 
 
+def mesh_kinds(names) -> dict[str, list[str]]:
+    """The base meshes by kind, in their given order: {"real": [...], "primitives": [...]}. A
+    shipped real mesh is named with its source in parentheses ("bunny (pymeshlab)"), a primitive
+    is not."""
+    names = list(names)
+    return {
+        "real": [k for k in names if "(" in k],
+        "primitives": [k for k in names if "(" not in k],
+    }
+
+
 def sample_meshes(*, max_faces: int) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """The real meshes shipped by pyvista and pymeshlab (decimated to `max_faces`), then the
     trimesh primitives. A missing package or file is an error naming it: silently dropping a mesh

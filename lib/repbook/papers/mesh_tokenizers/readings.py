@@ -13,19 +13,29 @@ import pandas as pd
 
 from .late_readings import (  # noqa: F401 (check 5, claim 6, the times: re-exported)
     READ5,
+    LearnabilityStudy,
+    StageTimes,
+    by_row,
     contrast_gains,
     contrast_table,
     fixed_split_gains,
     full_scale_estimate,
     gain_cells,
     learnability_lines,
+    learnability_reading,
+    learnability_report,
+    learnability_study,
     learnability_table,
     lobo_gains,
     lobo_lines,
+    lobo_report,
+    lobo_table,
     means,
+    note_6,
     note_6b,
     record_time_line,
     shortening_measured,
+    spearman_line,
     stage_line,
     tokens_per_face_table,
 )
@@ -80,6 +90,15 @@ def ptme_table(res: pd.DataFrame) -> pd.DataFrame:
     """Held-out PTME, one row per (tokenizer, method), one column per vocabulary size."""
     return res.pivot_table(
         index=["tokenizer", "method"], columns="V", values="ptme", sort=False
+    )
+
+
+def sweep_report(sweep, res: pd.DataFrame, seconds: float) -> str:
+    """What the merging sweep printed: its vocabularies, its time and `ptme_table`."""
+    return (
+        f"{len(sweep.mergers)} BPE vocabularies trained and applied in {seconds:.1f} s\n"
+        "held-out PTME (bits per raw coordinate):\n"
+        + ptme_table(res).round(3).to_string()
     )
 
 
@@ -155,7 +174,7 @@ def merging_table(res: pd.DataFrame) -> pd.DataFrame:
     mc = wide.dropna(subset=["MC"]).copy()
     mc["MC / base"] = mc.MC / mc.base
     mc["RMC / base"] = mc.RMC / mc.base
-    return mc
+    return mc[["tokenizer", "V", "base", "MC", "RMC", "MC / base", "RMC / base"]]
 
 
 def by_cell(mc: pd.DataFrame, values) -> dict:
@@ -234,15 +253,27 @@ def peer_difference(peer: pd.DataFrame) -> float:
     return (peer["PTME tokenizers"] / peer["PTME sentencepiece"] - 1).abs().max()
 
 
+def peer_report(peer: pd.DataFrame, seconds: float) -> str:
+    """The two BPE implementations side by side (`peer_merging`'s rows), their time and
+    their largest relative PTME difference."""
+    return (
+        f"RMC with two BPE implementations ({seconds:.1f} s); held-out values:\n"
+        + peer.round(3).to_string(index=False)
+        + f"\nlargest relative PTME difference: {peer_difference(peer):.1%}"
+    )
+
+
 @dataclass(frozen=True)
 class Pieces:
     """One held-out mesh under the largest RMC vocabulary (MeshXL order): its corpus index,
-    the merged piece lengths in sequence order, and each face's token cost."""
+    the merged piece lengths in sequence order, each face's token cost, the number of
+    tokens and the mesh itself (a `QuantMesh`)."""
 
     index: int
     lengths: np.ndarray
     face_cost: np.ndarray
     n_tokens: int
+    mesh: object
 
 
 def pieces(corpus, sweep, meshes: pd.DataFrame, V: int) -> Pieces:
@@ -253,13 +284,15 @@ def pieces(corpus, sweep, meshes: pd.DataFrame, V: int) -> Pieces:
     lens = mg.piece_length[ids]
     cost = np.repeat(1.0 / lens, lens)  # token cost of every base coordinate
     face_cost = cost.reshape(-1, 9).sum(axis=1)  # RAC keeps a face's 9 coordinates
-    return Pieces(show, lens, face_cost, len(ids))
+    return Pieces(show, lens, face_cost, len(ids), corpus.meshes[show])
 
 
-def pieces_line(p: Pieces, meshes: pd.DataFrame, n_faces: int) -> str:
+def pieces_line(p: Pieces, meshes: pd.DataFrame) -> str:
+    """The shown mesh, its tokens per face after merging and the range of the face cost."""
     fc = p.face_cost
     return (
-        f"{meshes.mesh[p.index]} (rotation {meshes.rotation[p.index]}), {n_faces} faces: "
+        f"{meshes.mesh[p.index]} (rotation {meshes.rotation[p.index]}), "
+        f"{p.mesh.n_faces} faces: "
         f"{p.n_tokens} tokens for {p.lengths.sum()} coordinates, {fc.mean():.2f} tokens "
         f"per face "
         f"(9 before merging); face cost ranges {fc.min():.2f}–{fc.max():.2f}"
@@ -321,6 +354,23 @@ def helpful_shares(s: PairStudy) -> dict:
     }
 
 
+def share_measured(share: dict) -> dict:
+    """Claim 4's measured values from `helpful_shares`: the shares as is and rearranged, and
+    the rise (rearranged − as is) per tokenizer."""
+    return {
+        "share of helpful merges, as is": share["as is"],
+        "share of helpful merges, rearranged": share["RAC"],
+        "rise in the share (rearranged − as is)": {
+            tk: share["RAC"][tk] - share["as is"][tk] for tk in TOKENIZERS
+        },
+    }
+
+
+def sign_agreements(s: PairStudy) -> dict:
+    """{"<tokenizer> <order>": the share of candidates whose sign the rule gets right}."""
+    return {f"{tk} {order}": a.sign_agreement for (tk, order), a in s.agreement.items()}
+
+
 def within_kind(s: PairStudy) -> dict:
     """{"<tokenizer> <order>: <kind>": Spearman} over the kinds with enough pairs."""
     return {
@@ -375,6 +425,15 @@ def pair_lines(s: PairStudy, top: int) -> list[str]:
     return lines
 
 
+def pair_report(s: PairStudy, pairs: pd.DataFrame, top: int) -> str:
+    """The readings of claim 4, 4s and 4b (`pair_lines`), then MeshXL's rearranged pairs by
+    kind (`by_kind`)."""
+    return "\n".join(
+        [*pair_lines(s, top), "RAW + RAC, by kind of pair:"]
+        + [by_kind(pairs, "RAW", "RAC").round(3).to_string()]
+    )
+
+
 def by_kind(pairs: pd.DataFrame, tokenizer="RAW", order="RAC") -> pd.DataFrame:
     """One corpus's pairs by kind: how many, the mean exact / predicted, and the largest
     p_ab / min(p_a, p_b)."""
@@ -404,6 +463,19 @@ def corpus_line(corpus, n_bases: int, rotations: int, seconds: float) -> str:
     )
 
 
+def corpus_report(corpus, meshes: pd.DataFrame, test_bases, *, rotations: int,
+                  seconds: float) -> str:  # fmt: skip
+    """What the data preparation printed: `corpus_line` (over the base meshes of `meshes`,
+    the corpus table), the held-out base meshes and `corpus_summary`."""
+    return "\n".join(
+        [
+            corpus_line(corpus, meshes.mesh.nunique(), rotations, seconds),
+            "held-out base meshes: " + ", ".join(sorted(test_bases)),
+            corpus_summary(meshes).round(3).to_string(),
+        ]
+    )
+
+
 def piece_strip(lengths, *, width: int, rows: int) -> tuple[list, int]:
     """The first `width · rows` coordinates laid out row by row: (piece index, column, row)
     of every square, and the number of pieces that start there."""
@@ -418,8 +490,3 @@ def piece_strip(lengths, *, width: int, rows: int) -> tuple[list, int]:
         pos += n
         k += 1
     return cells, k
-
-
-def by_row(table: pd.DataFrame, column: str, second: str) -> dict:
-    """{"<tokenizer> <row[second]>": row[column]} over the rows of `table`."""
-    return {f"{r.tokenizer} {r[second]}": r[column] for _, r in table.iterrows()}
