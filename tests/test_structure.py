@@ -234,20 +234,6 @@ MAX_MEDIAN_CELL = 12
 """The median code cell (about 10 lines: a call and its reading, not a script)."""
 MAX_MODULE_LINES = 600
 """Lines of one paper-module file at most; a larger module is a package split at its sections."""
-PENDING = "thinning for issue 37 not done yet (remove the entry when it lands)"
-NOT_YET_THIN = {
-    # chapter stem -> its paper module's path prefix under lib/repbook/papers: the chapters whose
-    # thinning for issue 37 is still to do. Their targets are expected to fail (xfail; run
-    # `pytest --runxfail` to see them fail); remove an entry when the chapter meets them.
-    "03_mesh_ptme": "mesh_tokenizers",
-    "05_langdaug": "langdaug",
-}
-
-
-def pending(chapter) -> None:
-    """Chapters not yet thinned are expected to miss the targets (`pytest --runxfail` shows it)."""
-    if chapter.stem in NOT_YET_THIN:
-        pytest.xfail(PENDING)
 
 
 def code_lines(source: str) -> int:
@@ -278,7 +264,6 @@ def _imports(nb) -> list:
 def test_chapters_are_thin(chapter):
     import statistics
 
-    pending(chapter)
     cells = [c for c in jupytext.read(chapter.path).cells if c.cell_type == "code"]
     sizes = [code_lines(c.source) for c in cells]
     assert sum(sizes) <= MAX_CHAPTER_CODE_LINES, (
@@ -297,7 +282,6 @@ PLOTTING = re.compile(r"\b(plt|ax|axes|axs|fig|bx|ax\d|sns)\b")
 def test_folded_cells_only_plot(chapter):
     """A folded (hide-input) cell draws; it neither records a claim nor runs the paper's
     method: what computes a result, and each criterion, stays in view."""
-    pending(chapter)
     nb = jupytext.read(chapter.path)
     papers = set(paper_modules(chapter.path))
     for node in _imports(nb):
@@ -331,10 +315,9 @@ def test_paper_modules_are_small():
         for p in papers.rglob("*.py")
         if (n := len(p.read_text().splitlines())) > MAX_MODULE_LINES
     }
-    waiting = {m for m in big if m.startswith(tuple(NOT_YET_THIN.values()))}
-    assert not set(big) - waiting, (
+    assert not big, (
         f"paper modules over {MAX_MODULE_LINES} lines: "
-        f"{ {m: big[m] for m in set(big) - waiting} }; split them at their sections"
+        f"{big}; split them at their sections"
     )
 
 
@@ -346,7 +329,6 @@ OPTIONAL_HEADINGS = {
 
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=IDS)
 def test_optional_sections_have_fixed_headings(chapter):
-    pending(chapter)
     heads = [
         line[2:]
         for line in chapter.path.read_text().splitlines()
@@ -360,7 +342,6 @@ def test_optional_sections_have_fixed_headings(chapter):
 
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=IDS)
 def test_full_scale_section_records_the_run(chapter):
-    pending(chapter)
     section = chapter.path.read_text().split("## Run it at full scale", 1)[1]
     assert f"repbook full {chapter.number}" in section, (
         "'Run it at full scale' must give the command that records the run: "
@@ -372,7 +353,6 @@ def test_full_scale_section_records_the_run(chapter):
 def test_paper_modules_are_imported_by_their_full_name(chapter):
     """`A`, `S`, `F` meant different modules in different chapters: import a paper module as
     itself (`from repbook.papers import aurc`) or by a descriptive name."""
-    pending(chapter)
     for node in _imports(jupytext.read(chapter.path)):
         module = getattr(node, "module", None) or ""
         for a in node.names:
