@@ -91,7 +91,7 @@ import torch
 
 from repbook.core import all_of, at_least, at_most, color_for, full_run_lines, monotone
 from repbook.core import paired_gain, reading_lines, setup, tol, within
-from repbook.core.plotting import gain_points, grouped_bars, mesh_view, value_ticks
+from repbook.core import gain_points, grouped_bars, mesh_view, value_ticks
 from repbook.papers import mesh_tokenizers
 from repbook.papers.mesh_tokenizers import readings
 
