@@ -591,7 +591,7 @@ def test_pretraining_study_pairs_step0_and_trained(scenes):
         V.pretraining_study(scenes.images[:8], data, {"B": "x"}, [0], patch=6)
 
 
-def test_source_sha256_covers_every_file_of_the_package():
+def test_source_sha256_covers_every_file_of_the_package(monkeypatch):
     """The provenance a record carries: one digest over the package's files, which moves
     when any of them changes and not otherwise."""
     import hashlib
@@ -609,4 +609,11 @@ def test_source_sha256_covers_every_file_of_the_package():
     for f in files:
         want.update(f.name.encode() + b"\0" + f.read_bytes())
     assert V.source_sha256() == want.hexdigest()
-    assert V.source_sha256() == V.source_sha256()
+    # an edit of any one part moves the digest
+    real = Path.read_bytes
+
+    def edited(path):
+        return real(path) + (b"#" if path.name == "probes.py" else b"")
+
+    monkeypatch.setattr(Path, "read_bytes", edited)
+    assert V.source_sha256() != want.hexdigest()
